@@ -1,0 +1,1 @@
+"""Shared machinery: the numba RNG, the game protocol, the AEC and vector envs."""

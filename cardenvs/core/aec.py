@@ -1,0 +1,219 @@
+"""One PettingZoo AEC environment for every game: a batch of one over the game's kernels."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from cardenvs.core.protocol import (
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    GameSpec,
+    state_from_dict,
+    state_to_dict,
+)
+from cardenvs.core.rng import rng_state_from_seed
+
+ILLEGAL_MODES = ("raise", "penalty")
+
+
+class CardGameEnv(AECEnv):
+    """A card game as a PettingZoo AEC env.
+
+    Agents ``player_0 .. player_{n-1}`` in seat order (play goes to the left, i.e. to
+    the next index). Observations are ``{"observation": float32 Box, "action_mask":
+    int8 Box}``; the mask of an agent that is not to move is all zeros. The rules run
+    in the game's numba kernels on a batch of one game, the same kernels as
+    :class:`cardenvs.core.vector.VecEnv`.
+
+    ``illegal_action="raise"`` (default) raises ValueError on an illegal action and
+    changes nothing; ``"penalty"`` ends the game with -1 to the offender.
+    """
+
+    metadata = {"render_modes": ["human", "ansi"], "name": "cardenvs", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, spec: GameSpec, render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
+        super().__init__()
+        if render_mode not in (None, "human", "ansi"):
+            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if illegal_action not in ILLEGAL_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}")
+        self.spec = spec
+        self.game = spec.module
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.metadata = dict(self.metadata, name=spec.env_id)
+        self._template = self.game.make_template(**options)
+        self.options = dict(options)
+        self.num_players = int(self._template["num_players"][0])
+        self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
+        self._index = {a: i for i, a in enumerate(self.possible_agents)}
+        low, high = self.game.observation_bounds(self._template)
+        n_actions = self.game.NUM_ACTIONS
+        self._observation_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low, high, (self.game.OBS_SIZE,), np.float32),
+                "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
+            }
+        )
+        self._action_space = spaces.Discrete(n_actions)
+        self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
+        self.action_spaces = {a: self._action_space for a in self.possible_agents}
+        # one-game buffers the kernels write into
+        self._state = self._template.copy()
+        self._mask = np.zeros((1, n_actions), dtype=np.bool_)
+        self._obs = np.zeros((1, self.game.OBS_SIZE), dtype=np.float32)
+        self._rewards = np.zeros((1, self.game.MAX_PLAYERS), dtype=np.float32)
+        self._events = np.zeros(1, dtype=np.int8)
+        self._current = np.zeros(1, dtype=np.int32)
+        self._action = np.zeros(1, dtype=np.int64)
+        self._viewer = np.zeros(1, dtype=np.int64)
+        self._other_obs = np.zeros((1, self.game.OBS_SIZE), dtype=np.float32)
+        self._seeded = False
+        self.agents = []
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._observation_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._action_space
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """New match. ``seed`` fixes the deal (without one, the random stream of the
+        previous match continues). ``options={"scenario": d}`` starts from a full or
+        partial ``state_dict()``-style dict instead of the deal."""
+        if seed is not None:
+            rng = rng_state_from_seed(seed)
+        elif self._seeded:
+            rng = self._state["rng"][0]
+        else:
+            rng = rng_state_from_seed(int(np.random.SeedSequence().entropy) & ((1 << 63) - 1))
+        self._seeded = True
+        self._state[:] = self._template
+        self._state["rng"] = rng
+        self.game.reset_batch(self._state, self._mask, self._obs, self._current)
+        scenario = (options or {}).get("scenario")
+        if scenario is not None:
+            deal_rng = np.random.default_rng(int(rng))
+            state_from_dict(self.spec, self._state[0], scenario, deal_rng)
+            self.game.refresh_batch(self._state, self._mask, self._obs, self._current)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self._rewards_dirty = False
+        done = bool(self._state["terminated"][0] or self._state["truncated"][0])
+        self.terminations = {a: bool(self._state["terminated"][0]) for a in self.agents}
+        self.truncations = {a: bool(self._state["truncated"][0]) for a in self.agents}
+        self._set_infos()
+        self.agent_selection = self.agents[int(self._current[0])] if not done else self.agents[0]
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is to move: step(None) is only for a finished agent")
+        a = int(action)
+        if not 0 <= a < self._action_space.n:
+            raise ValueError(f"action {action!r} is outside 0..{self._action_space.n - 1}")
+        if not self._mask[0, a] and self.illegal_action == "raise":
+            raise ValueError(self._illegal_message(agent, a))
+        self._cumulative_rewards[agent] = 0.0
+        self._action[0] = a
+        self.game.step_batch(
+            self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, False
+        )
+        events = int(self._events[0])
+        rewards = self._rewards[0]
+        if self._rewards_dirty or rewards.any():
+            self.rewards = {ag: float(rewards[i]) for i, ag in enumerate(self.agents)}
+            self._rewards_dirty = bool(rewards.any())
+            self._accumulate_rewards()
+        if events & EVENT_ROUND_END or events & (EVENT_TERMINATED | EVENT_TRUNCATED):
+            self._set_infos()
+        if events & (EVENT_TERMINATED | EVENT_TRUNCATED):
+            term = bool(events & EVENT_TERMINATED)
+            self.terminations = {ag: term for ag in self.agents}
+            self.truncations = {ag: not term for ag in self.agents}
+            self.agent_selection = agent
+        else:
+            self.agent_selection = self.agents[int(self._current[0])]
+        if self.render_mode == "human":
+            self.render()
+
+    def _set_infos(self) -> None:
+        info = self.game.round_info(self._state[0])
+        self.infos = {a: dict(info) for a in self.agents}
+
+    def _illegal_message(self, agent: str, a: int) -> str:
+        legal = ", ".join(f"{i} {self.action_to_str(i)!r}" for i in self.legal_actions())
+        return f"illegal action {a} ({self.action_to_str(a)!r}) for {agent}; legal now: {legal}"
+
+    # ------------------------------------------------------------------ observation
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        p = self._index[agent]
+        done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        if p == int(self._current[0]) and not done:
+            return {"observation": self._obs[0].copy(), "action_mask": self._mask[0].view(np.int8).copy()}
+        self._viewer[0] = p
+        self.game.observe_batch(self._state, self._viewer, self._other_obs)
+        return {
+            "observation": self._other_obs[0].copy(),
+            "action_mask": np.zeros(self._action_space.n, dtype=np.int8),
+        }
+
+    # ------------------------------------------------------------------ helpers for people and search
+    def legal_actions(self) -> list[int]:
+        """Legal actions of the agent to move, as ints."""
+        return [int(a) for a in np.flatnonzero(self._mask[0])]
+
+    def action_to_str(self, action: int) -> str:
+        """The action in card notation (grammar on the game's docs page)."""
+        return self.game.action_to_str(action)
+
+    def str_to_action(self, text: str) -> int:
+        """Inverse of :meth:`action_to_str`; ValueError quoting the text if unreadable."""
+        return self.game.str_to_action(text)
+
+    def state_dict(self) -> dict[str, Any]:
+        """The full state (hands, piles, scores, turn, phase, rng) as a JSON-able dict."""
+        return state_to_dict(self.spec, self._state[0])
+
+    def clone(self) -> CardGameEnv:
+        """An independent copy at the same state (for search)."""
+        return copy.deepcopy(self)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            return None
+        text = self.game.render_text(self._state[0])
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+    def __str__(self) -> str:
+        return self.spec.env_id
+
+
+def make_aec(spec: GameSpec, render_mode: str | None = None, **options: Any) -> AECEnv:
+    """The raw env behind PettingZoo's standard wrappers (bounds, call order).
+
+    Illegal actions are handled by the env itself (``illegal_action`` option), so
+    ``TerminateIllegalWrapper`` is not added."""
+    env = CardGameEnv(spec, render_mode=render_mode, **options)
+    env = wrappers.AssertOutOfBoundsWrapper(env)
+    env = wrappers.OrderEnforcingWrapper(env)
+    return env

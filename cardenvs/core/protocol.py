@@ -1,0 +1,256 @@
+"""The game protocol: what every game module provides, and the generic state I/O.
+
+A game is a module of numba kernels over a numpy structured dtype (one record per
+game) plus a few Python helpers. ``docs/adding-a-game.md`` walks through it. The
+module must define:
+
+Layout
+    ``STATE_DTYPE`` (with fields ``rng``, ``num_players``, ``current``, ``phase``,
+    ``terminated``, ``truncated``, ``rewards``), ``MAX_PLAYERS``, ``NUM_ACTIONS``,
+    ``OBS_SIZE``, ``PHASE_NAMES``.
+Kernels (numba, leading batch dimension; masks are bool, observations float32)
+    ``reset_batch(states, masks, obs, current)``: new match in every game;
+    ``step_batch(states, actions, masks, obs, rewards, events, current, auto_reset)``
+    and ``step_batch_parallel`` (same, over threads): one decision per game, the
+    mask of the previous step tells legality (an illegal action is penalised);
+    ``refresh_batch(states, masks, obs, current)``: masks and observations of
+    loaded states; ``observe_batch(states, viewer, obs)``.
+Python helpers
+    ``action_to_str``, ``str_to_action``, ``make_template(**options)``,
+    ``STATE_FIELDS`` (a :class:`Field` list for ``state_dict``), ``deck_counts``,
+    ``validate_state``, ``render_text``, ``round_info``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from cardenvs.cards import card_str, counts_to_cards, odin_card_str, parse_cards
+
+# Step events, bit flags returned per game by step_batch
+EVENT_ROUND_END = 1
+EVENT_ILLEGAL = 2
+EVENT_TERMINATED = 4
+EVENT_TRUNCATED = 8
+
+
+@dataclass(frozen=True)
+class Field:
+    """How one state field is written in ``state_dict`` and read back.
+
+    kinds: ``int``, ``bool``, ``float``, ``hex64`` (the rng), ``enum`` (names),
+    ``symbol`` (an index into ``names``, a string; -1 is None), ``seats_int``,
+    ``seats_bool``, ``seats_float`` (one value per player), ``seats_card`` (a card
+    id per player, -1 is None), ``hands`` (card counts per player), ``cards``
+    (card counts), ``seat_list`` (seats in order; ``count`` names the length field).
+    ``option`` marks a constructor option: a scenario may repeat it but not change it.
+    """
+
+    name: str
+    kind: str
+    names: tuple[str, ...] | str = ()
+    count: str = ""
+    option: bool = False
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """A registry entry: one game and the options its constructor takes."""
+
+    name: str
+    env_id: str
+    title: str
+    module: ModuleType
+    min_players: int
+    max_players: int
+    default_players: int
+    summary: str
+    doc: str
+    odin_cards: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+# --------------------------------------------------------------------------- state I/O
+def _fmt_card(spec: GameSpec, c: int) -> str:
+    return odin_card_str(c) if spec.odin_cards else card_str(c)
+
+
+def state_to_dict(spec: GameSpec, rec: np.void) -> dict[str, Any]:
+    """The whole state of one game as a JSON-serialisable dict (see :class:`Field`)."""
+    P = int(rec["num_players"])
+    out: dict[str, Any] = {"game": spec.name}
+    for f in spec.module.STATE_FIELDS:
+        v = rec[f.name]
+        k = f.kind
+        if k == "int":
+            out[f.name] = int(v)
+        elif k == "bool":
+            out[f.name] = bool(v)
+        elif k == "float":
+            out[f.name] = float(v)
+        elif k == "hex64":
+            out[f.name] = f"{int(v):016x}"
+        elif k == "enum":
+            out[f.name] = f.names[int(v)]
+        elif k == "symbol":
+            out[f.name] = None if int(v) < 0 else f.names[int(v)]
+        elif k == "seats_int":
+            out[f.name] = [int(x) for x in v[:P]]
+        elif k == "seats_bool":
+            out[f.name] = [bool(x) for x in v[:P]]
+        elif k == "seats_float":
+            out[f.name] = [float(x) for x in v[:P]]
+        elif k == "seats_card":
+            out[f.name] = [None if int(x) < 0 else _fmt_card(spec, int(x)) for x in v[:P]]
+        elif k == "hands":
+            out[f.name] = [counts_to_cards(v[p], odin=spec.odin_cards) for p in range(P)]
+        elif k == "cards":
+            out[f.name] = counts_to_cards(v, odin=spec.odin_cards)
+        elif k == "seat_list":
+            out[f.name] = [int(x) for x in v[: int(rec[f.count])]]
+        else:  # pragma: no cover - a game declared an unknown kind
+            raise AssertionError(f"unknown field kind {k!r}")
+    return out
+
+
+def _card_counts(spec: GameSpec, cards: Any, size: int, where: str) -> np.ndarray:
+    if not isinstance(cards, (list, tuple, str)):
+        raise ValueError(f"scenario {where}: expected a list of cards, got {cards!r}")
+    counts = np.zeros(size, dtype=np.int64)
+    for c in parse_cards(cards, odin=spec.odin_cards):
+        if c >= size:
+            raise ValueError(f"scenario {where}: card {_fmt_card(spec, c)!r} is not in this game")
+        counts[c] += 1
+    return counts
+
+
+def _seat(value: Any, P: int, where: str, allow_none: bool = False) -> int:
+    if value is None and allow_none:
+        return -1
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < P:
+        raise ValueError(f"scenario {where}: expected a seat 0..{P - 1}, got {value!r}")
+    return int(value)
+
+
+def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> None:
+    k = f.kind
+    name = f.name
+    size = rec[name].shape[-1] if rec[name].shape else 0
+    if k in ("int", "float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+            raise ValueError(f"scenario {name!r}: expected a number, got {value!r}")
+        rec[name] = value
+    elif k == "bool":
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"scenario {name!r}: expected true or false, got {value!r}")
+        rec[name] = value
+    elif k == "hex64":
+        try:
+            rec[name] = np.uint64(int(str(value), 16))
+        except ValueError:
+            raise ValueError(f"scenario {name!r}: expected 16 hex digits, got {value!r}") from None
+    elif k in ("enum", "symbol"):
+        if k == "symbol" and value is None:
+            rec[name] = -1
+        elif value in f.names:
+            rec[name] = list(f.names).index(value)
+        else:
+            raise ValueError(f"scenario {name!r}: expected one of {list(f.names)}, got {value!r}")
+    elif k.startswith("seats_") or k == "hands":
+        if not isinstance(value, (list, tuple)) or len(value) != P:
+            raise ValueError(f"scenario {name!r}: expected a list of {P} entries (one per player), got {value!r}")
+        for p, v in enumerate(value):
+            if k == "seats_int":
+                if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                    raise ValueError(f"scenario {name}[{p}]: expected an integer, got {v!r}")
+                rec[name][p] = v
+            elif k == "seats_bool":
+                rec[name][p] = bool(v)
+            elif k == "seats_float":
+                rec[name][p] = float(v)
+            elif k == "seats_card":
+                rec[name][p] = -1 if v is None else parse_cards([v], odin=spec.odin_cards)[0]
+            elif v is not None:  # hands; None entries are dealt by the loader
+                rec[name][p] = _card_counts(spec, v, size, f"{name}[{p}]")
+    elif k == "cards":
+        rec[name] = _card_counts(spec, value, size, repr(name))
+    elif k == "seat_list":
+        if not isinstance(value, (list, tuple)) or len(value) > size:
+            raise ValueError(f"scenario {name!r}: expected a list of at most {size} seats, got {value!r}")
+        rec[name][:] = -1
+        for i, v in enumerate(value):
+            rec[name][i] = _seat(v, P, f"{name}[{i}]")
+        rec[f.count] = len(value)
+    else:  # pragma: no cover
+        raise AssertionError(f"unknown field kind {k!r}")
+
+
+def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng: np.random.Generator) -> None:
+    """Overwrite ``rec`` (a freshly dealt game) with a full or partial scenario.
+
+    Keys not given keep the dealt values. ``hands`` may hold ``None`` for a player:
+    that hand is dealt at random (seeded), as many cards as the deal gave, from the
+    cards no other key places. The game's ``REST_FIELD`` (the cards out of the
+    hands) takes every card not placed unless it is given. Raises ValueError on
+    unknown keys, bad values, or cards that do not add up to the decks.
+    """
+    if not isinstance(scenario, dict):
+        raise ValueError(f"scenario must be a dict (as state_dict() returns), got {type(scenario).__name__}")
+    fields = {f.name: f for f in spec.module.STATE_FIELDS}
+    unknown = sorted(set(scenario) - set(fields) - {"game"})
+    if unknown:
+        raise ValueError(f"unknown scenario key(s) {unknown}; known keys: {sorted(fields)}")
+    if scenario.get("game", spec.name) != spec.name:
+        raise ValueError(f"scenario is for game {scenario['game']!r}, not {spec.name!r}")
+    P = int(rec["num_players"])
+    for name, f in fields.items():
+        if f.option and name in scenario and scenario[name] != state_to_dict(spec, rec)[name]:
+            raise ValueError(
+                f"scenario sets option {name}={scenario[name]!r} but the env was made with "
+                f"{name}={state_to_dict(spec, rec)[name]!r}; make the env with that option instead"
+            )
+    dealt_sizes = rec["hands"].sum(axis=-1).astype(np.int64)
+    for name, value in scenario.items():
+        if name != "game" and not fields[name].option:
+            _set_field(spec, rec, fields[name], value, P)
+
+    deck = spec.module.deck_counts(rec).astype(np.int64)
+    rest = spec.module.REST_FIELD
+    card_fields = [f.name for f in spec.module.STATE_FIELDS if f.kind in ("hands", "cards")]
+    random_hands = []
+    if "hands" in scenario:
+        random_hands = [p for p, h in enumerate(scenario["hands"]) if h is None]
+    placed = np.zeros_like(deck)
+    for name in card_fields:
+        if name == rest and rest not in scenario:
+            continue
+        arr = rec[name].astype(np.int64)
+        if name == "hands":
+            arr = np.delete(arr[:P], random_hands, axis=0)
+        placed += arr.reshape(-1, deck.size).sum(axis=0)
+    too_many = [(_fmt_card(spec, c), int(placed[c]), int(deck[c])) for c in np.flatnonzero(placed > deck)]
+    if too_many:
+        desc = ", ".join(f"{c} appears {n} times but the decks hold {d}" for c, n, d in too_many)
+        raise ValueError(f"scenario places too many cards: {desc}")
+    free = np.repeat(np.arange(deck.size), deck - placed)
+    rng.shuffle(free)
+    for p in random_hands:
+        n = int(dealt_sizes[p])
+        if n > free.size:
+            raise ValueError(f"scenario leaves {free.size} cards for hand {p}, which needs {n}")
+        rec["hands"][p] = np.bincount(free[:n], minlength=deck.size)
+        free = free[n:]
+    if rest in scenario:
+        if free.size:
+            missing = " ".join(_fmt_card(spec, c) for c in sorted(free))
+            raise ValueError(
+                f"scenario accounts for {int(deck.sum()) - free.size} of {int(deck.sum())} cards; "
+                f"missing: {missing} (put them in a hand or in {rest!r})"
+            )
+    else:
+        rec[rest] = np.bincount(free, minlength=deck.size) if free.size else 0
+    spec.module.validate_state(rec)

@@ -1,0 +1,811 @@
+"""Président (trou de cul): the rules as numba kernels over a record per game.
+
+Reads like the rule book (seed 004 with the president section of RULINGS.md):
+state layout, deal, legal actions, apply an action, scoring, observation. The
+player-facing page is ``docs/games/president.md``.
+
+Suits carry no meaning in Président once the first lead (which must hold the 3♣)
+is made, so a play is named by its rank and its number of cards; the cards leave
+the hand lowest suit first (clubs, diamonds, hearts, spades), which always puts
+the 3♣ into a lead of threes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cardenvs.cards import RANKS, SUITS, card_str, standard_deck_counts
+from cardenvs.core.protocol import EVENT_ILLEGAL, EVENT_ROUND_END, EVENT_TERMINATED, EVENT_TRUNCATED, Field
+from cardenvs.core.rng import rand_below, shuffle
+
+# --------------------------------------------------------------------------- layout
+MAX_PLAYERS = 10
+NUM_CARDS = 52  # card types; two decks hold each twice
+NUM_RANKS = 13
+MAX_PER_RANK = 8  # two decks
+# President rank order, weakest first; index 12 is the 2, which is not ranked.
+PRES_RANKS = "3456789TJQKA2"
+TWO = 12
+# standard rank index (A=0, 2=1, ..., K=12) of each president rank
+_STD_RANK = np.array([RANKS.index(r) for r in PRES_RANKS], dtype=np.int64)
+
+# Action encoding (see docs/games/president.md):
+PASS = 0  # pass, or decline an out-of-turn completion
+PLAY0 = 1  # PLAY0 + rank * 8 + (count - 1): play `count` cards of president rank `rank`
+GIVE0 = PLAY0 + NUM_RANKS * MAX_PER_RANK  # GIVE0 + rank: the president returns a card to trou A
+NUM_ACTIONS = GIVE0 + NUM_RANKS
+
+# Phases
+PHASE_PLAY = 0  # the current player plays or passes
+PHASE_OFFER = 1  # the current player may complete a four out of turn (play) or decline (pass)
+PHASE_EXCHANGE = 2  # the president chooses the card to return to trou A
+PHASE_OVER = 3  # the match is over
+PHASE_NAMES = ("play", "offer", "exchange", "over")
+
+REWARD_MATCH = 0  # zero-sum match outcome when the match ends
+REWARD_ROUND = 1  # each round's points when the round ends
+REWARD_MODES = ("match", "round")
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64),
+        # options, copied from the template at every reset
+        ("num_players", np.int8),
+        ("decks", np.int8),
+        ("target_score", np.int16),
+        ("single_round", np.bool_),
+        ("reward_mode", np.int8),
+        ("two_is_highest", np.bool_),
+        ("max_steps", np.int32),
+        # match
+        ("scores", np.int16, (MAX_PLAYERS,)),
+        ("round", np.int16),
+        ("dealer", np.int8),
+        ("president", np.int8),  # first place of the previous round, -1 in round 1
+        ("trou", np.int8),  # last place of the previous round, -1 in round 1
+        ("num_steps", np.int32),
+        ("terminated", np.bool_),
+        ("truncated", np.bool_),
+        ("rewards", np.float32, (MAX_PLAYERS,)),
+        # round
+        ("hands", np.uint8, (MAX_PLAYERS, NUM_CARDS)),
+        ("played", np.uint8, (NUM_CARDS,)),  # cards out of the hands this round, pile included
+        ("phase", np.int8),
+        ("current", np.int8),
+        ("first_lead", np.bool_),  # the next play is the match's first lead: it holds the 3♣
+        ("pile_rank", np.int8),  # president rank of the top play, -1 when the pile is empty
+        ("pile_count", np.int8),  # cards in the top play
+        ("run_count", np.int8),  # cards in the latest consecutive plays of pile_rank
+        ("last_player", np.int8),  # who made the top play, -1 when the pile is empty
+        ("matched", np.bool_),  # the top play matched the one before: skip the next player
+        ("out", np.uint8, (MAX_PLAYERS,)),  # gone out, or stuck with only 2s
+        ("finish_order", np.int8, (MAX_PLAYERS,)),  # seats that went out, in order
+        ("num_finished", np.int8),
+        ("stuck_order", np.int8, (MAX_PLAYERS,)),  # seats stuck with only 2s, in order
+        ("num_stuck", np.int8),
+        ("received", np.int8, (MAX_PLAYERS,)),  # card id received in this round's exchange
+        ("given", np.int8, (MAX_PLAYERS,)),  # card id given in this round's exchange
+        ("last_places", np.int8, (MAX_PLAYERS,)),  # place (1 = president) of the last round
+        ("legal", np.uint8, (NUM_ACTIONS,)),  # the current player's legal actions (derived)
+    ]
+)
+
+# Observation layout (float32), seen from the observer's seat (seat 0 = the observer)
+OBS_HAND = 0  # 13 counts of own cards by president rank
+OBS_PILE_RANK = OBS_HAND + NUM_RANKS  # 13: one-hot rank of the top play
+OBS_PILE_COUNT = OBS_PILE_RANK + NUM_RANKS  # cards in the top play
+OBS_RUN_COUNT = OBS_PILE_COUNT + 1  # cards in the latest run of that rank
+OBS_PLAYED = OBS_RUN_COUNT + 1  # 13: cards of each rank played this round
+OBS_PHASE = OBS_PLAYED + NUM_RANKS  # 3: play, offer, exchange
+OBS_FIRST_LEAD = OBS_PHASE + 3  # the lead must contain the 3♣
+OBS_RECEIVED = OBS_FIRST_LEAD + 1  # 13: one-hot rank received in this round's exchange
+OBS_GIVEN = OBS_RECEIVED + NUM_RANKS  # 13: one-hot rank given in this round's exchange
+OBS_TARGET = OBS_GIVEN + NUM_RANKS  # target score
+OBS_SEATS = OBS_TARGET + 1  # per relative seat, SEAT_FEATURES values
+SEAT_FEATURES = 8  # present, cards held, in play, stuck, finish place, score, last to play, to move
+OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
+
+
+# --------------------------------------------------------------------------- helpers
+@njit(cache=True)
+def play_action(rank, count):
+    return PLAY0 + rank * MAX_PER_RANK + count - 1
+
+
+@njit(cache=True)
+def rank_count(s, p, rank):
+    c = _STD_RANK[rank] * 4
+    h = s.hands[p]
+    return np.int64(h[c]) + h[c + 1] + h[c + 2] + h[c + 3]
+
+
+@njit(cache=True)
+def hand_size(s, p):
+    n = 0
+    for c in range(NUM_CARDS):
+        n += s.hands[p, c]
+    return n
+
+
+@njit(cache=True)
+def next_in_play(s, seat):
+    """The first seat after ``seat`` (clockwise) that still holds cards."""
+    P = s.num_players
+    for i in range(1, P + 1):
+        q = (seat + i) % P
+        if not s.out[q]:
+            return q
+    return -1
+
+
+@njit(cache=True)
+def _count_in_play(s):
+    n = 0
+    for p in range(s.num_players):
+        if not s.out[p]:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _take_card(s, p, rank, lowest_first):
+    """Remove one card of ``rank`` from p's hand (lowest or highest suit); return its id."""
+    base = _STD_RANK[rank] * 4
+    for i in range(4):
+        c = base + i if lowest_first else base + 3 - i
+        if s.hands[p, c] > 0:
+            s.hands[p, c] -= 1
+            return c
+    return -1
+
+
+# --------------------------------------------------------------------------- deal
+@njit(cache=True)
+def _deal(s):
+    """Shuffle the decks and deal every card, one at a time, from the dealer's left."""
+    P = s.num_players
+    n = NUM_CARDS * s.decks
+    deck = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        deck[i] = i % NUM_CARDS
+    shuffle(s, deck, n)
+    s.hands[:] = 0
+    for i in range(n):
+        s.hands[(s.dealer + 1 + i) % P, deck[i]] += 1
+    s.played[:] = 0
+    s.pile_rank = -1
+    s.pile_count = 0
+    s.run_count = 0
+    s.last_player = -1
+    s.matched = False
+    s.out[:] = 0
+    s.num_finished = 0
+    s.num_stuck = 0
+    s.finish_order[:] = -1
+    s.stuck_order[:] = -1
+    s.received[:] = -1
+    s.given[:] = -1
+
+
+@njit(cache=True)
+def _start_round(s):
+    """Deal a round. Round 1: the first holder of 3♣ from the dealer's left leads it.
+    Later rounds: trou A deals and gives the president their highest card, then the
+    president chooses a card to return (an action), then leads."""
+    s.round += 1
+    _deal(s)
+    P = s.num_players
+    if s.president < 0:
+        s.first_lead = True
+        s.phase = PHASE_PLAY
+        three_clubs = _STD_RANK[0] * 4  # 3c
+        for i in range(1, P + 1):
+            q = (s.dealer + i) % P
+            if s.hands[q, three_clubs] > 0:
+                s.current = q
+                break
+        return
+    s.first_lead = False
+    # trou A's highest card: a 2 if any (option two_is_highest), else the highest rank;
+    # among equal ranks the highest suit.
+    top = TWO if s.two_is_highest else TWO - 1
+    card = -1
+    for r in range(top, -1, -1):
+        if rank_count(s, s.trou, r) > 0:
+            card = _take_card(s, s.trou, r, False)
+            break
+    s.hands[s.president, card] += 1
+    s.given[s.trou] = card
+    s.received[s.president] = card
+    s.phase = PHASE_EXCHANGE
+    s.current = s.president
+
+
+@njit(cache=True)
+def new_match(s):
+    """Reset every match field (options and rng are kept) and deal round 1."""
+    P = s.num_players
+    s.scores[:] = 0
+    s.round = 0
+    s.dealer = rand_below(s, P)
+    s.president = -1
+    s.trou = -1
+    s.num_steps = 0
+    s.terminated = False
+    s.truncated = False
+    s.rewards[:] = 0.0
+    s.last_places[:] = 0
+    _start_round(s)
+
+
+# --------------------------------------------------------------------------- legal actions
+@njit(cache=True)
+def legal_mask(s):
+    """Compute the current player's legal actions into ``s.legal``."""
+    mask = s.legal
+    mask[:] = 0
+    if s.phase == PHASE_OVER:
+        return
+    p = s.current
+    if s.phase == PHASE_EXCHANGE:
+        for r in range(NUM_RANKS):
+            if rank_count(s, p, r) > 0:
+                mask[GIVE0 + r] = 1
+        return
+    if s.phase == PHASE_OFFER:
+        mask[PASS] = 1
+        mask[play_action(s.pile_rank, 4 - s.run_count)] = 1
+        return
+    held = hand_size(s, p)
+    empty = s.pile_rank < 0
+    if not empty:
+        mask[PASS] = 1
+    for r in range(NUM_RANKS):
+        n = rank_count(s, p, r)
+        if n == 0:
+            continue
+        if s.first_lead and r != 0:
+            continue  # the first lead must contain the 3 of clubs
+        for k in range(1, n + 1):
+            if r == TWO:
+                ok = k < held  # a 2 may go on anything, but nobody goes out on a 2
+            elif empty:
+                ok = True
+            else:
+                ok = k > s.pile_count or (k == s.pile_count and r >= s.pile_rank)
+            if ok:
+                mask[play_action(r, k)] = 1
+
+
+# --------------------------------------------------------------------------- apply an action
+@njit(cache=True)
+def _clear_pile(s):
+    s.pile_rank = -1
+    s.pile_count = 0
+    s.run_count = 0
+    s.last_player = -1
+    s.matched = False
+
+
+@njit(cache=True)
+def _lead_after_clear(s, seat):
+    """After the pile clears the same player leads again, or the next one in play."""
+    _clear_pile(s)
+    s.phase = PHASE_PLAY
+    s.current = seat if not s.out[seat] else next_in_play(s, seat)
+
+
+@njit(cache=True)
+def _pass_turn(s, seat, skips):
+    """Move the turn on from ``seat``, skipping ``skips`` players in play. When the
+    turn comes back to the player who made the top play the pile clears and they
+    lead (or, if they are out, the next player in play)."""
+    P = s.num_players
+    q = seat
+    for _ in range(2 * P + 2):
+        q = (q + 1) % P
+        if q == s.last_player:
+            _lead_after_clear(s, q)
+            return
+        if s.out[q]:
+            continue
+        if skips > 0:
+            skips -= 1
+            continue
+        s.phase = PHASE_PLAY
+        s.current = q
+        return
+
+
+@njit(cache=True)
+def _next_offer(s, after):
+    """Next seat after ``after`` (before the last player, clockwise from their left)
+    holding exactly the cards that complete the four on the pile; -1 if none."""
+    P = s.num_players
+    need = 4 - s.run_count
+    q = after
+    while True:
+        q = (q + 1) % P
+        if q == s.last_player:
+            return -1
+        if not s.out[q] and rank_count(s, q, s.pile_rank) == need:
+            return q
+
+
+@njit(cache=True)
+def _end_round(s):
+    """Rank the players, score +2 president and +1 vice, and end the match or deal again."""
+    P = s.num_players
+    places = np.empty(P, dtype=np.int64)
+    n = 0
+    for i in range(s.num_finished):
+        places[n] = s.finish_order[i]
+        n += 1
+    for p in range(P):
+        if not s.out[p]:
+            places[n] = p  # the last player still holding cards
+            n += 1
+    for i in range(s.num_stuck):
+        places[n] = s.stuck_order[i]  # stuck players rank last, the latest lowest
+        n += 1
+    for i in range(P):
+        s.last_places[places[i]] = i + 1
+    s.scores[places[0]] += 2
+    s.scores[places[1]] += 1
+    if s.reward_mode == REWARD_ROUND:
+        s.rewards[places[0]] += 2.0
+        s.rewards[places[1]] += 1.0
+    s.president = places[0]
+    s.trou = places[P - 1]
+    best = 0
+    for p in range(P):
+        best = max(best, s.scores[p])
+    if s.single_round or best >= s.target_score:
+        s.terminated = True
+        s.phase = PHASE_OVER
+        if s.reward_mode == REWARD_MATCH:
+            _match_outcome(s, best)
+        return
+    s.dealer = s.trou
+    _start_round(s)
+
+
+@njit(cache=True)
+def _match_outcome(s, best):
+    """Zero-sum outcome: the winners share +1, the others share -1 (all tied: 0)."""
+    P = s.num_players
+    winners = 0
+    for p in range(P):
+        if s.scores[p] == best:
+            winners += 1
+    if winners == P:
+        return
+    for p in range(P):
+        if s.scores[p] == best:
+            s.rewards[p] += 1.0 / winners
+        else:
+            s.rewards[p] -= 1.0 / (P - winners)
+
+
+@njit(cache=True)
+def _play(s, p, rank, count):
+    """Player p plays ``count`` cards of ``rank`` (in turn or completing a four)."""
+    for _ in range(count):
+        s.played[_take_card(s, p, rank, True)] += 1
+    s.first_lead = False
+    cleared = False
+    if rank == TWO:
+        cleared = True  # 2s clear the pile
+    else:
+        s.matched = s.pile_rank == rank and s.pile_count == count
+        s.run_count = s.run_count + count if s.pile_rank == rank else count
+        s.pile_rank = rank
+        s.pile_count = count
+        s.last_player = p
+        if s.run_count >= 4:
+            cleared = True  # four of a kind on the pile clears it
+    held = hand_size(s, p)
+    if held == 0:
+        s.out[p] = 1
+        s.finish_order[s.num_finished] = p
+        s.num_finished += 1
+    elif rank_count(s, p, TWO) == held:
+        s.out[p] = 1  # only 2s left: stuck, ranks last
+        s.stuck_order[s.num_stuck] = p
+        s.num_stuck += 1
+    if _count_in_play(s) <= 1:
+        _end_round(s)
+        return True
+    if cleared:
+        _lead_after_clear(s, p)
+        return False
+    q = _next_offer(s, p)
+    if q >= 0:
+        s.phase = PHASE_OFFER
+        s.current = q
+    else:
+        _pass_turn(s, p, 1 if s.matched else 0)
+    return False
+
+
+@njit(cache=True)
+def apply_action(s, a):
+    """Apply a legal action of the current player; return True when a round ended."""
+    p = s.current
+    if s.phase == PHASE_EXCHANGE:
+        card = _take_card(s, p, a - GIVE0, True)
+        s.hands[s.trou, card] += 1
+        s.given[p] = card
+        s.received[s.trou] = card
+        s.phase = PHASE_PLAY  # the president leads
+        return False
+    if a == PASS:
+        if s.phase == PHASE_OFFER:
+            q = _next_offer(s, p)
+            if q >= 0:
+                s.current = q
+            else:
+                _pass_turn(s, s.last_player, 1 if s.matched else 0)
+        else:
+            _pass_turn(s, p, 0)
+        return False
+    rank = (a - PLAY0) // MAX_PER_RANK
+    count = (a - PLAY0) % MAX_PER_RANK + 1
+    return _play(s, p, rank, count)
+
+
+@njit(cache=True)
+def penalise(s, offender):
+    """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
+    s.rewards[offender] = -1.0
+    s.terminated = True
+    s.phase = PHASE_OVER
+
+
+# --------------------------------------------------------------------------- observation
+@njit(cache=True)
+def observe(s, viewer, out):
+    """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the pile, the
+    cards played, public seat data; never another player's cards."""
+    out[:] = 0.0
+    P = s.num_players
+    for r in range(NUM_RANKS):
+        out[OBS_HAND + r] = rank_count(s, viewer, r)
+        base = _STD_RANK[r] * 4
+        out[OBS_PLAYED + r] = s.played[base] + s.played[base + 1] + s.played[base + 2] + s.played[base + 3]
+    if s.pile_rank >= 0:
+        out[OBS_PILE_RANK + s.pile_rank] = 1.0
+        out[OBS_PILE_COUNT] = s.pile_count
+        out[OBS_RUN_COUNT] = s.run_count
+    if s.phase < PHASE_OVER:
+        out[OBS_PHASE + s.phase] = 1.0
+    out[OBS_FIRST_LEAD] = s.first_lead
+    if s.received[viewer] >= 0:
+        out[OBS_RECEIVED + _pres_rank(s.received[viewer])] = 1.0
+    if s.given[viewer] >= 0:
+        out[OBS_GIVEN + _pres_rank(s.given[viewer])] = 1.0
+    out[OBS_TARGET] = s.target_score
+    for j in range(P):
+        q = (viewer + j) % P
+        o = OBS_SEATS + j * SEAT_FEATURES
+        out[o] = 1.0
+        out[o + 1] = hand_size(s, q)
+        out[o + 2] = not s.out[q]
+        out[o + 3] = False
+        for i in range(s.num_stuck):
+            if s.stuck_order[i] == q:
+                out[o + 3] = True
+        for i in range(s.num_finished):
+            if s.finish_order[i] == q:
+                out[o + 4] = i + 1
+        out[o + 5] = s.scores[q]
+        out[o + 6] = s.last_player == q
+        out[o + 7] = s.current == q and s.phase != PHASE_OVER
+
+
+@njit(cache=True)
+def _pres_rank(card):
+    std = card // 4
+    return (std + NUM_RANKS - 2) % NUM_RANKS
+
+
+# --------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def _step_env(s, a, mask, obs, rewards, auto_reset):
+    """One decision of one game: apply (or penalise), auto-reset, next mask and obs.
+    ``rewards`` gets this step's rewards; returns the step's EVENT_* flags. Stepping a
+    finished game (no auto-reset) changes nothing."""
+    rewards[:] = 0.0
+    if s.phase == PHASE_OVER:
+        return EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+    events = 0
+    s.rewards[:] = 0.0
+    if 0 <= a < NUM_ACTIONS and s.legal[a]:
+        if apply_action(s, a):
+            events |= EVENT_ROUND_END
+    else:
+        penalise(s, s.current)
+        events |= EVENT_ILLEGAL
+    s.num_steps += 1
+    if not s.terminated and s.max_steps > 0 and s.num_steps >= s.max_steps:
+        s.truncated = True
+        s.phase = PHASE_OVER
+    for p in range(s.num_players):
+        rewards[p] = s.rewards[p]
+    if s.terminated:
+        events |= EVENT_TERMINATED
+    if s.truncated:
+        events |= EVENT_TRUNCATED
+    if (s.terminated or s.truncated) and auto_reset:
+        new_match(s)
+    _outputs(s, mask, obs)
+    return events
+
+
+@njit(cache=True)
+def _outputs(s, mask, obs):
+    """Legal mask (kept in the state and copied out) and the observation of the player to move."""
+    legal_mask(s)
+    for a in range(NUM_ACTIONS):
+        mask[a] = s.legal[a] != 0
+    observe(s, s.current, obs)
+
+
+@njit(cache=True)
+def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset):
+    """Step every game of the batch by its action (one compiled call)."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
+        current[i] = s.current
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, auto_reset):
+    """:func:`step_batch` over numba threads (worth it from about 1,000 games)."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
+        current[i] = s.current
+
+
+@njit(cache=True)
+def reset_batch(states, masks, obs, current):
+    """Start a new match in every game (rng and options already set)."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        new_match(s)
+        _outputs(s, masks[i], obs[i])
+        current[i] = s.current
+
+
+@njit(cache=True)
+def refresh_batch(states, masks, obs, current):
+    """Recompute masks and observations after states were loaded from outside."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        _outputs(s, masks[i], obs[i])
+        current[i] = s.current
+
+
+@njit(cache=True)
+def observe_batch(states, viewer, obs):
+    """Observation of seat ``viewer[i]`` in game i."""
+    for i in range(states.shape[0]):
+        observe(states[i], viewer[i], obs[i])
+
+
+# --------------------------------------------------------------------------- Python side
+def rank_name(rank: int) -> str:
+    return PRES_RANKS[rank]
+
+
+def action_to_str(a: int) -> str:
+    """``pass``; a play as its rank repeated (``77`` is a pair of sevens); ``give K``."""
+    a = int(a)
+    if a == PASS:
+        return "pass"
+    if PLAY0 <= a < GIVE0:
+        rank, count = divmod(a - PLAY0, MAX_PER_RANK)
+        return PRES_RANKS[rank] * (count + 1)
+    if GIVE0 <= a < NUM_ACTIONS:
+        return "give " + PRES_RANKS[a - GIVE0]
+    raise ValueError(f"not a president action: {a!r} (0..{NUM_ACTIONS - 1})")
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_str`; also accepts cards with suits (``7h 7s``)."""
+    t = text.strip()
+    if t.lower() in ("pass", "p", "decline"):
+        return PASS
+    if t.lower().startswith("give"):
+        r = t[4:].strip()
+        if len(r) >= 1 and r[0] in PRES_RANKS and (len(r) == 1 or (len(r) == 2 and r[1] in SUITS)):
+            return GIVE0 + PRES_RANKS.index(r[0])
+        raise ValueError(f"cannot read {text!r}: expected 'give R' with a rank of {PRES_RANKS}")
+    parts = t.split()
+    if len(parts) == 1 and all(ch == t[0] for ch in t):
+        ranks = list(t)  # "777"
+    elif all(len(p) in (1, 2) for p in parts) and all(len(p) == 1 or p[1] in SUITS for p in parts):
+        ranks = [p[0] for p in parts]  # "7 7" or "7h 7s"
+    else:
+        ranks = []
+    if not ranks or any(r not in PRES_RANKS for r in ranks) or len(set(ranks)) != 1:
+        raise ValueError(
+            f"cannot read {text!r}: expected 'pass', 'give R', or cards of one rank "
+            f"like '77' or '7h 7s' (ranks {PRES_RANKS})"
+        )
+    if len(ranks) > MAX_PER_RANK:
+        raise ValueError(f"cannot read {text!r}: at most {MAX_PER_RANK} cards of one rank")
+    return PLAY0 + PRES_RANKS.index(ranks[0]) * MAX_PER_RANK + len(ranks) - 1
+
+
+def deck_counts(state) -> np.ndarray:
+    return standard_deck_counts(int(state["decks"]))
+
+
+REST_FIELD = "played"  # cards a scenario does not place are taken as already played
+
+STATE_FIELDS = (
+    Field("num_players", "int", option=True),
+    Field("decks", "int", option=True),
+    Field("target_score", "int", option=True),
+    Field("single_round", "bool", option=True),
+    Field("reward_mode", "enum", REWARD_MODES, option=True),
+    Field("two_is_highest", "bool", option=True),
+    Field("max_steps", "int", option=True),
+    Field("rng", "hex64"),
+    Field("scores", "seats_int"),
+    Field("round", "int"),
+    Field("dealer", "int"),
+    Field("president", "int"),
+    Field("trou", "int"),
+    Field("num_steps", "int"),
+    Field("terminated", "bool"),
+    Field("truncated", "bool"),
+    Field("rewards", "seats_float"),
+    Field("hands", "hands"),
+    Field("played", "cards"),
+    Field("phase", "enum", PHASE_NAMES),
+    Field("current", "int"),
+    Field("first_lead", "bool"),
+    Field("pile_rank", "symbol", PRES_RANKS),
+    Field("pile_count", "int"),
+    Field("run_count", "int"),
+    Field("last_player", "int"),
+    Field("matched", "bool"),
+    Field("out", "seats_bool"),
+    Field("finish_order", "seat_list", count="num_finished"),
+    Field("stuck_order", "seat_list", count="num_stuck"),
+    Field("received", "seats_card"),
+    Field("given", "seats_card"),
+    Field("last_places", "seats_int"),
+)
+
+
+def make_template(
+    num_players: int = 4,
+    decks: int | None = None,
+    target_score: int = 11,
+    single_round: bool = False,
+    reward_mode: str = "match",
+    two_is_highest: bool = True,
+    max_steps: int = 0,
+) -> np.ndarray:
+    """A one-game state array holding the options (validated); the rest is dealt at reset.
+
+    num_players: 4-10. decks: 1 for up to 7 players, 2 from 8 (default by count).
+    target_score: the match ends after the round in which someone reaches it (11).
+    single_round: one round is the whole episode. reward_mode: "match" (zero-sum
+    outcome at the end) or "round" (each round's points when it ends).
+    two_is_highest: trou A's "highest card" is a 2 when they hold one.
+    max_steps: truncate a match after this many decisions (0: never; a match always ends).
+    """
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 4 <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"president: num_players must be 4..{MAX_PLAYERS}, got {num_players!r}")
+    if decks is None:
+        decks = 1 if num_players <= 7 else 2
+    if decks not in (1, 2):
+        raise ValueError(f"president: decks must be 1 or 2, got {decks!r}")
+    if NUM_CARDS * decks < 2 * num_players:
+        raise ValueError(f"president: {decks} deck(s) are too few for {num_players} players")
+    if isinstance(target_score, bool) or not isinstance(target_score, (int, np.integer)) or target_score < 1:
+        raise ValueError(f"president: target_score must be a positive integer, got {target_score!r}")
+    if reward_mode not in REWARD_MODES:
+        raise ValueError(f"president: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 0:
+        raise ValueError(f"president: max_steps must be >= 0, got {max_steps!r}")
+    t = np.zeros(1, dtype=STATE_DTYPE)
+    t["num_players"] = num_players
+    t["decks"] = decks
+    t["target_score"] = target_score
+    t["single_round"] = bool(single_round)
+    t["reward_mode"] = REWARD_MODES.index(reward_mode)
+    t["two_is_highest"] = bool(two_is_highest)
+    t["max_steps"] = max_steps
+    return t
+
+
+def validate_state(rec) -> None:
+    """Consistency checks of a loaded scenario beyond card conservation."""
+    P = int(rec["num_players"])
+    sizes = rec["hands"][:P].sum(axis=1)
+    for p in range(P):
+        stuck = p in list(rec["stuck_order"][: rec["num_stuck"]])
+        finished = p in list(rec["finish_order"][: rec["num_finished"]])
+        if bool(rec["out"][p]) != (stuck or finished):
+            raise ValueError(f"scenario: player {p} 'out' must be true exactly when in finish_order or stuck_order")
+        if finished and sizes[p]:
+            raise ValueError(f"scenario: player {p} finished but holds {sizes[p]} cards")
+        if not rec["out"][p] and sizes[p] == 0:
+            raise ValueError(f"scenario: player {p} holds no card but is still in play (add them to finish_order)")
+    if rec["phase"] != PHASE_OVER:
+        cur = int(rec["current"])
+        if not 0 <= cur < P or rec["out"][cur]:
+            raise ValueError(f"scenario: current player {cur} is not a player still in play")
+    for name in ("dealer", "president", "trou", "last_player"):
+        v = int(rec[name])
+        if not -1 <= v < P:
+            raise ValueError(f"scenario: {name} must be a seat 0..{P - 1} (or -1), got {v}")
+    if (rec["pile_rank"] < 0) != (rec["last_player"] < 0):
+        raise ValueError("scenario: pile_rank and last_player must be set together (or both empty)")
+    if rec["pile_rank"] == TWO:
+        raise ValueError("scenario: 2s clear the pile at once, the pile cannot show a 2")
+    if rec["pile_rank"] >= 0 and not 1 <= rec["pile_count"] <= rec["run_count"] <= 3:
+        raise ValueError("scenario: need 1 <= pile_count <= run_count (and below four of a kind)")
+    if rec["phase"] == PHASE_EXCHANGE and (rec["president"] < 0 or rec["trou"] < 0):
+        raise ValueError("scenario: the exchange phase needs president and trou seats")
+
+
+def observation_bounds(template) -> tuple[float, float]:
+    """Low and high of every observation entry (counts, places, scores)."""
+    return 0.0, float(max(NUM_CARDS * 2, int(template["target_score"][0]) + 2))
+
+
+def round_info(rec) -> dict:
+    """Infos for the AEC env: round number, match scores, last round's places."""
+    P = int(rec["num_players"])
+    return {
+        "round": int(rec["round"]),
+        "scores": [int(x) for x in rec["scores"][:P]],
+        "last_places": [int(x) for x in rec["last_places"][:P]],
+    }
+
+
+def render_text(rec, viewer: int | None = None) -> str:
+    """The table as text; ``viewer`` None shows every hand, else only that player's."""
+    P = int(rec["num_players"])
+    lines = [
+        f"Président — round {int(rec['round'])}, phase {PHASE_NAMES[int(rec['phase'])]}, "
+        f"target {int(rec['target_score'])}"
+    ]
+    if rec["pile_rank"] >= 0:
+        top = PRES_RANKS[int(rec["pile_rank"])] * int(rec["pile_count"])
+        lines.append(f"pile: {top} by player_{int(rec['last_player'])} (run of {int(rec['run_count'])})")
+    else:
+        lines.append("pile: empty")
+    for p in range(P):
+        held = int(rec["hands"][p].sum())
+        mark = "->" if p == rec["current"] and rec["phase"] != PHASE_OVER else "  "
+        status = ""
+        if p in list(rec["finish_order"][: rec["num_finished"]]):
+            status = f" out #{list(rec['finish_order']).index(p) + 1}"
+        elif p in list(rec["stuck_order"][: rec["num_stuck"]]):
+            status = " stuck with 2s"
+        if viewer is None or viewer == p:
+            cards = _hand_text(rec["hands"][p])
+        else:
+            cards = f"{held} cards"
+        lines.append(f"{mark} player_{p} score {int(rec['scores'][p]):2d}{status}: {cards}")
+    return "\n".join(lines)
+
+
+def _hand_text(counts) -> str:
+    """Cards in president order (3 first, 2 last)."""
+    cards = []
+    for r in range(NUM_RANKS):
+        base = int(_STD_RANK[r]) * 4
+        for i in range(4):
+            cards += [card_str(base + i)] * int(counts[base + i])
+    return " ".join(cards) if cards else "(none)"
