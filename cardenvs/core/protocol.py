@@ -74,6 +74,15 @@ class GameSpec:
     options: dict[str, Any] = field(default_factory=dict)
 
 
+def check_int_option(game: str, name: str, value: Any, low: int, high: int | None = None) -> int:
+    """Validate an integer constructor option; ValueError naming the game and option."""
+    ok = not isinstance(value, bool) and isinstance(value, (int, np.integer))
+    if not ok or value < low or (high is not None and value > high):
+        span = f"{low}..{high}" if high is not None else f">= {low}"
+        raise ValueError(f"{game}: {name} must be an integer {span}, got {value!r}")
+    return int(value)
+
+
 # --------------------------------------------------------------------------- state I/O
 def _fmt_card(spec: GameSpec, c: int) -> str:
     return odin_card_str(c) if spec.odin_cards else card_str(c)

@@ -16,7 +16,14 @@ import numpy as np
 from numba import njit, prange
 
 from cardenvs.cards import RANKS, SUITS, card_str, standard_deck_counts
-from cardenvs.core.protocol import EVENT_ILLEGAL, EVENT_ROUND_END, EVENT_TERMINATED, EVENT_TRUNCATED, Field
+from cardenvs.core.protocol import (
+    EVENT_ILLEGAL,
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    Field,
+    check_int_option,
+)
 from cardenvs.core.rng import rand_below, shuffle
 
 # --------------------------------------------------------------------------- layout
@@ -702,20 +709,17 @@ def make_template(
     two_is_highest: trou A's "highest card" is a 2 when they hold one.
     max_steps: truncate a match after this many decisions (0: never; a match always ends).
     """
-    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 4 <= num_players <= MAX_PLAYERS:
-        raise ValueError(f"president: num_players must be 4..{MAX_PLAYERS}, got {num_players!r}")
+    check_int_option("president", "num_players", num_players, 4, MAX_PLAYERS)
     if decks is None:
         decks = 1 if num_players <= 7 else 2
     if decks not in (1, 2):
         raise ValueError(f"president: decks must be 1 or 2, got {decks!r}")
     if NUM_CARDS * decks < 2 * num_players:
         raise ValueError(f"president: {decks} deck(s) are too few for {num_players} players")
-    if isinstance(target_score, bool) or not isinstance(target_score, (int, np.integer)) or target_score < 1:
-        raise ValueError(f"president: target_score must be a positive integer, got {target_score!r}")
+    check_int_option("president", "target_score", target_score, 1, 10_000)
     if reward_mode not in REWARD_MODES:
         raise ValueError(f"president: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
-    if isinstance(max_steps, bool) or not isinstance(max_steps, (int, np.integer)) or max_steps < 0:
-        raise ValueError(f"president: max_steps must be >= 0, got {max_steps!r}")
+    check_int_option("president", "max_steps", max_steps, 0)
     t = np.zeros(1, dtype=STATE_DTYPE)
     t["num_players"] = num_players
     t["decks"] = decks
