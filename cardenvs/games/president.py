@@ -94,7 +94,10 @@ STATE_DTYPE = np.dtype(
         ("received", np.int8, (MAX_PLAYERS,)),  # card id received in this round's exchange
         ("given", np.int8, (MAX_PLAYERS,)),  # card id given in this round's exchange
         ("last_places", np.int8, (MAX_PLAYERS,)),  # place (1 = president) of the last round
-        ("legal", np.uint8, (NUM_ACTIONS,)),  # the current player's legal actions (derived)
+        # derived from hands (kept in step for speed, recounted after a scenario load)
+        ("rank_counts", np.uint8, (MAX_PLAYERS, NUM_RANKS)),  # cards held per president rank
+        ("held", np.uint8, (MAX_PLAYERS,)),  # cards held
+        ("legal", np.uint8, (NUM_ACTIONS,)),  # the current player's legal actions
     ]
 )
 
@@ -116,23 +119,44 @@ OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 # --------------------------------------------------------------------------- helpers
 @njit(cache=True)
+def _pres_rank(card):
+    """President rank of a card id (3 -> 0, ..., A -> 11, 2 -> 12)."""
+    return (card // 4 + NUM_RANKS - 2) % NUM_RANKS
+
+
+@njit(cache=True)
 def play_action(rank, count):
     return PLAY0 + rank * MAX_PER_RANK + count - 1
 
 
 @njit(cache=True)
 def rank_count(s, p, rank):
-    c = _STD_RANK[rank] * 4
-    h = s.hands[p]
-    return np.int64(h[c]) + h[c + 1] + h[c + 2] + h[c + 3]
+    return np.int64(s.rank_counts[p, rank])
 
 
 @njit(cache=True)
 def hand_size(s, p):
-    n = 0
-    for c in range(NUM_CARDS):
-        n += s.hands[p, c]
-    return n
+    return np.int64(s.held[p])
+
+
+@njit(cache=True)
+def recount(s):
+    """Rebuild the derived per-rank counts from the hands."""
+    for p in range(MAX_PLAYERS):
+        n = 0
+        for r in range(NUM_RANKS):
+            c = _STD_RANK[r] * 4
+            k = s.hands[p, c] + s.hands[p, c + 1] + s.hands[p, c + 2] + s.hands[p, c + 3]
+            s.rank_counts[p, r] = k
+            n += k
+        s.held[p] = n
+
+
+@njit(cache=True)
+def _add_card(s, p, card):
+    s.hands[p, card] += 1
+    s.rank_counts[p, _pres_rank(card)] += 1
+    s.held[p] += 1
 
 
 @njit(cache=True)
@@ -163,6 +187,8 @@ def _take_card(s, p, rank, lowest_first):
         c = base + i if lowest_first else base + 3 - i
         if s.hands[p, c] > 0:
             s.hands[p, c] -= 1
+            s.rank_counts[p, rank] -= 1
+            s.held[p] -= 1
             return c
     return -1
 
@@ -180,6 +206,7 @@ def _deal(s):
     s.hands[:] = 0
     for i in range(n):
         s.hands[(s.dealer + 1 + i) % P, deck[i]] += 1
+    recount(s)
     s.played[:] = 0
     s.pile_rank = -1
     s.pile_count = 0
@@ -222,7 +249,7 @@ def _start_round(s):
         if rank_count(s, s.trou, r) > 0:
             card = _take_card(s, s.trou, r, False)
             break
-    s.hands[s.president, card] += 1
+    _add_card(s, s.president, card)
     s.given[s.trou] = card
     s.received[s.president] = card
     s.phase = PHASE_EXCHANGE
@@ -442,7 +469,7 @@ def apply_action(s, a):
     p = s.current
     if s.phase == PHASE_EXCHANGE:
         card = _take_card(s, p, a - GIVE0, True)
-        s.hands[s.trou, card] += 1
+        _add_card(s, s.trou, card)
         s.given[p] = card
         s.received[s.trou] = card
         s.phase = PHASE_PLAY  # the president leads
@@ -478,7 +505,7 @@ def observe(s, viewer, out):
     out[:] = 0.0
     P = s.num_players
     for r in range(NUM_RANKS):
-        out[OBS_HAND + r] = rank_count(s, viewer, r)
+        out[OBS_HAND + r] = s.rank_counts[viewer, r]
         base = _STD_RANK[r] * 4
         out[OBS_PLAYED + r] = s.played[base] + s.played[base + 1] + s.played[base + 2] + s.played[base + 3]
     if s.pile_rank >= 0:
@@ -509,12 +536,6 @@ def observe(s, viewer, out):
         out[o + 5] = s.scores[q]
         out[o + 6] = s.last_player == q
         out[o + 7] = s.current == q and s.phase != PHASE_OVER
-
-
-@njit(cache=True)
-def _pres_rank(card):
-    std = card // 4
-    return (std + NUM_RANKS - 2) % NUM_RANKS
 
 
 # --------------------------------------------------------------------------- batch kernels
@@ -592,6 +613,7 @@ def refresh_batch(states, masks, obs, current):
     """Recompute masks and observations after states were loaded from outside."""
     for i in range(states.shape[0]):
         s = states[i]
+        recount(s)
         _outputs(s, masks[i], obs[i])
         current[i] = s.current
 

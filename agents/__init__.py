@@ -1,0 +1,66 @@
+"""Agents for every cardenvs game, by name: ``make_agent("heuristic", get_spec("president"), seed=0)``.
+
+Names: ``random`` (any game), ``heuristic`` (the game's rule-based player, where the
+game has one: see ``HEURISTICS``), ``human`` (a placeholder: the CLI asks a person).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from agents.base import Agent
+from agents.human import HumanAgent
+from agents.random_agent import RandomAgent
+from cardenvs.core.protocol import GameSpec
+
+# game name -> "module:Class" of its heuristic; imported on first use so that a game's
+# kernels compile only when its heuristic is asked for
+HEURISTICS: dict[str, str] = {
+    "president": "agents.president_heuristic:PresidentHeuristic",
+}
+
+AGENT_NAMES = ("random", "heuristic", "human")
+
+
+def has_heuristic(spec: GameSpec) -> bool:
+    return spec.name in HEURISTICS
+
+
+def available_agents(spec: GameSpec) -> list[str]:
+    """Agent names usable for this game."""
+    return [n for n in AGENT_NAMES if n != "heuristic" or has_heuristic(spec)]
+
+
+def heuristic_class(spec: GameSpec) -> type[Agent]:
+    if not has_heuristic(spec):
+        raise ValueError(
+            f"no heuristic agent for {spec.name!r}; available agents: {', '.join(available_agents(spec))}"
+        )
+    module, cls = HEURISTICS[spec.name].split(":")
+    return getattr(importlib.import_module(module), cls)
+
+
+def make_agent(name: str, spec: GameSpec, seed: int | None = None, options: dict[str, Any] | None = None) -> Agent:
+    """An agent by name for the game ``spec`` (ValueError listing the names if unknown)."""
+    key = name.strip().lower()
+    if key == "random":
+        return RandomAgent(spec, seed=seed, options=options)
+    if key == "heuristic":
+        return heuristic_class(spec)(spec, seed=seed, options=options)
+    if key == "human":
+        return HumanAgent(spec, seed=seed, options=options)
+    raise ValueError(f"unknown agent {name!r} for {spec.name!r}; available agents: {', '.join(available_agents(spec))}")
+
+
+__all__ = [
+    "AGENT_NAMES",
+    "Agent",
+    "HEURISTICS",
+    "HumanAgent",
+    "RandomAgent",
+    "available_agents",
+    "has_heuristic",
+    "heuristic_class",
+    "make_agent",
+]

@@ -1,0 +1,63 @@
+"""The agent interface shared by every game: a policy over (observation, legal-action mask)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cardenvs.core.protocol import GameSpec
+
+
+class Agent:
+    """A player that picks a legal action from an observation and its action mask.
+
+    Agents are built from the game's registry entry (``spec``) so that they can
+    decode the game's observation layout; ``options`` are the env's constructor
+    options (``num_players`` ...), ``seed`` makes a stochastic agent reproducible.
+
+    ``act`` takes one observation (``OBS_SIZE`` float32) and one bool mask
+    (``NUM_ACTIONS``) and returns an int. ``act_batch`` is the same over a leading
+    batch dimension, for :class:`cardenvs.core.vector.VecEnv`; rows whose mask is
+    all false (finished games) get -1. Subclasses override ``act`` and, when they
+    can do it faster than a Python loop, ``act_batch``.
+    """
+
+    #: name in :func:`agents.make_agent`
+    name = "agent"
+    #: True for the human placeholder: the CLI asks a person instead of calling act
+    is_human = False
+
+    def __init__(self, spec: GameSpec, seed: int | None = None, options: dict[str, Any] | None = None):
+        self.spec = spec
+        self.game = spec.module
+        self.seed = seed
+        self.options = dict(options or {})
+        self.num_actions = int(self.game.NUM_ACTIONS)
+        self.observation_size = int(self.game.OBS_SIZE)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        raise NotImplementedError
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """One action per row; -1 where no action is legal."""
+        masks = np.asarray(action_masks, dtype=np.bool_)
+        out = np.full(masks.shape[0], -1, dtype=np.int64)
+        for i in range(masks.shape[0]):
+            if masks[i].any():
+                out[i] = self.act(observations[i], masks[i])
+        return out
+
+    def reset(self) -> None:
+        """Called before each match; stateless agents ignore it."""
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.spec.env_id!r}, seed={self.seed!r})"
+
+
+def check_mask(action_mask: np.ndarray) -> np.ndarray:
+    """The mask as bool, or ValueError when nothing is legal (a finished game or a caller bug)."""
+    mask = np.asarray(action_mask).astype(np.bool_, copy=False)
+    if not mask.any():
+        raise ValueError("no legal action in the mask (is the game over, or is it another player's turn?)")
+    return mask

@@ -1,0 +1,223 @@
+"""A rule-based Président player that reads only the observation vector and the mask.
+
+Plan (a sensible club player, not a searcher):
+- exchange: give back the lowest card;
+- out-of-turn completion: always complete the four (it clears the pile and gives the
+  lead), unless that would leave only 2s in hand (stuck = last place);
+- lead: the lowest rank, the whole group (never break a pair to lead); with only 2s and
+  one group left, play the 2s first (nobody goes out on a 2); when an opponent holds a
+  single card, lead a pair or better, or else the highest single, so they cannot go out;
+- follow: complete a four when possible; otherwise the lowest whole group that is legal,
+  same count first; 2s and aces are kept to regain the lead until the endgame (few cards
+  in my hand, or an opponent close to going out); pass rather than break a group or spend
+  a high card early.
+
+The decision is a small numba kernel over plain arrays; ``act_batch`` runs it over the
+batch in one call. The observation offsets are passed in as an array rather than read
+as globals because numba's cache would keep stale globals of another module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from agents.base import Agent, check_mask
+from cardenvs.core.protocol import GameSpec
+
+# indices into the layout array
+_HAND, _PILE_RANK, _PILE_COUNT, _RUN_COUNT, _PHASE, _SEATS, _SEAT_FEATURES, _MAX_PLAYERS = range(8)
+_NUM_RANKS, _MAX_PER_RANK, _PASS, _PLAY0, _GIVE0, _TWO = range(8, 14)
+_LAYOUT_SIZE = 14
+
+# indices into the tuning array
+_ENDGAME_HAND = 0  # my hand this small: spend 2s, aces and break groups freely
+_ENDGAME_OPP = 1  # an opponent this close to going out: the same
+_HIGH_RANK = 2  # president ranks from here up (A) are kept to regain the lead
+_SAME_COUNT_FIRST = 3  # 1: follow with the same count when a whole group of it is legal
+DEFAULT_TUNING = (5, 2, 11, 1)
+
+
+def _layout(game: Any) -> np.ndarray:
+    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
+    L[_HAND] = game.OBS_HAND
+    L[_PILE_RANK] = game.OBS_PILE_RANK
+    L[_PILE_COUNT] = game.OBS_PILE_COUNT
+    L[_RUN_COUNT] = game.OBS_RUN_COUNT
+    L[_PHASE] = game.OBS_PHASE
+    L[_SEATS] = game.OBS_SEATS
+    L[_SEAT_FEATURES] = game.SEAT_FEATURES
+    L[_MAX_PLAYERS] = game.MAX_PLAYERS
+    L[_NUM_RANKS] = game.NUM_RANKS
+    L[_MAX_PER_RANK] = game.MAX_PER_RANK
+    L[_PASS] = game.PASS
+    L[_PLAY0] = game.PLAY0
+    L[_GIVE0] = game.GIVE0
+    L[_TWO] = game.TWO
+    return L
+
+
+@njit(cache=True)
+def _play(L, rank, count):
+    return L[_PLAY0] + rank * L[_MAX_PER_RANK] + count - 1
+
+
+@njit(cache=True)
+def _stuck_after(hand, held, rank, count, two):
+    """Playing ``count`` cards of ``rank`` would leave only 2s (out at once, ranked last)."""
+    left = held - count
+    return rank != two and left > 0 and left == hand[two]
+
+
+@njit(cache=True)
+def _decide(obs, mask, L, T):
+    """The heuristic's action for one observation; -1 if nothing is legal."""
+    first = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            first = a
+            break
+    if first < 0:
+        return -1
+    R = L[_NUM_RANKS]
+    two = L[_TWO]
+    PASS = L[_PASS]
+    hand = np.zeros(R, dtype=np.int64)
+    held = 0
+    for r in range(R):
+        hand[r] = np.int64(obs[L[_HAND] + r] + 0.5)
+        held += hand[r]
+    twos = hand[two]
+    groups = 0
+    for r in range(two):
+        if hand[r] > 0:
+            groups += 1
+
+    # exchange: the president gives back the lowest card
+    if obs[L[_PHASE] + 2] > 0.5:
+        for r in range(R):
+            if mask[L[_GIVE0] + r]:
+                return L[_GIVE0] + r
+        return first
+
+    # out-of-turn completion of a four: the only play in the mask besides pass
+    if obs[L[_PHASE] + 1] > 0.5:
+        for a in range(mask.shape[0]):
+            if a != PASS and mask[a] and L[_PLAY0] <= a < L[_GIVE0]:
+                rank = (a - L[_PLAY0]) // L[_MAX_PER_RANK]
+                count = (a - L[_PLAY0]) % L[_MAX_PER_RANK] + 1
+                if _stuck_after(hand, held, rank, count, two):
+                    return PASS if mask[PASS] else a
+                return a
+        return PASS if mask[PASS] else first
+
+    # going out beats everything
+    for r in range(two):
+        if hand[r] == held and mask[_play(L, r, held)]:
+            return _play(L, r, held)
+
+    opp_min = 1 << 30
+    for j in range(1, L[_MAX_PLAYERS]):
+        o = L[_SEATS] + j * L[_SEAT_FEATURES]
+        if obs[o] > 0.5 and obs[o + 2] > 0.5:
+            opp_min = min(opp_min, np.int64(obs[o + 1] + 0.5))
+    endgame = held <= T[_ENDGAME_HAND] or opp_min <= T[_ENDGAME_OPP]
+
+    pile_rank = -1
+    for r in range(R):
+        if obs[L[_PILE_RANK] + r] > 0.5:
+            pile_rank = r
+
+    # one group and some 2s left: shed the 2s first (one play clears and keeps the lead)
+    if twos > 0 and groups <= 1 and mask[_play(L, two, twos)]:
+        return _play(L, two, twos)
+
+    if pile_rank < 0:
+        # ---- lead
+        if opp_min == 1:
+            for r in range(two):
+                if hand[r] >= 2 and mask[_play(L, r, hand[r])]:
+                    return _play(L, r, hand[r])
+            for r in range(two - 1, -1, -1):
+                if hand[r] > 0 and mask[_play(L, r, hand[r])] and not _stuck_after(hand, held, r, hand[r], two):
+                    return _play(L, r, hand[r])
+        for r in range(two):
+            if hand[r] > 0 and mask[_play(L, r, hand[r])] and not _stuck_after(hand, held, r, hand[r], two):
+                return _play(L, r, hand[r])
+        # the first lead must hold the 3 of clubs, and the mask knows it: lowest legal play
+        for a in range(mask.shape[0]):
+            if mask[a] and a != PASS:
+                return a
+        return first
+
+    # ---- follow
+    pile_count = np.int64(obs[L[_PILE_COUNT]] + 0.5)
+    run = np.int64(obs[L[_RUN_COUNT]] + 0.5)
+    if pile_rank != two and run < 4:
+        need = 4 - run
+        a = _play(L, pile_rank, need)
+        if hand[pile_rank] >= need and mask[a] and not _stuck_after(hand, held, pile_rank, need, two):
+            return a  # four of a kind clears the pile: we lead next
+    if twos > 0 and (endgame or twos + 1 >= groups) and mask[_play(L, two, 1)]:
+        return _play(L, two, 1)  # a 2 clears the pile and takes the lead
+    best = -1
+    for r in range(two):
+        k = hand[r]
+        if k == 0:
+            continue
+        a = _play(L, r, k)
+        if not mask[a] or _stuck_after(hand, held, r, k, two):
+            continue
+        if r >= T[_HIGH_RANK] and not endgame:
+            continue  # keep aces to regain the lead later
+        if T[_SAME_COUNT_FIRST] and k == pile_count:
+            return a
+        if best < 0:
+            best = a
+    if best >= 0:
+        return best
+    if endgame:
+        for r in range(two):
+            if hand[r] > pile_count:
+                a = _play(L, r, pile_count)
+                if mask[a] and not _stuck_after(hand, held, r, pile_count, two):
+                    return a
+    if mask[PASS]:
+        return PASS
+    return first
+
+
+@njit(cache=True)
+def _decide_batch(obs, masks, L, T, out):
+    for i in range(obs.shape[0]):
+        out[i] = _decide(obs[i], masks[i], L, T)
+
+
+class PresidentHeuristic(Agent):
+    """Rule-based Président player (see the module docstring); deterministic."""
+
+    name = "heuristic"
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        tuning: tuple[int, ...] = DEFAULT_TUNING,
+    ):
+        super().__init__(spec, seed, options)
+        self._layout = _layout(self.game)
+        self._tuning = np.asarray(tuning, dtype=np.int64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = check_mask(action_mask)
+        return int(_decide(np.asarray(observation, dtype=np.float32), mask, self._layout, self._tuning))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        masks = np.ascontiguousarray(action_masks, dtype=np.bool_)
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        _decide_batch(obs, masks, self._layout, self._tuning, out)
+        return out
