@@ -4,9 +4,9 @@ Plan (a sensible club player, not a searcher):
 - exchange: give back the lowest card;
 - out-of-turn completion: always complete the four (it clears the pile and gives the
   lead), unless that would leave only 2s in hand (stuck = last place);
-- lead: the lowest rank, the whole group (never break a pair to lead); with only 2s and
-  one group left, play the 2s first (nobody goes out on a 2); when an opponent holds a
-  single card, lead a pair or better, or else the highest single, so they cannot go out;
+- lead: the lowest single, else the lowest group whole (never break a pair to lead);
+  with only 2s and one group left, play the 2s first (nobody goes out on a 2); when an
+  opponent holds a single card, lead a pair or better, or else the highest single;
 - follow: complete a four when possible; otherwise the lowest whole group that is legal,
   same count first; 2s and aces are kept to regain the lead until the endgame (few cards
   in my hand, or an opponent close to going out); pass rather than break a group or spend
@@ -37,7 +37,9 @@ _ENDGAME_HAND = 0  # my hand this small: spend 2s, aces and break groups freely
 _ENDGAME_OPP = 1  # an opponent this close to going out: the same
 _HIGH_RANK = 2  # president ranks from here up (A) are kept to regain the lead
 _SAME_COUNT_FIRST = 3  # 1: follow with the same count when a whole group of it is legal
-DEFAULT_TUNING = (5, 2, 11, 1)
+_OVERPLAY = 4  # 1: follow a smaller play with a bigger whole group (a pair on a single) before the endgame
+_LEAD_SINGLES = 5  # 1: lead the lowest single before any lower pair
+DEFAULT_TUNING = (5, 2, 11, 1, 1, 1)
 
 
 def _layout(game: Any) -> np.ndarray:
@@ -143,6 +145,10 @@ def _decide(obs, mask, L, T):
             for r in range(two - 1, -1, -1):
                 if hand[r] > 0 and mask[_play(L, r, hand[r])] and not _stuck_after(hand, held, r, hand[r], two):
                     return _play(L, r, hand[r])
+        if T[_LEAD_SINGLES]:
+            for r in range(two):
+                if hand[r] == 1 and mask[_play(L, r, 1)] and not _stuck_after(hand, held, r, 1, two):
+                    return _play(L, r, 1)
         for r in range(two):
             if hand[r] > 0 and mask[_play(L, r, hand[r])] and not _stuck_after(hand, held, r, hand[r], two):
                 return _play(L, r, hand[r])
@@ -174,6 +180,8 @@ def _decide(obs, mask, L, T):
             continue  # keep aces to regain the lead later
         if T[_SAME_COUNT_FIRST] and k == pile_count:
             return a
+        if k > pile_count and not T[_OVERPLAY] and not endgame:
+            continue
         if best < 0:
             best = a
     if best >= 0:

@@ -37,13 +37,13 @@ def bench_aec(name: str, players: int, seconds: float, seed: int = 0) -> dict:
     decisions = 0
     games = 0
     # warm-up: one full match compiles everything
-    for agent in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     env.reset(seed=seed)
     start = time.perf_counter()
     while True:
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             obs, _, term, trunc, _ = env.last()
             if term or trunc:
                 action = None

@@ -204,6 +204,20 @@ class CardGameEnv(AECEnv):
     def close(self) -> None:
         pass
 
+    # the game module is not picklable: store the registry id and look it up again
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["spec"] = self.spec.env_id
+        del state["game"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        from cardenvs.registry import get_spec
+
+        state["spec"] = get_spec(state["spec"])
+        state["game"] = state["spec"].module
+        self.__dict__.update(state)
+
     def __str__(self) -> str:
         return self.spec.env_id
 

@@ -1,0 +1,184 @@
+"""The AEC surface: PettingZoo's api/seed tests, pickle, clone, state_dict round trips."""
+
+import json
+import pickle
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import cardenvs
+
+GAMES = [spec.env_id for spec in cardenvs.list_games()]
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pettingzoo_api(name):
+    api_test(cardenvs.make(name), num_cycles=1000)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pettingzoo_seed(name):
+    seed_test(lambda: cardenvs.make(name), num_cycles=300)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_spaces_are_cached_and_mask_is_int8(name):
+    env = cardenvs.make(name)
+    env.reset(seed=1)
+    agent = env.agent_selection
+    assert env.observation_space(agent) is env.observation_space(agent)
+    assert env.action_space(agent) is env.action_space(agent)
+    obs, *_ = env.last()
+    assert obs["action_mask"].dtype == np.int8
+    assert obs["observation"].dtype == np.float32
+    assert obs["action_mask"].sum() >= 1
+
+
+def _play_random(env, steps, rng):
+    for _ in range(steps):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            return
+        mask = env.observe(agent)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_pickle_round_trip(name):
+    env = cardenvs.make(name)
+    env.reset(seed=5)
+    _play_random(env, 40, np.random.default_rng(0))
+    copy = pickle.loads(pickle.dumps(env))
+    assert copy.unwrapped.state_dict() == env.unwrapped.state_dict()
+    rng1, rng2 = np.random.default_rng(3), np.random.default_rng(3)
+    _play_random(env, 200, rng1)
+    _play_random(copy, 200, rng2)
+    assert copy.unwrapped.state_dict() == env.unwrapped.state_dict()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_clone_is_independent(name):
+    env = cardenvs.make(name)
+    env.reset(seed=6)
+    _play_random(env, 30, np.random.default_rng(1))
+    before = env.unwrapped.state_dict()
+    twin = env.unwrapped.clone()
+    _play_random(twin, 50, np.random.default_rng(2))
+    assert env.unwrapped.state_dict() == before
+    assert twin.state_dict() != before
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_state_dict_round_trip_is_exact(name):
+    rng = np.random.default_rng(7)
+    env = cardenvs.make_raw(name)
+    for game in range(20):
+        env.reset(seed=game)
+        _play_random(env, int(rng.integers(0, 400)), rng)
+        d = env.state_dict()
+        json.dumps(d)  # JSON-serialisable
+        other = cardenvs.make_raw(name)
+        other.reset(seed=999, options={"scenario": json.loads(json.dumps(d))})
+        assert other._state.tobytes() == env._state.tobytes()
+        assert other.state_dict() == d
+        assert other.agent_selection == env.agent_selection
+        np.testing.assert_array_equal(other.observe(other.agent_selection)["observation"],
+                                      env.observe(env.agent_selection)["observation"])
+        # the loaded game continues identically
+        r1, r2 = np.random.default_rng(game), np.random.default_rng(game)
+        _play_random(env, 100, r1)
+        _play_random(other, 100, r2)
+        assert other.state_dict() == env.state_dict()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_scenario_errors(name):
+    env = cardenvs.make_raw(name)
+    env.reset(seed=0)
+    d = env.state_dict()
+    with pytest.raises(ValueError, match="unknown scenario key"):
+        env.reset(seed=0, options={"scenario": {"hands": d["hands"], "bogus": 1}})
+    duplicated = [list(h) for h in d["hands"]]
+    duplicated[0].append(duplicated[1][0])
+    with pytest.raises(ValueError, match="appears 2 times"):
+        env.reset(seed=0, options={"scenario": {"hands": duplicated}})
+    with pytest.raises(ValueError, match="one per player"):
+        env.reset(seed=0, options={"scenario": {"hands": d["hands"][:-1]}})
+    with pytest.raises(ValueError, match="not a card"):
+        env.reset(seed=0, options={"scenario": {"hands": [["Zz"]] + d["hands"][1:]}})
+    short = [list(h) for h in d["hands"]]
+    short[0] = short[0][:-1]
+    rest = d.copy()
+    rest["hands"] = short
+    with pytest.raises(ValueError, match="missing"):
+        env.reset(seed=0, options={"scenario": rest})
+    with pytest.raises(ValueError, match="num_players"):
+        env.reset(seed=0, options={"scenario": {"num_players": d["num_players"] + 1}})
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_partial_scenario_deals_the_rest_by_seed(name):
+    env = cardenvs.make_raw(name)
+    env.reset(seed=0)
+    hands = env.state_dict()["hands"]
+    partial = {"hands": [hands[0]] + [None] * (len(hands) - 1)}
+    env.reset(seed=11, options={"scenario": partial})
+    a = env.state_dict()
+    env.reset(seed=11, options={"scenario": partial})
+    assert env.state_dict() == a  # deterministic
+    assert a["hands"][0] == hands[0]
+    env.reset(seed=11)
+    dealt = env.state_dict()
+    assert [len(h) for h in a["hands"][1:]] == [len(h) for h in dealt["hands"][1:]]
+    everything = sorted(c for h in a["hands"] for c in h) + a.get("played", [])
+    assert len(everything) == len(set(everything))  # default options: one deck
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_action_strings_round_trip(name):
+    env = cardenvs.make_raw(name)
+    for a in range(env.action_space("player_0").n):
+        assert env.str_to_action(env.action_to_str(a)) == a
+    with pytest.raises(ValueError, match="'nonsense'"):
+        env.str_to_action("nonsense")
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_illegal_action_raises_and_changes_nothing(name):
+    env = cardenvs.make(name)
+    env.reset(seed=2)
+    mask = env.observe(env.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    before = env.unwrapped.state_dict()
+    with pytest.raises(ValueError, match=f"illegal action {illegal}"):
+        env.step(illegal)
+    assert env.unwrapped.state_dict() == before
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_illegal_action_penalty_ends_the_game(name):
+    env = cardenvs.make(name, illegal_action="penalty")
+    env.reset(seed=2)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))
+    assert all(env.terminations.values())
+    assert env.rewards[agent] == -1.0
+    assert all(r == 0.0 for a, r in env.rewards.items() if a != agent)
+
+
+def test_unknown_game_and_bad_options():
+    with pytest.raises(ValueError, match="unknown game"):
+        cardenvs.make("nope_v0")
+    with pytest.raises(ValueError, match="num_players"):
+        cardenvs.make("president_v0", num_players=3)
+    with pytest.raises(TypeError):
+        cardenvs.make("president_v0", colour="red")
+
+
+def test_render_modes():
+    env = cardenvs.make("president_v0", render_mode="ansi")
+    env.reset(seed=0)
+    text = env.render()
+    assert "player_0" in text and "pile" in text
