@@ -293,6 +293,16 @@ def test_four_of_a_kind_in_one_play_clears():
     assert legal(env) == {"4", "K"}
 
 
+def test_four_of_a_kind_with_the_last_cards_next_in_play_leads():
+    env = make()
+    load(env, hands=["Jc Qc", "9c 9d 9h 9s", "8c Ac", "Tc Kd"], current=1, **pile("7", by=0))
+    act(env, "9999")
+    d = st(env)
+    assert d["finish_order"] == [1] and pile_state(env) == EMPTY
+    assert to_move(env) == 2
+    assert legal(env) == {"8", "A"}
+
+
 def test_four_of_a_kind_led_clears():
     env = make()
     load(env, hands=["Jc Qc", "9c 9d 9h 9s 4c", "8c Ac", "Tc Kd"], current=1)
@@ -421,6 +431,16 @@ def test_completion_with_the_last_cards_goes_out():
     assert pile_state(env) == EMPTY
     assert to_move(env) == 3  # the completer is out: the next player in play leads
     assert legal(env) == {"Q", "QQ"}
+
+
+def test_completion_leaving_only_twos_is_stuck():
+    env = make()
+    load(env, hands=["9c Kc", "Tc Jc", "9d 9h 9s 2c", "Qc Qd"], current=0)
+    act(env, "9")
+    act(env, "999")
+    d = st(env)
+    assert d["stuck_order"] == [2] and d["finish_order"] == [] and d["out"][2]
+    assert pile_state(env) == EMPTY and to_move(env) == 3
 
 
 def test_completion_offer_ends_the_round_when_one_is_left():
@@ -683,29 +703,35 @@ def test_single_round_from_a_real_deal():
 
 
 # --------------------------------------------------------------------------- two decks
-@pytest.mark.parametrize("num_players", [8, 9, 10])
-def test_two_deck_deal_and_first_lead(num_players):
+@pytest.mark.parametrize("num_players", [4, 5, 7, 8, 9, 10])
+def test_deal_from_the_dealers_left_and_first_lead(num_players):
     n = 60
     venv = cardenvs.make_vec("president_v0", num_envs=n, seed=num_players, num_players=num_players)
     state = venv.reset()
-    assert (venv.states["decks"] == 2).all()
+    decks = 1 if num_players <= 7 else 2
+    assert (venv.states["decks"] == decks).all()
     P = num_players
+    total = 52 * decks
+    two_holders = 0
     for i in range(n):
         s = venv.states[i]
         hands = s["hands"][:P].astype(int)
-        assert (hands.sum(axis=0) == 2).all() and s["played"].sum() == 0
+        assert (hands.sum(axis=0) == decks).all() and s["played"].sum() == 0
         dealer = int(s["dealer"])
         sizes = hands.sum(axis=1)
         order = [(dealer + 1 + j) % P for j in range(P)]
-        big, small = 104 // P + 1, 104 // P
-        extra = 104 % P
+        big, small = total // P + 1, total // P
+        extra = total % P
         assert [int(sizes[q]) for q in order] == [big] * extra + [small] * (P - extra)
         holders = [q for q in order if hands[q, 8] > 0]  # 3c is card id 8
+        two_holders += len(holders) == 2
         cur = int(state.current_player[i])
         assert cur == holders[0] and s["first_lead"]
         threes = int(hands[cur, 8:12].sum())
         want = set(range(1, threes + 1))  # playing k threes is action k
         assert set(np.flatnonzero(state.legal_action_mask[i])) == want
+    if decks == 2:
+        assert two_holders > n // 2  # the two 3c in two hands: the one nearer the dealer's left leads
 
 
 def test_seven_players_one_deck_eight_two_decks():

@@ -11,6 +11,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cardenvs.core.protocol import (
+    EVENT_REWARD,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
@@ -133,10 +134,11 @@ class CardGameEnv(AECEnv):
             self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, False
         )
         events = int(self._events[0])
-        rewards = self._rewards[0]
-        if self._rewards_dirty or rewards.any():
+        if self._rewards_dirty or events & EVENT_REWARD:
+            # the dicts are rebuilt only when this step or the previous one had rewards
+            rewards = self._rewards[0]
             self.rewards = {ag: float(rewards[i]) for i, ag in enumerate(self.agents)}
-            self._rewards_dirty = bool(rewards.any())
+            self._rewards_dirty = bool(events & EVENT_REWARD)
             self._accumulate_rewards()
         if events & EVENT_ROUND_END or events & (EVENT_TERMINATED | EVENT_TRUNCATED):
             self._set_infos()

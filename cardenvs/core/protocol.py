@@ -36,6 +36,7 @@ EVENT_ROUND_END = 1
 EVENT_ILLEGAL = 2
 EVENT_TERMINATED = 4
 EVENT_TRUNCATED = 8
+EVENT_REWARD = 16  # some player got a non-zero reward on this step
 
 
 @dataclass(frozen=True)

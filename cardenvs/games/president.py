@@ -18,6 +18,7 @@ from numba import njit, prange
 from cardenvs.cards import RANKS, SUITS, card_str, standard_deck_counts
 from cardenvs.core.protocol import (
     EVENT_ILLEGAL,
+    EVENT_REWARD,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
@@ -561,6 +562,8 @@ def _step_env(s, a, mask, obs, rewards, auto_reset):
         s.phase = PHASE_OVER
     for p in range(s.num_players):
         rewards[p] = s.rewards[p]
+        if s.rewards[p] != 0.0:
+            events |= EVENT_REWARD
     if s.terminated:
         events |= EVENT_TERMINATED
     if s.truncated:

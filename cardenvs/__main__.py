@@ -1,0 +1,5 @@
+import sys
+
+from cardenvs.cli import main
+
+sys.exit(main())

@@ -1,0 +1,375 @@
+"""``cardenvs``: list the games, and play matches between agents (or against a person).
+
+    cardenvs list
+    cardenvs play president --players 5 --agents heuristic,random --games 200
+    cardenvs play president --agents human,heuristic --option single_round=true
+    cardenvs play president --render --option single_round=true
+
+``play`` seats the agents in the order given, repeating the list to fill the table,
+and rotates the seats by one between matches so that no agent keeps a seat. The
+winner of a match is the seat (or seats) with the highest total reward over the
+match; a tie shares the win. The score column is the game's match score
+(``infos[agent]["scores"]``). Matches go through the public AEC env (``cardenvs.make``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import inspect
+import secrets
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TextIO
+
+import numpy as np
+
+from agents import Agent, available_agents, has_heuristic, make_agent
+from cardenvs.core.protocol import GameSpec
+from cardenvs.registry import get_spec, list_games, make
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+
+
+class CliError(Exception):
+    """A bad game, agent or option: one line on stderr, exit code 2."""
+
+
+class QuitRequested(Exception):
+    """The human typed ``q`` (or closed stdin)."""
+
+
+# --------------------------------------------------------------------------- list
+def format_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
+    """Plain-text table; columns in ``right`` are right-aligned (numbers)."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+
+    def line(cells: Sequence[str]) -> str:
+        out = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        return "  ".join(out).rstrip()
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
+
+
+def cmd_list(out: TextIO) -> int:
+    rows = []
+    for spec in list_games():
+        players = f"{spec.min_players}-{spec.max_players}" if spec.min_players != spec.max_players else str(spec.min_players)
+        rows.append([spec.env_id, spec.title, players, spec.summary, spec.doc])
+    print(format_table(["env id", "title", "players", "summary", "docs"], rows), file=out)
+    return 0
+
+
+# --------------------------------------------------------------------------- options
+def parse_value(text: str) -> Any:
+    """``true``/``false`` -> bool, integers -> int, decimals -> float, ``none`` -> None, else the string."""
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null"):
+        return None
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_options(spec: GameSpec, pairs: Sequence[str], players: int | None) -> dict[str, Any]:
+    """Constructor options from ``key=value`` pairs, checked against the game's ``make_template``."""
+    known = [n for n in inspect.signature(spec.module.make_template).parameters if n != "self"]
+    known.append("illegal_action")  # the env's own option
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise CliError(f"--option expects key=value, got {pair!r}")
+        if key not in known:
+            raise CliError(f"unknown option {key!r} for {spec.name}; options: {', '.join(known)}")
+        options[key] = parse_value(value)
+    if players is not None:
+        if options.get("num_players", players) != players:
+            raise CliError(f"--players {players} contradicts --option num_players={options['num_players']}")
+        options["num_players"] = players
+    return options
+
+
+def seat_names(names: Sequence[str], num_players: int) -> list[str]:
+    """The agent list repeated to fill the table: ``heuristic,random`` for 5 -> h, r, h, r, h."""
+    return [names[i % len(names)] for i in range(num_players)]
+
+
+# --------------------------------------------------------------------------- one match
+@dataclass
+class MatchResult:
+    returns: list[float]  # total reward of each seat over the match
+    scores: list[float] | None  # the game's match score per seat, when its infos carry one
+    shares: list[float] = field(default_factory=list)  # each seat's share of the win
+
+
+def win_shares(returns: Sequence[float]) -> list[float]:
+    """The seats with the highest total reward share the win (1 split evenly)."""
+    best = max(returns)
+    top = [abs(r - best) <= 1e-6 for r in returns]
+    return [t / sum(top) for t in top]
+
+
+def table_text(env: Any, viewer: int | None) -> str:
+    """The table as the game renders it, every hand shown (viewer None) or one seat's view."""
+    raw = env.unwrapped
+    # the env's render() shows every hand; a player's view needs the game's render_text
+    return raw.game.render_text(raw._state[0], viewer)
+
+
+def ask_human(env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO) -> int:
+    """Show seat's hand and the numbered legal moves; read a number or card notation."""
+    raw = env.unwrapped
+    legal = raw.legal_actions()
+    print(f"\n=== your turn: {raw.possible_agents[seat]} ===", file=out)
+    print(table_text(env, seat), file=out)
+    print("legal moves:  " + "   ".join(f"{i}: {raw.action_to_str(a)}" for i, a in enumerate(legal)), file=out)
+    while True:
+        try:
+            text = input_fn("your move (number or cards, q to quit): ").strip()
+        except EOFError:
+            raise QuitRequested from None
+        if text.lower() in ("q", "quit", "exit"):
+            raise QuitRequested
+        if not text:
+            continue
+        if text.isdigit() and int(text) < len(legal):
+            return legal[int(text)]
+        try:
+            action = raw.str_to_action(text)
+        except ValueError as e:
+            print(f"  {e}", file=out)
+            continue
+        if action not in legal:
+            print(f"  {raw.action_to_str(action)!r} is not legal now; choose 0..{len(legal) - 1}", file=out)
+            continue
+        return action
+
+
+def play_match(
+    env: Any,
+    agents: Sequence[Agent],
+    names: Sequence[str],
+    seed: int,
+    out: TextIO,
+    render: bool = False,
+    input_fn: Callable[[str], str] = input,
+) -> MatchResult:
+    """One match on the AEC env; ``agents[s]`` plays seat s. With ``render`` the table is
+    printed after every move; with a human seated the other players' moves are printed."""
+    raw = env.unwrapped
+    index = {a: i for i, a in enumerate(raw.possible_agents)}
+    humans = [s for s, a in enumerate(agents) if a.is_human]
+    viewer = humans[0] if humans else None  # never show a human the other hands
+    narrate = render or bool(humans)
+    env.reset(seed=seed)
+    for agent in agents:
+        agent.reset()
+    returns = [0.0] * len(agents)
+    final_info: dict[str, Any] = {}
+    last_round = None
+    if render:
+        print(table_text(env, viewer), file=out)
+    for name in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        seat = index[name]
+        returns[seat] += float(reward)
+        if terminated or truncated:
+            final_info = info
+            env.step(None)
+            continue
+        if narrate and info.get("round") != last_round:
+            if last_round is not None and "scores" in info:
+                print(f"-- round {last_round} over; scores {info['scores']}", file=out)
+            last_round = info.get("round")
+        agent = agents[seat]
+        if agent.is_human:
+            action = ask_human(env, seat, input_fn, out)
+        else:
+            action = int(agent.act(obs["observation"], obs["action_mask"].astype(np.bool_)))
+        env.step(action)
+        if narrate:
+            print(f"{name} ({names[seat]}): {raw.action_to_str(action)}", file=out)
+        if render:
+            print(table_text(env, viewer) + "\n", file=out)
+    scores = final_info.get("scores")
+    result = MatchResult(returns, list(scores) if scores is not None else None)
+    result.shares = win_shares(returns)
+    if narrate:
+        winners = [f"{raw.possible_agents[s]} ({names[s]})" for s, x in enumerate(result.shares) if x > 0]
+        print(f"match over: winner {' and '.join(winners)}; scores {scores}; rewards "
+              f"{[round(r, 3) for r in returns]}", file=out)
+    return result
+
+
+# --------------------------------------------------------------------------- many matches
+@dataclass
+class Tally:
+    seats: int = 0
+    wins: float = 0.0
+    score_sum: float = 0.0
+    scored: int = 0
+
+
+def results_table(tallies: dict[str, Tally]) -> str:
+    rows = []
+    for name, t in tallies.items():
+        rate = f"{t.wins / t.seats:.1%}" if t.seats else "-"
+        score = f"{t.score_sum / t.scored:.2f}" if t.scored else "-"
+        rows.append([name, str(t.seats), f"{t.wins:g}", rate, score])
+    return format_table(["agent", "seats", "wins", "win rate", "mean score"], rows, right=(1, 2, 3, 4))
+
+
+def progress(done: int, total: int, err: TextIO, width: int = 30) -> None:
+    filled = width * done // total
+    err.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} matches")
+    if done == total:
+        err.write("\n")
+    err.flush()
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Callable[[str], str]) -> int:
+    try:
+        spec = get_spec(args.game)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    options = parse_options(spec, args.option or [], args.players)
+    try:
+        env = make(spec.env_id, **options)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    num_players = env.unwrapped.num_players
+    if args.agents:
+        wanted = [a.strip() for a in args.agents.split(",") if a.strip()]
+        if not wanted:
+            raise CliError("--agents needs at least one agent name")
+    else:
+        wanted = ["heuristic" if has_heuristic(spec) else "random"]
+    names = seat_names(wanted, num_players)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    slots: list[Agent] = []
+    for k, name in enumerate(names):
+        agent_seed = int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
+        try:
+            slots.append(make_agent(name, spec, seed=agent_seed, options=options))
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    if args.games < 1:
+        raise CliError(f"--games must be at least 1, got {args.games}")
+    games = args.games
+    if args.render and games > 1:
+        print("--render plays a single match", file=err)
+        games = 1
+    interactive = args.render or any(a.is_human for a in slots)
+    tallies = {n: Tally() for n in dict.fromkeys(names)}
+    opts = ", ".join(f"{k}={v}" for k, v in options.items())
+    print(f"{spec.env_id}: {num_players} players, seats {','.join(names)}; seed {seed}"
+          + (f"; options {opts}" if opts else ""), file=out)
+    start = time.perf_counter()
+    played = 0
+    status = 0
+    try:
+        for g in range(games):
+            # rotate: in match g seat s is played by slot (s + g) % P
+            order = [(s + g) % num_players for s in range(num_players)]
+            res = play_match(env, [slots[k] for k in order], [names[k] for k in order], seed + g, out,
+                             render=args.render, input_fn=input_fn)
+            for s, k in enumerate(order):
+                t = tallies[names[k]]
+                t.seats += 1
+                t.wins += res.shares[s]
+                if res.scores is not None:
+                    t.score_sum += res.scores[s]
+                    t.scored += 1
+            played += 1
+            if games > 1 and not interactive:
+                progress(played, games, err)
+    except QuitRequested:
+        print("\nquit", file=out)
+    except KeyboardInterrupt:
+        if games > 1 and not interactive:
+            err.write("\n")
+        print(f"interrupted after {played} of {games} matches", file=err)
+        status = EXIT_INTERRUPTED
+    if played:
+        elapsed = time.perf_counter() - start
+        print(f"\n{played} match{'es' if played > 1 else ''} in {elapsed:.1f} s; "
+              f"fair share {1 / num_players:.1%} of the wins per seat", file=out)
+        print(results_table(tallies), file=out)
+        print("winner: the seat(s) with the highest total reward of the match, ties shared; "
+              "score: the game's match score (infos['scores'])", file=out)
+    return status
+
+
+# --------------------------------------------------------------------------- entry point
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="cardenvs", description="Card-game environments: list games, play matches.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("list", help="the registered games", description="The registered games.")
+    play = sub.add_parser(
+        "play",
+        help="play matches between agents (or you)",
+        description="Play matches on the AEC env. Seats rotate by one between matches. The winner of a "
+        "match is the seat (or seats, sharing) with the highest total reward; the score is the game's "
+        "match score (infos['scores']).",
+    )
+    play.add_argument("game", help="env id or name, e.g. president_v0 or president")
+    play.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
+    play.add_argument(
+        "--agents",
+        help="comma-separated agents repeated to fill the seats: random, heuristic, human "
+        "(default: heuristic where the game has one, else random)",
+    )
+    play.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
+    play.add_argument("--seed", type=int, help="seed of the first match (match g uses seed+g); random if omitted")
+    play.add_argument("--render", action="store_true", help="play one match, printing the table after every move")
+    play.add_argument(
+        "--option",
+        nargs="+",
+        action="extend",
+        metavar="KEY=VALUE",
+        help="game constructor option, e.g. single_round=true target_score=5",
+    )
+    return parser
+
+
+def main(
+    argv: Sequence[str] | None = None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+    input_fn: Callable[[str], str] | None = None,
+) -> int:
+    """Run the CLI; returns the exit code (0 ok, 2 bad usage, 130 interrupted)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "list":
+            return cmd_list(out)
+        if args.command == "play":
+            return cmd_play(args, out, err, input_fn or input)
+        parser.print_help(out)
+        return EXIT_USAGE
+    except CliError as e:
+        print(f"cardenvs: error: {e}", file=err)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=err)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # e.g. `cardenvs play ... | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
