@@ -182,3 +182,28 @@ def test_render_modes():
     env.reset(seed=0)
     text = env.render()
     assert "player_0" in text and "pile" in text
+
+
+def test_pettingzoo_style_module():
+    from cardenvs import president_v0
+
+    env = president_v0.env(num_players=6)
+    env.reset(seed=0)
+    assert env.possible_agents == [f"player_{i}" for i in range(6)]
+    assert type(president_v0.raw_env()).__name__ == "CardGameEnv"
+    assert president_v0.vec_env(4).num_envs == 4
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_load_state_dict_matches_aec(name):
+    env = cardenvs.make_raw(name)
+    env.reset(seed=4)
+    _play_random(env, 25, np.random.default_rng(4))
+    d = env.state_dict()
+    venv = cardenvs.make_vec(name, num_envs=3, seed=0)
+    venv.reset()
+    state = venv.load_state_dict(1, d)
+    assert venv.state_dict(1) == d
+    assert np.array_equal(state.observation[1], env.observe(env.agent_selection)["observation"])
+    assert np.array_equal(state.legal_action_mask[1], env.observe(env.agent_selection)["action_mask"])
+    assert state.current_player[1] == int(env.agent_selection.split("_")[1])
