@@ -34,9 +34,7 @@ def available_agents(spec: GameSpec) -> list[str]:
 
 def heuristic_class(spec: GameSpec) -> type[Agent]:
     if not has_heuristic(spec):
-        raise ValueError(
-            f"no heuristic agent for {spec.name!r}; available agents: {', '.join(available_agents(spec))}"
-        )
+        raise ValueError(f"no heuristic agent for {spec.name!r}; available agents: {', '.join(available_agents(spec))}")
     module, cls = HEURISTICS[spec.name].split(":")
     return getattr(importlib.import_module(module), cls)
 

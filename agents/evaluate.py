@@ -101,17 +101,21 @@ def main() -> None:  # pragma: no cover - a measurement script
 
     matches = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     spec = get_spec("president")
-    for players in (4, 5):
-        agents = [make_agent("heuristic", spec)] + [make_agent("random", spec, seed=k) for k in range(1, players)]
-        t = time.perf_counter()
-        res = evaluate(spec, agents, matches, seed=12345, options={"num_players": players})
-        h = res[0]
-        rnd = sum(r.wins for r in res[1:]) / (players - 1)
-        print(
-            f"{players} players, {matches} matches ({time.perf_counter() - t:.1f} s): heuristic wins "
-            f"{h.wins:.1f} = {h.win_rate:.1%} (fair share {1 / players:.1%}), mean score {h.mean_score:.2f}; "
-            f"each random {rnd / matches:.1%}, mean score {np.mean([r.mean_score for r in res[1:]]):.2f}"
-        )
+    for single_round in (False, True):
+        for players in (4, 5):
+            agents = [make_agent("heuristic", spec)]
+            agents += [make_agent("random", spec, seed=k) for k in range(1, players)]
+            opts = {"num_players": players, "single_round": single_round}
+            t = time.perf_counter()
+            res = evaluate(spec, agents, matches, seed=12345, options=opts)
+            h = res[0]
+            rnd = sum(r.wins for r in res[1:]) / (players - 1)
+            kind = "single-round" if single_round else "full"
+            print(
+                f"{players} players, {matches} {kind} matches ({time.perf_counter() - t:.1f} s): heuristic wins "
+                f"{h.wins:.1f} = {h.win_rate:.1%} (fair share {1 / players:.1%}), mean score {h.mean_score:.2f}; "
+                f"each random {rnd / matches:.1%}, mean score {np.mean([r.mean_score for r in res[1:]]):.2f}"
+            )
 
 
 if __name__ == "__main__":  # pragma: no cover

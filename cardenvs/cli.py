@@ -20,12 +20,12 @@ import secrets
 import sys
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, TextIO
 
 import numpy as np
 
-from agents import Agent, available_agents, has_heuristic, make_agent
+from agents import Agent, has_heuristic, make_agent
 from cardenvs.core.protocol import GameSpec
 from cardenvs.registry import get_spec, list_games, make
 
@@ -44,11 +44,11 @@ class QuitRequested(Exception):
 # --------------------------------------------------------------------------- list
 def format_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[int] = ()) -> str:
     """Plain-text table; columns in ``right`` are right-aligned (numbers)."""
-    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows)]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=False)]
 
     def line(cells: Sequence[str]) -> str:
-        out = [str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in enumerate(zip(cells, widths))]
-        return "  ".join(out).rstrip()
+        cols = enumerate(zip(cells, widths, strict=True))
+        return "  ".join(str(c).rjust(w) if i in right else str(c).ljust(w) for i, (c, w) in cols).rstrip()
 
     return "\n".join([line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)])
 
@@ -56,7 +56,9 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Se
 def cmd_list(out: TextIO) -> int:
     rows = []
     for spec in list_games():
-        players = f"{spec.min_players}-{spec.max_players}" if spec.min_players != spec.max_players else str(spec.min_players)
+        players = str(spec.min_players)
+        if spec.max_players != spec.min_players:
+            players += f"-{spec.max_players}"
         rows.append([spec.env_id, spec.title, players, spec.summary, spec.doc])
     print(format_table(["env id", "title", "players", "summary", "docs"], rows), file=out)
     return 0
@@ -110,7 +112,7 @@ def seat_names(names: Sequence[str], num_players: int) -> list[str]:
 class MatchResult:
     returns: list[float]  # total reward of each seat over the match
     scores: list[float] | None  # the game's match score per seat, when its infos carry one
-    shares: list[float] = field(default_factory=list)  # each seat's share of the win
+    shares: list[float]  # each seat's share of the win
 
 
 def win_shares(returns: Sequence[float]) -> list[float]:
@@ -139,7 +141,7 @@ def ask_human(env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO) 
             text = input_fn("your move (number or cards, q to quit): ").strip()
         except EOFError:
             raise QuitRequested from None
-        if text.lower() in ("q", "quit", "exit"):
+        if text in ("q", "quit", "exit"):  # lower case only: "Q" is a queen
             raise QuitRequested
         if not text:
             continue
@@ -203,12 +205,13 @@ def play_match(
         if render:
             print(table_text(env, viewer) + "\n", file=out)
     scores = final_info.get("scores")
-    result = MatchResult(returns, list(scores) if scores is not None else None)
-    result.shares = win_shares(returns)
+    result = MatchResult(returns, list(scores) if scores is not None else None, win_shares(returns))
     if narrate:
         winners = [f"{raw.possible_agents[s]} ({names[s]})" for s, x in enumerate(result.shares) if x > 0]
-        print(f"match over: winner {' and '.join(winners)}; scores {scores}; rewards "
-              f"{[round(r, 3) for r in returns]}", file=out)
+        print(
+            f"match over: winner {' and '.join(winners)}; scores {scores}; rewards {[round(r, 3) for r in returns]}",
+            file=out,
+        )
     return result
 
 
@@ -226,7 +229,7 @@ def results_table(tallies: dict[str, Tally]) -> str:
     for name, t in tallies.items():
         rate = f"{t.wins / t.seats:.1%}" if t.seats else "-"
         score = f"{t.score_sum / t.scored:.2f}" if t.scored else "-"
-        rows.append([name, str(t.seats), f"{t.wins:g}", rate, score])
+        rows.append([name, str(t.seats), f"{t.wins:.1f}", rate, score])
     return format_table(["agent", "seats", "wins", "win rate", "mean score"], rows, right=(1, 2, 3, 4))
 
 
@@ -250,7 +253,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
         raise CliError(str(e)) from None
     num_players = env.unwrapped.num_players
     if args.agents:
-        wanted = [a.strip() for a in args.agents.split(",") if a.strip()]
+        wanted = [a.strip().lower() for a in args.agents.split(",") if a.strip()]
         if not wanted:
             raise CliError("--agents needs at least one agent name")
     else:
@@ -273,8 +276,11 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     interactive = args.render or any(a.is_human for a in slots)
     tallies = {n: Tally() for n in dict.fromkeys(names)}
     opts = ", ".join(f"{k}={v}" for k, v in options.items())
-    print(f"{spec.env_id}: {num_players} players, seats {','.join(names)}; seed {seed}"
-          + (f"; options {opts}" if opts else ""), file=out)
+    print(
+        f"{spec.env_id}: {num_players} players, seats {','.join(names)}; seed {seed}"
+        + (f"; options {opts}" if opts else ""),
+        file=out,
+    )
     start = time.perf_counter()
     played = 0
     status = 0
@@ -282,8 +288,15 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
         for g in range(games):
             # rotate: in match g seat s is played by slot (s + g) % P
             order = [(s + g) % num_players for s in range(num_players)]
-            res = play_match(env, [slots[k] for k in order], [names[k] for k in order], seed + g, out,
-                             render=args.render, input_fn=input_fn)
+            res = play_match(
+                env,
+                [slots[k] for k in order],
+                [names[k] for k in order],
+                seed + g,
+                out,
+                render=args.render,
+                input_fn=input_fn,
+            )
             for s, k in enumerate(order):
                 t = tallies[names[k]]
                 t.seats += 1
@@ -303,11 +316,17 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
         status = EXIT_INTERRUPTED
     if played:
         elapsed = time.perf_counter() - start
-        print(f"\n{played} match{'es' if played > 1 else ''} in {elapsed:.1f} s; "
-              f"fair share {1 / num_players:.1%} of the wins per seat", file=out)
+        print(
+            f"\n{played} match{'es' if played > 1 else ''} in {elapsed:.1f} s; "
+            f"fair share {1 / num_players:.1%} of the wins per seat",
+            file=out,
+        )
         print(results_table(tallies), file=out)
-        print("winner: the seat(s) with the highest total reward of the match, ties shared; "
-              "score: the game's match score (infos['scores'])", file=out)
+        print(
+            "winner: the seat(s) with the highest total reward of the match, ties shared; "
+            "score: the game's match score (infos['scores'])",
+            file=out,
+        )
     return status
 
 

@@ -547,6 +547,7 @@ def _step_env(s, a, mask, obs, rewards, auto_reset):
     finished game (no auto-reset) changes nothing."""
     rewards[:] = 0.0
     if s.phase == PHASE_OVER:
+        _outputs(s, mask, obs)  # the caller's buffers are fresh: write the (empty) mask and obs
         return EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
     events = 0
     s.rewards[:] = 0.0
@@ -781,7 +782,9 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: pile_rank and last_player must be set together (or both empty)")
     if rec["pile_rank"] == TWO:
         raise ValueError("scenario: 2s clear the pile at once, the pile cannot show a 2")
-    if rec["pile_rank"] >= 0 and not 1 <= rec["pile_count"] <= rec["run_count"] <= 3:
+    # a finished match keeps its last play, which may have made a four (the round ended first)
+    max_run = MAX_PER_RANK if rec["phase"] == PHASE_OVER else 3
+    if rec["pile_rank"] >= 0 and not 1 <= rec["pile_count"] <= rec["run_count"] <= max_run:
         raise ValueError("scenario: need 1 <= pile_count <= run_count (and below four of a kind)")
     if rec["phase"] == PHASE_EXCHANGE and (rec["president"] < 0 or rec["trou"] < 0):
         raise ValueError("scenario: the exchange phase needs president and trou seats")

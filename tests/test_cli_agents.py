@@ -1,0 +1,252 @@
+"""The agents (interface, legality, strength) and the ``cardenvs`` command line."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from agents import AGENT_NAMES, available_agents, has_heuristic, make_agent
+from agents.base import Agent
+from agents.evaluate import evaluate
+from cardenvs import get_spec, make_vec
+from cardenvs.cli import main, parse_options, parse_value, seat_names
+
+SPEC = get_spec("president")
+
+
+def run_cli(*argv: str, inputs=None) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    rc = main(list(argv), out=out, err=err, input_fn=inputs)
+    return rc, out.getvalue(), err.getvalue()
+
+
+# --------------------------------------------------------------------------- agents
+def test_registry_names():
+    assert set(available_agents(SPEC)) == set(AGENT_NAMES)
+    for name in AGENT_NAMES:
+        agent = make_agent(name, SPEC, seed=1)
+        assert isinstance(agent, Agent) and agent.name == name
+    with pytest.raises(ValueError, match="available agents: random, heuristic, human"):
+        make_agent("alphazero", SPEC)
+
+
+def test_game_without_heuristic():
+    other = dataclasses.replace(SPEC, name="nogame", env_id="nogame_v0")
+    assert not has_heuristic(other)
+    assert available_agents(other) == ["random", "human"]
+    with pytest.raises(ValueError, match="no heuristic agent for 'nogame'; available agents: random, human"):
+        make_agent("heuristic", other)
+
+
+def test_random_agent_single_and_empty_mask():
+    agent = make_agent("random", SPEC, seed=3)
+    mask = np.zeros(SPEC.module.NUM_ACTIONS, dtype=bool)
+    mask[[0, 5, 9]] = True
+    obs = np.zeros(SPEC.module.OBS_SIZE, dtype=np.float32)
+    picks = {agent.act(obs, mask) for _ in range(200)}
+    assert picks == {0, 5, 9}
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act(obs, np.zeros_like(mask))
+    out = agent.act_batch(np.stack([obs, obs]), np.stack([mask, np.zeros_like(mask)]))
+    assert out[0] in (0, 5, 9) and out[1] == -1
+
+
+def test_human_agent_is_cli_only():
+    human = make_agent("human", SPEC)
+    assert human.is_human
+    with pytest.raises(RuntimeError, match="through the CLI"):
+        human.act(np.zeros(SPEC.module.OBS_SIZE), np.ones(SPEC.module.NUM_ACTIONS, dtype=bool))
+
+
+@pytest.mark.parametrize("players", [4, 5, 8, 10])
+def test_agents_always_legal(players):
+    """Heuristic and random pick legal actions in states reached by a mix of both;
+    the heuristic's act and act_batch agree."""
+    n = 128
+    env = make_vec("president", num_envs=n, seed=players, num_players=players)
+    heur = make_agent("heuristic", SPEC)
+    rand = make_agent("random", SPEC, seed=players)
+    rng = np.random.default_rng(players)
+    st = env.reset()
+    for step in range(250):
+        h = heur.act_batch(st.observation, st.legal_action_mask)
+        r = rand.act_batch(st.observation, st.legal_action_mask)
+        rows = np.arange(n)
+        assert st.legal_action_mask[rows, h].all(), "heuristic chose an illegal action"
+        assert st.legal_action_mask[rows, r].all(), "random chose an illegal action"
+        if step % 25 == 0:
+            for i in range(0, n, 16):
+                assert heur.act(st.observation[i], st.legal_action_mask[i]) == h[i]
+        st = env.step(np.where(rng.random(n) < 0.5, h, r))
+
+
+def test_heuristic_beats_random():
+    """Measured (2,000 matches): 4 players, full matches ~100% (fair share 25%);
+    5 players, single rounds ~66% (fair share 20%). Thresholds sit far below."""
+    res = evaluate(SPEC, [make_agent("heuristic", SPEC)] + [make_agent("random", SPEC, seed=k) for k in (1, 2, 3)], 200)
+    assert res[0].win_rate > 0.8
+    assert res[0].mean_score > max(r.mean_score for r in res[1:]) + 3
+    agents5 = [make_agent("heuristic", SPEC)] + [make_agent("random", SPEC, seed=k) for k in range(1, 5)]
+    res5 = evaluate(SPEC, agents5, 200, seed=9, options={"num_players": 5, "single_round": True})
+    assert res5[0].win_rate > 0.4
+    assert all(r.win_rate < 0.2 for r in res5[1:])
+
+
+# --------------------------------------------------------------------------- cli helpers
+def test_parse_helpers():
+    assert parse_value("true") is True and parse_value("False") is False
+    assert parse_value("7") == 7 and parse_value("0.5") == 0.5 and parse_value("match") == "match"
+    assert parse_options(SPEC, ["single_round=yes", "target-score=5"], 6) == {
+        "single_round": True,
+        "target_score": 5,
+        "num_players": 6,
+    }
+    assert seat_names(["heuristic", "random"], 5) == ["heuristic", "random", "heuristic", "random", "heuristic"]
+
+
+# --------------------------------------------------------------------------- cli
+def test_list():
+    rc, out, _ = run_cli("list")
+    assert rc == 0
+    assert "env id" in out and "president_v0" in out and "4-10" in out and "docs/games/president.md" in out
+
+
+def test_play_many_games_table_and_rotation():
+    rc, out, err = run_cli(
+        "play",
+        "president",
+        "--agents",
+        "heuristic,random",
+        "--players",
+        "5",
+        "--games",
+        "5",
+        "--seed",
+        "4",
+        "--option",
+        "single_round=true",
+    )
+    assert rc == 0
+    assert "seats heuristic,random,heuristic,random,heuristic" in out
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("heuristic ", "random "))}
+    assert rows["heuristic"][1] == "15" and rows["random"][1] == "10"  # 5 matches x 3 and x 2 seats
+    wins = float(rows["heuristic"][2]) + float(rows["random"][2])
+    assert wins == pytest.approx(5.0)
+    assert err.endswith("5/5 matches\n") and "\r" in err
+
+
+def test_play_default_agent_and_seed_reproducible():
+    a = run_cli("play", "president", "--games", "2", "--seed", "11", "--option", "single_round=true")
+    b = run_cli("play", "president", "--games", "2", "--seed", "11", "--option", "single_round=true")
+    assert a[0] == 0 and "seats heuristic,heuristic,heuristic,heuristic" in a[1]
+    strip = [re.sub(r"in [\d.]+ s", "", x[1]) for x in (a, b)]
+    assert strip[0] == strip[1]
+
+
+def test_render_one_match():
+    rc, out, err = run_cli(
+        "play",
+        "president",
+        "--render",
+        "--games",
+        "3",
+        "--seed",
+        "2",
+        "--option",
+        "single_round=true",
+        "--agents",
+        "heuristic,random",
+    )
+    assert rc == 0 and "single match" in err
+    moves = re.findall(r"^player_\d \((?:heuristic|random)\): (.+)$", out, re.M)
+    assert len(moves) > 10
+    for move in moves:
+        SPEC.module.str_to_action(move)  # card notation
+    assert out.count("Président — round") == len(moves) + 1  # the table before and after every move
+    assert "match over: winner" in out and "1 match in" in out
+
+
+def _scripted_human(out: io.StringIO, script: list[str]):
+    """Answers from ``script``, then the last legal move of the latest list, in card notation."""
+    answers = iter(script)
+
+    def reply(prompt: str) -> str:
+        for text in answers:
+            return text
+        legal = re.findall(r"\d+: (\S+(?: \S)?)", out.getvalue().rsplit("legal moves:", 1)[1].splitlines()[0])
+        return legal[-1]
+
+    return reply
+
+
+def test_human_plays_a_round():
+    out, err = io.StringIO(), io.StringIO()
+    inputs = _scripted_human(out, ["", "nonsense", "999", "77777", "0"])
+    rc = main(
+        ["play", "president", "--agents", "human,heuristic", "--seed", "3", "--option", "single_round=true"],
+        out=out,
+        err=err,
+        input_fn=inputs,
+    )
+    text = out.getvalue()
+    assert rc == 0, err.getvalue()
+    assert "=== your turn: player_0 ===" in text and "legal moves:  0:" in text
+    assert "cannot read 'nonsense'" in text and "is not legal now" in text
+    assert "match over: winner" in text
+    # the human's view never shows another player's cards
+    for block in text.split("=== your turn: ")[1:]:
+        seat = block[len("player_")]
+        for line in block.splitlines()[1:7]:
+            if line.strip().startswith("player_") and f"player_{seat} " not in line:
+                assert re.search(r": \d+ cards$|: \(none\)$", line), line
+
+
+def test_human_quit_and_interrupt():
+    rc, out, _ = run_cli("play", "president", "--agents", "human", "--seed", "1", inputs=lambda _: "q")
+    assert rc == 0 and "quit" in out
+
+    def ctrl_c(_: str) -> str:
+        raise KeyboardInterrupt
+
+    rc, out, err = run_cli("play", "president", "--agents", "human", "--seed", "1", inputs=ctrl_c)
+    assert rc == 130 and "interrupted after 0 of 1 matches" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["play", "nope"], "unknown game 'nope'"),
+        (["play", "president", "--agents", "heuristic,robot"], "unknown agent 'robot'"),
+        (["play", "president", "--option", "colour=red"], "unknown option 'colour'"),
+        (["play", "president", "--option", "single_round"], "expects key=value"),
+        (["play", "president", "--players", "3"], "num_players must be"),
+        (["play", "president", "--players", "5", "--option", "num_players=6"], "contradicts"),
+        (["play", "president", "--games", "0"], "--games must be at least 1"),
+    ],
+)
+def test_bad_input_one_line_exit_2(argv, message):
+    rc, out, err = run_cli(*argv)
+    assert rc == 2
+    assert message in err and err.count("\n") == 1 and err.startswith("cardenvs: error: ")
+
+
+def test_python_dash_m_subprocess():
+    ok = subprocess.run(
+        [sys.executable, "-m", "cardenvs", "play", "president", "--agents", "human,random", "--seed", "5"],
+        input="zzz\n1\nq\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert ok.returncode == 0, ok.stderr
+    assert "cannot read 'zzz'" in ok.stdout and "quit" in ok.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "cardenvs", "play", "nope"], capture_output=True, text=True, timeout=120
+    )
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
