@@ -124,9 +124,7 @@ def win_shares(returns: Sequence[float]) -> list[float]:
 
 def table_text(env: Any, viewer: int | None) -> str:
     """The table as the game renders it, every hand shown (viewer None) or one seat's view."""
-    raw = env.unwrapped
-    # the env's render() shows every hand; a player's view needs the game's render_text
-    return raw.game.render_text(raw._state[0], viewer)
+    return env.unwrapped.render_text(viewer)
 
 
 def ask_human(env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO) -> int:
@@ -201,7 +199,8 @@ def play_match(
             action = int(agent.act(obs["observation"], obs["action_mask"].astype(np.bool_)))
         env.step(action)
         if narrate:
-            print(f"{name} ({names[seat]}): {raw.action_to_str(action)}", file=out)
+            move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)
+            print(f"{name} ({names[seat]}): {move}", file=out)
         if render:
             print(table_text(env, viewer) + "\n", file=out)
     scores = final_info.get("scores")

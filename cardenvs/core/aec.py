@@ -182,6 +182,17 @@ class CardGameEnv(AECEnv):
         """The action in card notation (grammar on the game's docs page)."""
         return self.game.action_to_str(action)
 
+    def public_action_str(self, action: int) -> str:
+        """The action as the other players see it (a card given in secret shows no card)."""
+        public = getattr(self.game, "public_action_str", None)
+        return public(action) if public is not None else self.game.action_to_str(action)
+
+    def render_text(self, viewer: int | str | None = None) -> str:
+        """The table as text: every hand (viewer None), or what one seat sees."""
+        if isinstance(viewer, str):
+            viewer = self._index[viewer]
+        return self.game.render_text(self._state[0], viewer)
+
     def str_to_action(self, text: str) -> int:
         """Inverse of :meth:`action_to_str`; ValueError quoting the text if unreadable."""
         return self.game.str_to_action(text)
@@ -197,7 +208,7 @@ class CardGameEnv(AECEnv):
     def render(self) -> str | None:
         if self.render_mode is None:
             return None
-        text = self.game.render_text(self._state[0])
+        text = self.render_text()
         if self.render_mode == "human":
             print(text)
             return None

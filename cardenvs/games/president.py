@@ -647,6 +647,11 @@ def action_to_str(a: int) -> str:
     raise ValueError(f"not a president action: {a!r} (0..{NUM_ACTIONS - 1})")
 
 
+def public_action_str(a: int) -> str:
+    """What the other players see: the card the president returns is given face down."""
+    return "give a card" if GIVE0 <= int(a) < NUM_ACTIONS else action_to_str(a)
+
+
 def str_to_action(text: str) -> int:
     """Inverse of :func:`action_to_str`; also accepts cards with suits (``7h 7s``)."""
     t = text.strip()
