@@ -246,9 +246,11 @@ def test_twos_go_on_a_bigger_play():
 
 def test_cannot_go_out_on_a_two():
     env = make()
-    # a hand of only 2s is never in play in a real game; loaded here to show the mask rule
-    load(env, hands=["2c 2d", "Jc", "8c 9c", "Tc Kc"], current=0, **pile("5", by=3))
-    assert legal(env) == {"pass", "2"}
+    # a hand of only 2s is never in play: such a player is stuck, and a scenario says so
+    with pytest.raises(ValueError, match="only 2s"):
+        load(env, hands=["2c 2d", "Jc", "8c 9c", "Tc Kc"], current=0, **pile("5", by=3))
+    load(env, hands=["2c 2d Jd", "Jc", "8c 9c", "Tc Kc"], current=0, **pile("5", by=3))
+    assert legal(env) == {"pass", "2", "22", "J"}
     load(env, hands=["2c 2d 2h 6c", "Jc", "8c 9c", "Tc Kc"], current=0, **pile("5", by=3))
     assert legal(env) == {"pass", "2", "22", "222", "6"}
 
@@ -536,8 +538,16 @@ def finish_round(env, scores, finish_order=(0, 1), seed=0, **scenario):
     hands[rest[0]] = ["Ac"]
     hands[rest[1]] = ["Kc"]
     out = [p in finish_order for p in range(P)]
-    load(env, seed=seed, hands=hands, current=rest[0], out=out, finish_order=list(finish_order),
-         scores=list(scores), **scenario)
+    load(
+        env,
+        seed=seed,
+        hands=hands,
+        current=rest[0],
+        out=out,
+        finish_order=list(finish_order),
+        scores=list(scores),
+        **scenario,
+    )
     act(env, "A")
 
 
@@ -804,8 +814,13 @@ def test_bad_scenarios_raise():
     with pytest.raises(ValueError):
         load(env, hands=["Ac", [], "Qc", "Jc"], current=0)  # empty hand still in play
     with pytest.raises(ValueError):
-        load(env, hands=["Ac", "Kc", "Qc", "Jc"], current=0, pile_rank="2", pile_count=1, run_count=1,
-             last_player=1)
+        load(env, hands=["Ac", "Kc", "Qc", "Jc"], current=0, pile_rank="2", pile_count=1, run_count=1, last_player=1)
+    with pytest.raises(ValueError, match="offer phase"):  # offered a four without the cards
+        load(env, hands=["9c Kc", "Tc Jc", "4c", "Qc Qd"], current=1, phase="offer", **pile("9", by=0))
+    with pytest.raises(ValueError, match="offer phase"):  # nothing on the pile to complete
+        load(env, hands=["9c Kc", "Tc Jc", "4c", "Qc Qd"], current=1, phase="offer")
+    with pytest.raises(ValueError, match="exchange phase"):  # trou A cannot be the one to return a card
+        load(env, hands=["9c Kc", "Tc Jc", "4c", "Qc Qd"], current=1, phase="exchange", president=0, trou=1)
     with pytest.raises(ValueError):
         load(env, num_players=5)
     with pytest.raises(ValueError):
@@ -823,3 +838,34 @@ def test_partial_scenario_keeps_the_seeded_deal():
         assert len(d["hands"][p]) == len(dealt["hands"][p])
     all_cards = sorted(c for h in d["hands"] for c in h) + d["played"]
     assert sorted(all_cards) == sorted(r + s for r in RANK_ORDER for s in SUIT_ORDER)
+
+
+def test_a_finished_match_state_loads_back():
+    """The last play of a match may make a four that never clears (the round ended first);
+    the final state_dict must still load as a scenario."""
+    env = make(single_round=True)
+    load(env, hands=["9c Kc", [], "9d 9h 9s", []], current=0, out=[False, True, False, True], finish_order=[3, 1])
+    act(env, "9")
+    act(env, "999")
+    d = st(env)
+    assert d["phase"] == "over" and d["run_count"] == 4 and d["last_places"] == [4, 2, 3, 1]
+    twin = make(single_round=True)
+    twin.reset(seed=1, options={"scenario": d})
+    assert twin.state_dict() == d
+    assert all(twin.terminations.values()) and twin.legal_actions() == []
+
+
+def test_offer_and_exchange_states_load_back():
+    env = make()
+    load(env, hands=["9c Kc Ac", "Tc Jc", "9d 9h 9s 4c", "Qc Qd"], current=0)
+    act(env, "9")
+    d = st(env)
+    assert d["phase"] == "offer"
+    twin = make()
+    twin.reset(seed=3, options={"scenario": d})
+    assert twin.state_dict() == d and legal(twin) == {"pass", "999"}
+    finish_round(env, [0, 0, 0, 0], finish_order=(2, 0), seed=5)
+    d = st(env)
+    assert d["phase"] == "exchange"
+    twin.reset(seed=3, options={"scenario": d})
+    assert twin.state_dict() == d and legal(twin) == legal(env)

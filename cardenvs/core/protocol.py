@@ -17,8 +17,11 @@ Kernels (numba, leading batch dimension; masks are bool, observations float32)
     loaded states; ``observe_batch(states, viewer, obs)``.
 Python helpers
     ``action_to_str``, ``str_to_action``, ``make_template(**options)``,
-    ``STATE_FIELDS`` (a :class:`Field` list for ``state_dict``), ``deck_counts``,
-    ``validate_state``, ``render_text``, ``round_info``.
+    ``STATE_FIELDS`` (a :class:`Field` list for ``state_dict``; a ``hands`` field is
+    required), ``REST_FIELD`` (the card field that takes the cards a scenario does
+    not place), ``deck_counts``, ``validate_state``, ``observation_bounds``,
+    ``render_text``, ``round_info``; optional: ``public_action_str`` (an action as the
+    other players see it) and ``complete_scenario`` (derive fields a partial scenario implies).
 """
 
 from __future__ import annotations
@@ -49,6 +52,8 @@ class Field:
     id per player, -1 is None), ``hands`` (card counts per player), ``cards``
     (card counts), ``seat_list`` (seats in order; ``count`` names the length field).
     ``option`` marks a constructor option: a scenario may repeat it but not change it.
+    ``counted=False`` leaves a ``hands``/``cards`` field out of card conservation (a
+    subset of other cards, such as Odin's publicly known cards of each hand).
     """
 
     name: str
@@ -56,6 +61,7 @@ class Field:
     names: tuple[str, ...] | str = ()
     count: str = ""
     option: bool = False
+    counted: bool = True
 
 
 @dataclass(frozen=True)
@@ -230,7 +236,7 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
 
     deck = spec.module.deck_counts(rec).astype(np.int64)
     rest = spec.module.REST_FIELD
-    card_fields = [f.name for f in spec.module.STATE_FIELDS if f.kind in ("hands", "cards")]
+    card_fields = [f.name for f in spec.module.STATE_FIELDS if f.kind in ("hands", "cards") and f.counted]
     random_hands = []
     if "hands" in scenario:
         random_hands = [p for p, h in enumerate(scenario["hands"]) if h is None]
@@ -263,4 +269,7 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
             )
     else:
         rec[rest] = np.bincount(free, minlength=deck.size) if free.size else 0
+    complete = getattr(spec.module, "complete_scenario", None)
+    if complete is not None:
+        complete(rec, scenario)
     spec.module.validate_state(rec)

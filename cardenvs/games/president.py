@@ -762,9 +762,28 @@ def make_template(
     return t
 
 
+def complete_scenario(rec, scenario: dict) -> None:
+    """Fill what a partial scenario implies: a scenario with a pile or played cards is
+    past the match's first lead, unless it says otherwise."""
+    if "first_lead" not in scenario and (rec["pile_rank"] >= 0 or rec["played"].any() or rec["round"] > 1):
+        rec["first_lead"] = False
+    if rec["first_lead"] and "current" not in scenario:
+        P = int(rec["num_players"])
+        holders = [(int(rec["dealer"]) + i) % P for i in range(1, P + 1)]
+        rec["current"] = next(q for q in holders if rec["hands"][q, _STD_RANK[0] * 4])  # first 3c holder
+
+
 def validate_state(rec) -> None:
     """Consistency checks of a loaded scenario beyond card conservation."""
     P = int(rec["num_players"])
+    for p in range(P):
+        twos = int(rec["hands"][p, _STD_RANK[TWO] * 4 : _STD_RANK[TWO] * 4 + 4].sum())
+        if not rec["out"][p] and 0 < twos == int(rec["hands"][p].sum()):
+            raise ValueError(f"scenario: player {p} holds only 2s, so is stuck: add them to stuck_order")
+    if rec["first_lead"]:
+        three_clubs = _STD_RANK[0] * 4
+        if rec["pile_rank"] >= 0 or rec["phase"] != PHASE_PLAY or not rec["hands"][rec["current"], three_clubs]:
+            raise ValueError("scenario: first_lead needs an empty pile and the 3c in the hand of the player to move")
     sizes = rec["hands"][:P].sum(axis=1)
     for p in range(P):
         stuck = p in list(rec["stuck_order"][: rec["num_stuck"]])
@@ -793,6 +812,16 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: need 1 <= pile_count <= run_count (and below four of a kind)")
     if rec["phase"] == PHASE_EXCHANGE and (rec["president"] < 0 or rec["trou"] < 0):
         raise ValueError("scenario: the exchange phase needs president and trou seats")
+    if rec["phase"] == PHASE_EXCHANGE and (rec["current"] != rec["president"] or rec["president"] == rec["trou"]):
+        raise ValueError("scenario: in the exchange phase the president (not trou A) is to move")
+    if rec["phase"] == PHASE_OFFER:
+        r, cur = int(rec["pile_rank"]), int(rec["current"])
+        held = int(rec["hands"][cur, _STD_RANK[r] * 4 : _STD_RANK[r] * 4 + 4].sum()) if r >= 0 else -1
+        if r < 0 or cur == rec["last_player"] or held != 4 - int(rec["run_count"]):
+            raise ValueError(
+                "scenario: in the offer phase the player to move (not the last player) must hold "
+                "exactly the cards that complete the four on the pile"
+            )
 
 
 def observation_bounds(template) -> tuple[float, float]:
