@@ -105,7 +105,7 @@ def test_scenario_errors(name):
         env.reset(seed=0, options={"scenario": {"hands": duplicated}})
     with pytest.raises(ValueError, match="one per player"):
         env.reset(seed=0, options={"scenario": {"hands": d["hands"][:-1]}})
-    with pytest.raises(ValueError, match="not a card"):
+    with pytest.raises(ValueError, match="not a(n Odin)? card"):
         env.reset(seed=0, options={"scenario": {"hands": [["Zz"]] + d["hands"][1:]}})
     short = [list(h) for h in d["hands"]]
     short[0] = short[0][:-1]
