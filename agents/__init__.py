@@ -18,6 +18,7 @@ from cardenvs.core.protocol import GameSpec
 # kernels compile only when its heuristic is asked for
 HEURISTICS: dict[str, str] = {
     "president": "agents.president_heuristic:PresidentHeuristic",
+    "odin": "agents.odin_heuristic:OdinHeuristic",
 }
 
 AGENT_NAMES = ("random", "heuristic", "human")

@@ -55,6 +55,41 @@ class Agent:
         return f"{type(self).__name__}({self.spec.env_id!r}, seed={self.seed!r})"
 
 
+class CompiledHeuristic(Agent):
+    """A rule-based agent whose decision is a numba kernel ``decide(obs, mask, layout,
+    tuning)``; subclasses set ``decide``, ``decide_batch`` (the same over rows),
+    ``layout(game)`` (the observation offsets it reads, passed as an array so that the
+    cached kernel never holds stale globals) and ``default_tuning``. Deterministic."""
+
+    name = "heuristic"
+    default_tuning: tuple[int, ...] = ()
+    decide: Any = None
+    decide_batch: Any = None
+    layout: Any = None
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        tuning: tuple[int, ...] | None = None,
+    ):
+        super().__init__(spec, seed, options)
+        self._layout = type(self).layout(self.game)
+        self._tuning = np.asarray(self.default_tuning if tuning is None else tuning, dtype=np.int64)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = check_mask(action_mask)
+        return int(type(self).decide(np.asarray(observation, dtype=np.float32), mask, self._layout, self._tuning))
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        masks = np.ascontiguousarray(action_masks, dtype=np.bool_)
+        out = np.empty(obs.shape[0], dtype=np.int64)
+        type(self).decide_batch(obs, masks, self._layout, self._tuning, out)
+        return out
+
+
 def check_mask(action_mask: np.ndarray) -> np.ndarray:
     """The mask as bool, or ValueError when nothing is legal (a finished game or a caller bug)."""
     mask = np.asarray(action_mask).astype(np.bool_, copy=False)

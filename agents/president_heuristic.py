@@ -24,8 +24,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import Agent, check_mask
-from cardenvs.core.protocol import GameSpec
+from agents.base import CompiledHeuristic
 
 # indices into the layout array
 _HAND, _PILE_RANK, _PILE_COUNT, _RUN_COUNT, _PHASE, _SEATS, _SEAT_FEATURES, _MAX_PLAYERS = range(8)
@@ -203,29 +202,10 @@ def _decide_batch(obs, masks, L, T, out):
         out[i] = _decide(obs[i], masks[i], L, T)
 
 
-class PresidentHeuristic(Agent):
+class PresidentHeuristic(CompiledHeuristic):
     """Rule-based Président player (see the module docstring); deterministic."""
 
-    name = "heuristic"
-
-    def __init__(
-        self,
-        spec: GameSpec,
-        seed: int | None = None,
-        options: dict[str, Any] | None = None,
-        tuning: tuple[int, ...] = DEFAULT_TUNING,
-    ):
-        super().__init__(spec, seed, options)
-        self._layout = _layout(self.game)
-        self._tuning = np.asarray(tuning, dtype=np.int64)
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        mask = check_mask(action_mask)
-        return int(_decide(np.asarray(observation, dtype=np.float32), mask, self._layout, self._tuning))
-
-    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
-        masks = np.ascontiguousarray(action_masks, dtype=np.bool_)
-        out = np.empty(obs.shape[0], dtype=np.int64)
-        _decide_batch(obs, masks, self._layout, self._tuning, out)
-        return out
+    decide = staticmethod(_decide)
+    decide_batch = staticmethod(_decide_batch)
+    layout = staticmethod(_layout)
+    default_tuning = DEFAULT_TUNING

@@ -4,7 +4,13 @@
 ``cardenvs.make_vec("president_v0", num_envs=4096, seed=0)`` a numba-compiled batch.
 """
 
-from cardenvs.registry import GAMES, get_spec, list_games, make, make_raw, make_vec
+import sys
+
+from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, make_raw, make_vec
+
+# one importable module per game: ``from cardenvs import president_v0`` / ``import cardenvs.odin_v0``
+for _env_id in GAMES:
+    globals()[_env_id] = sys.modules[f"{__name__}.{_env_id}"] = entry_module(_env_id)
 
 __version__ = "0.1.0"
 __all__ = ["GAMES", "get_spec", "list_games", "make", "make_raw", "make_vec", "__version__"]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 from cardenvs.core.protocol import GameSpec
-from cardenvs.games import president
+from cardenvs.games import odin, president
 
 GAMES: dict[str, GameSpec] = {}
 
@@ -25,6 +26,21 @@ register(
         default_players=4,
         summary="climbing game, 52 cards (104 from 8 players); match to 11 points",
         doc="docs/games/president.md",
+    )
+)
+
+register(
+    GameSpec(
+        name="odin",
+        env_id="odin_v0",
+        title="Odin",
+        module=odin,
+        min_players=2,
+        max_players=6,
+        default_players=4,
+        summary="climbing game, 54 cards 1-9 in six colours; plays built card by card; lowest score to 15 wins",
+        doc="docs/games/odin.md",
+        odin_cards=True,
     )
 )
 
@@ -61,3 +77,25 @@ def make_vec(name: str, num_envs: int, seed: int = 0, **options: Any):
 
 def list_games() -> list[GameSpec]:
     return list(GAMES.values())
+
+
+def entry_module(env_id: str) -> types.ModuleType:
+    """The PettingZoo-style module ``cardenvs.<env_id>`` with ``env()``, ``raw_env()``
+    and ``vec_env()`` (``from cardenvs import president_v0; president_v0.env()``)."""
+    spec = get_spec(env_id)
+    module = types.ModuleType(f"cardenvs.{env_id}", f"{spec.title}: PettingZoo-style entry points.")
+
+    def env(**options: Any):
+        """The AEC env behind PettingZoo's standard wrappers (options: the game's docs page)."""
+        return make(env_id, **options)
+
+    def raw_env(**options: Any):
+        """The unwrapped AEC env."""
+        return make_raw(env_id, **options)
+
+    def vec_env(num_envs: int, seed: int = 0, **options: Any):
+        """The vectorised batch of ``num_envs`` games."""
+        return make_vec(env_id, num_envs=num_envs, seed=seed, **options)
+
+    module.env, module.raw_env, module.vec_env, module.ENV_ID = env, raw_env, vec_env, env_id
+    return module

@@ -6,21 +6,25 @@ import pytest
 
 import cardenvs
 
-# (options, games to play): short single-round games for volume, full matches for the exchange
+# (game, options, games to play): short single-round games for volume, full matches for
+# what happens between rounds (president's exchange, odin's next leader)
 CASES = [
-    ({"num_players": 4, "single_round": True}, 700),
-    ({"num_players": 9, "single_round": True}, 250),
-    ({"num_players": 5}, 60),
+    ("president_v0", {"num_players": 4, "single_round": True}, 700),
+    ("president_v0", {"num_players": 9, "single_round": True}, 250),
+    ("president_v0", {"num_players": 5}, 60),
+    ("odin_v0", {"num_players": 4, "single_round": True}, 300),
+    ("odin_v0", {"num_players": 2}, 60),
+    ("odin_v0", {"num_players": 6, "reward_mode": "round"}, 50),
 ]
 
 
-@pytest.mark.parametrize("options,games", CASES)
-def test_aec_and_vector_lockstep(options, games):
+@pytest.mark.parametrize("name,options,games", CASES)
+def test_aec_and_vector_lockstep(name, options, games):
     n = 50
     seeds = np.arange(1000, 1000 + n)
-    venv = cardenvs.make_vec("president_v0", num_envs=n, **options)
+    venv = cardenvs.make_vec(name, num_envs=n, **options)
     state = venv.reset(seeds=seeds)
-    envs = [cardenvs.make_raw("president_v0", **options) for _ in range(n)]
+    envs = [cardenvs.make_raw(name, **options) for _ in range(n)]
     for env, seed in zip(envs, seeds, strict=True):
         env.reset(seed=int(seed))
     rng = np.random.default_rng(0)

@@ -1,0 +1,1201 @@
+"""The meld engine shared by the rummies (rami51, frime, classes): numba functions over
+card-count vectors, parameterised by a small rules vector.
+
+Cards are the standard ids of ``cardenvs.cards`` (``rank * 4 + suit``, rank A=0 .. K=12,
+suits c d h s; the joker is 52); a hand is a count vector of length 53 (several decks:
+counts above 1). A **position** places a card in a run: 0 is an ace below the 2, 1 the 2,
+..., 12 the king, 13 an ace above the king. A set's positions are its suits.
+
+Rules vector (``int64``, indices ``R_*``), built by :func:`rules_rami51`,
+:func:`rules_frime`, :func:`rules_classes`:
+
+============== ============================================================ ====== ===== =======
+index          meaning                                                      rami51 frime classes
+============== ============================================================ ====== ===== =======
+R_JOKER_WILD   the joker (id 52) is wild                                    1      1     0
+R_TWOS_WILD    every 2 is wild                                              0      1     1
+R_SET_MIN      smallest set                                                 3      3     3
+R_SET_MAX      largest set (0: no limit)                                    4      0     0
+R_SET_DISTINCT the cards of a set have different suits                      1      0     0
+R_RUN_MIN      shortest run                                                 3      3     3
+R_POS_LO       lowest run position (0: ace low allowed; 2: runs from the 3) 0      2     2
+R_POS_HI       highest run position (13: ace high allowed)                  13     13    13
+R_MIN_NATURAL  natural (non-wild) cards every meld needs                    0      0     1
+R_RUN_SUIT     a run is of one suit (classes: option ``run_same_suit``)     1      1     1
+============== ============================================================ ====== ===== =======
+
+A run never holds both positions 0 and 13 (no K-A-2: the ace is low or high, never both).
+
+Questions answered here:
+
+- :func:`meld_options`: is this multiset of cards a valid meld, and with which wild
+  positions (every interpretation);
+- :func:`extension_options`: which cards (and wild positions) extend a table meld;
+- :func:`split_all`: can a hand be split entirely into melds (frime's going out);
+- :func:`contract_feasible`: does a hand hold a contract ("a séquence of 5 and a
+  carré", classes);
+- :func:`plan_feasible` with :func:`plan_windows` and :func:`plan_chains`: the rummy
+  *turn planner* used by rami51's exact masks: is there a set of new melds (and lay-offs
+  of one given card) that completes the meld being built, reaches an opening threshold
+  with a clean run, uses a given card, and leaves at least one card in hand.
+  :func:`opening_feasible` is its plain form ("does this hand hold a >= 51 opening with
+  a clean run, using card X").
+
+The planner works for rule sets whose melds name every card they hold (sets of distinct
+suits, same-suit runs: rami51). Its exactness rests on three facts, each checked by the
+brute-force tests in ``tests/test_melds.py``:
+
+1. Without a minimum of natural cards, a run of 6 or more cards splits into runs of 3 to
+   5 with the same cards (same points, at least as many clean runs), so candidate runs
+   have 3 to 5 cards; sets have 3 or 4.
+2. For a fixed multiset of melds, the jokers needed are the shortfall of natural cards,
+   whichever meld gets them; taking naturals first, meld by meld, is exact for the card
+   counts. Points differ only for an ace (1 low in a run, 11 elsewhere): when a meld wants
+   an 11-point ace and none is left while an earlier meld holds a natural low ace, the
+   two swap (the joker goes to the low ace).
+3. The clean run is chosen first and takes natural cards only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+# --------------------------------------------------------------------------- cards, positions
+NUM_FACES = 52
+JOKER = 52
+NUM_TYPES = 53
+NUM_POS = 14
+ACE_LOW = 0
+ACE_HIGH = 13
+
+KIND_NONE = 0
+KIND_SET = 1
+KIND_RUN = 2
+KIND_WILD = 3  # meld_options: a meld of wild cards only (it names its cards when laid)
+
+# rules vector
+R_JOKER_WILD = 0
+R_TWOS_WILD = 1
+R_SET_MIN = 2
+R_SET_MAX = 3
+R_SET_DISTINCT = 4
+R_RUN_MIN = 5
+R_POS_LO = 6
+R_POS_HI = 7
+R_MIN_NATURAL = 8
+R_RUN_SUIT = 9
+NUM_RULES = 10
+
+
+def rules_rami51() -> np.ndarray:
+    """Jokers wild, 2s natural; sets of 3-4 distinct suits; runs of 3+ of a suit, ace low or high."""
+    return np.array([1, 0, 3, 4, 1, 3, 0, 13, 0, 1], dtype=np.int64)
+
+
+def rules_frime() -> np.ndarray:
+    """Every 2 and joker wild; sets of 3+ (duplicates allowed, no upper size); runs 3..K A
+    of one suit (ace high only); melds of wilds only allowed."""
+    return np.array([1, 1, 3, 0, 0, 3, 2, 13, 0, 1], dtype=np.int64)
+
+
+def rules_classes(run_same_suit: bool = True) -> np.ndarray:
+    """2s wild, no jokers; sets of 3+ (duplicates allowed); runs 3..K A (ace high only),
+    of one suit unless ``run_same_suit`` is False; at least one natural card per meld."""
+    return np.array([0, 1, 3, 0, 0, 3, 2, 13, 1, int(bool(run_same_suit))], dtype=np.int64)
+
+
+# classes contracts (seed 003): rows of (kind, size); kind KIND_SET with size 3 (brelan,
+# 3+ of a rank) or 4 (carré, 4+), KIND_RUN with size n (séquence of n+)
+CONTRACT_ITEMS = 3
+CONTRACTS = np.zeros((10, CONTRACT_ITEMS, 2), dtype=np.int64)
+for _i, _items in enumerate(
+    [
+        [(KIND_SET, 3), (KIND_SET, 3)],  # 1 deux brelans
+        [(KIND_RUN, 4), (KIND_SET, 3)],  # 2 une séquence de quatre et un brelan
+        [(KIND_SET, 4), (KIND_SET, 4)],  # 3 deux carrés
+        [(KIND_RUN, 4), (KIND_RUN, 4)],  # 4 deux séquences de quatre
+        [(KIND_SET, 3), (KIND_SET, 3), (KIND_SET, 3)],  # 5 trois brelans
+        [(KIND_RUN, 4), (KIND_SET, 3), (KIND_SET, 3)],  # 6 une séquence de quatre et deux brelans
+        [(KIND_RUN, 5), (KIND_SET, 4)],  # 7 une séquence de cinq et un carré
+        [(KIND_RUN, 5), (KIND_RUN, 5)],  # 8 deux séquences de cinq
+        [(KIND_RUN, 5), (KIND_SET, 3), (KIND_SET, 3)],  # 9 une séquence de cinq et deux brelans
+        [(KIND_RUN, 7), (KIND_SET, 4)],  # 10 une séquence de sept et un carré
+    ]
+):
+    for _j, (_k, _n) in enumerate(_items):
+        CONTRACTS[_i, _j] = (_k, _n)
+
+
+@njit(cache=True)
+def pos_rank(pos):
+    """Rank index (A=0 .. K=12) of a run position (0 and 13 are the ace)."""
+    return 0 if pos == ACE_HIGH else pos
+
+
+@njit(cache=True)
+def card_at(suit, pos):
+    """Card id at run position ``pos`` of ``suit``."""
+    return pos_rank(pos) * 4 + suit
+
+
+@njit(cache=True)
+def is_wild(rules, c):
+    if c == JOKER:
+        return rules[R_JOKER_WILD] != 0
+    return c // 4 == 1 and rules[R_TWOS_WILD] != 0
+
+
+@njit(cache=True)
+def rank_value(rank):
+    """Rami value of a rank in a set (and in hand): ace 11, 2-10 face value, J Q K 10."""
+    if rank == 0:
+        return 11
+    return min(rank + 1, 10)
+
+
+@njit(cache=True)
+def run_value(pos):
+    """Rami value of a card at a run position: ace 1 low, 11 high."""
+    if pos == ACE_LOW:
+        return 1
+    return rank_value(pos_rank(pos))
+
+
+@njit(cache=True)
+def rami_penalty(c):
+    """Points of a card left in hand in rami51: joker 20, ace 11, faces 10, 2-10 face value."""
+    if c == JOKER:
+        return 20
+    return rank_value(c // 4)
+
+
+@njit(cache=True)
+def frime_penalty(c):
+    """Frime: ace 1, 3-9 face value, T J Q K 10, frimes (2s, jokers) 0 (before doubling)."""
+    if c == JOKER:
+        return 0
+    r = c // 4
+    if r == 1:
+        return 0
+    if r == 0:
+        return 1
+    return min(r + 1, 10)
+
+
+@njit(cache=True)
+def classes_penalty(c):
+    """Classes: ace 15, T J Q K 10, 3-9 5, 2 20."""
+    r = c // 4
+    if r == 0:
+        return 15
+    if r == 1:
+        return 20
+    if r >= 9:
+        return 10
+    return 5
+
+
+@njit(cache=True)
+def run_window_ok(rules, lo, hi):
+    """Positions lo..hi form a run window under the rules (length, range, no K-A-2)."""
+    if lo < rules[R_POS_LO] or hi > rules[R_POS_HI] or hi - lo + 1 < rules[R_RUN_MIN]:
+        return False
+    return not (lo == ACE_LOW and hi == ACE_HIGH)
+
+
+@njit(cache=True)
+def _popcount(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- is it a meld?
+@njit(cache=True)
+def meld_options(rules, counts, out):
+    """Every interpretation of the cards ``counts`` (length 53) as one meld; returns how
+    many rows were written to ``out`` (int64, (n, 5)):
+
+    ``(KIND_SET, rank, wild_suits, 0, 0)``: a set; with distinct suits ``wild_suits`` is
+    the bit mask of the suits the wilds stand for (each choice its own row), otherwise 0.
+    ``(KIND_RUN, suit, lo, hi, wild_positions)``: a run over positions lo..hi, the wilds at
+    the bit mask ``wild_positions`` (suit -1 for a run of mixed suits).
+    ``(KIND_WILD, size, 0, 0, 0)``: wilds only (allowed without a natural minimum); the
+    player names the cards.
+    """
+    n = 0
+    wilds = 0
+    nat = 0
+    for c in range(NUM_TYPES):
+        k = np.int64(counts[c])
+        if k == 0:
+            continue
+        if is_wild(rules, c):
+            wilds += k
+        else:
+            nat += k
+    total = wilds + nat
+    if total == 0:
+        return 0
+    if nat < rules[R_MIN_NATURAL]:
+        return 0
+    if nat == 0:
+        if total >= min(rules[R_SET_MIN], rules[R_RUN_MIN]):
+            out[n, 0] = KIND_WILD
+            out[n, 1] = total
+            out[n, 2] = 0
+            out[n, 3] = 0
+            out[n, 4] = 0
+            n += 1
+        return n
+    # ---- sets: every natural of one rank
+    rank = -1
+    one_rank = True
+    suits = 0
+    dup_suit = False
+    for c in range(NUM_FACES):
+        k = np.int64(counts[c])
+        if k == 0 or is_wild(rules, c):
+            continue
+        if rank < 0:
+            rank = c // 4
+        elif c // 4 != rank:
+            one_rank = False
+        if k > 1 or (suits >> (c % 4)) & 1:
+            dup_suit = True
+        suits |= 1 << (c % 4)
+    size_ok = total >= rules[R_SET_MIN] and (rules[R_SET_MAX] == 0 or total <= rules[R_SET_MAX])
+    if one_rank and size_ok:
+        if rules[R_SET_DISTINCT]:
+            if not dup_suit:
+                free = 15 & ~suits
+                if _popcount(free) >= wilds:
+                    # each subset of the free suits of size `wilds`
+                    for m in range(16):
+                        if m & ~free == 0 and _popcount(m) == wilds:
+                            out[n, 0] = KIND_SET
+                            out[n, 1] = rank
+                            out[n, 2] = m
+                            out[n, 3] = 0
+                            out[n, 4] = 0
+                            n += 1
+        else:
+            out[n, 0] = KIND_SET
+            out[n, 1] = rank
+            out[n, 2] = 0
+            out[n, 3] = 0
+            out[n, 4] = 0
+            n += 1
+    # ---- runs: naturals of one suit (or any), distinct positions, inside one window
+    if total < rules[R_RUN_MIN]:
+        return n
+    suit = -1
+    one_suit = True
+    aces = 0
+    for c in range(NUM_FACES):
+        k = np.int64(counts[c])
+        if k == 0 or is_wild(rules, c):
+            continue
+        if k > 1:
+            return n  # a run holds each card once
+        if suit < 0:
+            suit = c % 4
+        elif c % 4 != suit:
+            one_suit = False
+        if c // 4 == 0:
+            aces += 1
+    if rules[R_RUN_SUIT] and not one_suit:
+        return n
+    if aces > 1:
+        return n  # one ace at most (no K-A-2, and an ace once)
+    run_suit = suit if rules[R_RUN_SUIT] else -1
+    # natural ranks must be distinct (mixed suits: one card per rank)
+    seen = 0
+    for c in range(NUM_FACES):
+        if counts[c] == 0 or is_wild(rules, c):
+            continue
+        r = c // 4
+        if (seen >> r) & 1:
+            return n
+        seen |= 1 << r
+    for ace_pos in (ACE_LOW, ACE_HIGH):
+        if aces == 0 and ace_pos == ACE_HIGH:
+            break
+        natpos = np.int64(0)
+        for r in range(13):
+            if (seen >> r) & 1:
+                p = r if r > 0 else ace_pos
+                natpos |= np.int64(1) << np.int64(p)
+        for lo in range(NUM_POS):
+            hi = lo + total - 1
+            if hi >= NUM_POS or not run_window_ok(rules, lo, hi):
+                continue
+            window = ((np.int64(1) << np.int64(total)) - 1) << np.int64(lo)
+            if natpos & ~window:
+                continue
+            out[n, 0] = KIND_RUN
+            out[n, 1] = run_suit
+            out[n, 2] = lo
+            out[n, 3] = hi
+            out[n, 4] = window & ~natpos
+            n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- extensions
+@njit(cache=True)
+def extension_options(rules, kind, key, lo, hi, occupied, size, out):
+    """Cards that extend a table meld by one card; returns how many rows were written to
+    ``out`` (int64, (n, 2)): ``(card, position)``. A natural of that card, or a wild
+    standing for it, may be added there.
+
+    Run (``key`` its suit, -1 for mixed suits; ``lo``..``hi``): one position below or
+    above (a mixed run lists the four suits of the rank). Set (``key`` its rank,
+    ``occupied`` the bit mask of suits held, ``size`` its cards): a missing suit with
+    distinct suits (position = suit), any suit otherwise, while below the largest size.
+    """
+    n = 0
+    if kind == KIND_RUN:
+        for p in (lo - 1, hi + 1):
+            if p < 0 or p >= NUM_POS:
+                continue
+            if not run_window_ok(rules, min(p, lo), max(p, hi)):
+                continue
+            if key >= 0:
+                out[n, 0] = card_at(key, p)
+                out[n, 1] = p
+                n += 1
+            else:
+                for t in range(4):
+                    out[n, 0] = card_at(t, p)
+                    out[n, 1] = p
+                    n += 1
+        return n
+    if kind == KIND_SET:
+        if rules[R_SET_MAX] > 0 and size >= rules[R_SET_MAX]:
+            return 0
+        for t in range(4):
+            if rules[R_SET_DISTINCT] and (occupied >> t) & 1:
+                continue
+            out[n, 0] = key * 4 + t
+            out[n, 1] = t
+            n += 1
+    return n
+
+
+# --------------------------------------------------------------------------- the turn planner
+# A candidate ("window") is a row of `cw` (int16):
+CW_KIND = 0  # KIND_SET, KIND_RUN, CW_CHAIN (a lay-off chain onto a table meld), CW_ALLWILD
+CW_LEN = 1  # cards it holds
+CW_XIN = 2  # holds the card X (natural, present in the hand)
+CW_CLEAN = 3  # a run whose every card is a natural present in the hand
+CW_PTS = 4  # points of its natural cards present in the hand
+CW_CARD = 5  # CW_CARD + i: the card at its i-th position (represented card)
+CW_VAL = CW_CARD + NUM_POS  # CW_VAL + i: that card's opening value there (0 in a chain)
+CW_FIELDS = CW_VAL + NUM_POS
+CW_CHAIN = 3
+CW_ALLWILD = 4
+MAX_WINDOWS = 512
+
+# B (the meld being built, its cards added in canonical order) as an int64 vector:
+B_KIND = 0  # BK_*
+B_RANK = 1  # one card: its rank; a set: the rank
+B_SUIT = 2  # one card: its suit; a run: the suit
+B_LO = 3  # a run: lowest position; a set: lowest suit
+B_HI = 4  # a run: highest position (the last card); a set: highest suit; one card: its position
+B_N = 5  # cards placed
+B_JOKER = 6  # a wild is among them
+B_PTS_RUN = 7  # points of its natural cards if it ends as a run
+B_PTS_SET = 8  # ... if it ends as a set
+B_FIELDS = 9
+BK_EMPTY = 0  # no meld in progress (or one just started, no card yet)
+BK_ONE = 1
+BK_SET = 2
+BK_RUN = 3
+
+
+@njit(cache=True)
+def _window_row(cw, k, kind, L, N, X):
+    """Fill the summary fields of row k from its cards and values (already written)."""
+    cw[k, CW_KIND] = kind
+    cw[k, CW_LEN] = L
+    pts = 0
+    clean = kind == KIND_RUN
+    xin = 0
+    for i in range(L):
+        c = cw[k, CW_CARD + i]
+        if c >= 0 and N[c] > 0:
+            pts += cw[k, CW_VAL + i]
+            if c == X:
+                xin = 1
+        else:
+            clean = False
+    cw[k, CW_PTS] = pts
+    cw[k, CW_CLEAN] = 1 if clean else 0
+    cw[k, CW_XIN] = xin
+
+
+@njit(cache=True)
+def plan_windows(rules, N, W, X, cw, tmp, order, bound, long_runs):
+    """Candidate melds of a hand for :func:`plan_feasible`: runs of 3..5 positions
+    (3..5+W with ``long_runs``) and sets, each holding at least one natural card of the
+    hand and needing at most ``W`` wilds; one all-wild meld when ``W >= 3`` and the rules
+    allow it. Rows go to ``tmp``; ``order`` receives the search order (melds holding X
+    first, then by decreasing points) and ``bound[j]`` an upper bound of the points the
+    candidates ``order[j:]`` can add. Returns the number of candidates."""
+    K = 0
+    lo_pos = rules[R_POS_LO]
+    hi_pos = rules[R_POS_HI]
+    extra = W if long_runs else 2
+    for s in range(4):
+        # natural positions held in this suit
+        held = np.int64(0)
+        for p in range(lo_pos, hi_pos + 1):
+            if N[card_at(s, p)] > 0:
+                held |= np.int64(1) << np.int64(p)
+        if held == 0:
+            continue
+        for lo in range(lo_pos, hi_pos + 1):
+            for L in range(rules[R_RUN_MIN], rules[R_RUN_MIN] + extra + 1):
+                hi = lo + L - 1
+                if hi > hi_pos or not run_window_ok(rules, lo, hi):
+                    break
+                window = ((np.int64(1) << np.int64(L)) - 1) << np.int64(lo)
+                nat = _popcount(held & window)
+                if nat == 0 or L - nat > W or nat < rules[R_MIN_NATURAL] or K >= MAX_WINDOWS:
+                    continue
+                for i in range(L):
+                    tmp[K, CW_CARD + i] = card_at(s, lo + i)
+                    tmp[K, CW_VAL + i] = run_value(lo + i)
+                _window_row(tmp, K, KIND_RUN, L, N, X)
+                K += 1
+    smax = rules[R_SET_MAX] if rules[R_SET_MAX] > 0 else 4
+    for r in range(13):
+        held = 0
+        for t in range(4):
+            c = r * 4 + t
+            if N[c] > 0 and not is_wild(rules, c):
+                held |= 1 << t
+        if held == 0:
+            continue
+        for m in range(1, 16):
+            L = _popcount(m)
+            if L < rules[R_SET_MIN] or L > smax:
+                continue
+            nat = _popcount(m & held)
+            if nat == 0 or L - nat > W or nat < rules[R_MIN_NATURAL] or K >= MAX_WINDOWS:
+                continue
+            i = 0
+            for t in range(4):
+                if (m >> t) & 1:
+                    tmp[K, CW_CARD + i] = r * 4 + t
+                    tmp[K, CW_VAL + i] = rank_value(r)
+                    i += 1
+            _window_row(tmp, K, KIND_SET, L, N, X)
+            K += 1
+    if W >= 3 and rules[R_MIN_NATURAL] == 0 and K < MAX_WINDOWS:
+        L = min(rules[R_SET_MIN], rules[R_RUN_MIN])
+        for i in range(L):
+            tmp[K, CW_CARD + i] = -1
+            tmp[K, CW_VAL + i] = 0
+        _window_row(tmp, K, CW_ALLWILD, L, N, X)
+        K += 1
+    # counting sort: X holders first, then by decreasing points
+    NB = 2 * 64
+    counts = np.zeros(NB + 1, dtype=np.int64)
+    for k in range(K):
+        key = (0 if tmp[k, CW_XIN] else 64) + 63 - min(np.int64(tmp[k, CW_PTS]), 63)
+        counts[key + 1] += 1
+    for b in range(NB):
+        counts[b + 1] += counts[b]
+    for k in range(K):
+        key = (0 if tmp[k, CW_XIN] else 64) + 63 - min(np.int64(tmp[k, CW_PTS]), 63)
+        order[counts[key]] = k
+        counts[key] += 1
+    for j in range(K):
+        k = order[j]
+        for f in range(CW_FIELDS):
+            cw[j, f] = tmp[k, f]
+    # bound[j]: every natural of the hand that some candidate j.. holds, at its best value
+    union = np.int64(0)
+    b = np.int64(0)
+    bound[K] = 0
+    for j in range(K - 1, -1, -1):
+        for i in range(cw[j, CW_LEN]):
+            c = np.int64(cw[j, CW_CARD + i])
+            if c < 0 or N[c] == 0:
+                continue
+            bit = np.int64(1) << c
+            if union & bit:
+                continue
+            union |= bit
+            b += rank_value(c // 4) * np.int64(N[c])
+        bound[j] = b
+    return K
+
+
+@njit(cache=True)
+def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K, bound):
+    """Append to ``cw`` (from row K) the lay-off chains that would put card X on a table
+    meld: the cards from the meld's end up to X's position (naturals or wilds), or X alone
+    on a set missing its suit. Chains score no points (their ``bound`` is 0). Returns the
+    new row count."""
+    K0 = K
+    K = _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K)
+    for j in range(K0, K + 1):
+        bound[j] = 0
+    return K
+
+
+@njit(cache=True)
+def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K):
+    if X < 0 or X >= NUM_FACES or N[X] == 0:
+        return K
+    xr = X // 4
+    xs = X % 4
+    for m in range(num_melds):
+        kind = table_kind[m]
+        if kind == KIND_SET:
+            if table_key[m] != xr:
+                continue
+            size = 0
+            occ = 0
+            for t in range(4):
+                if table_slots[m, t] >= 0:
+                    size += 1
+                    occ |= 1 << t
+            if (rules[R_SET_MAX] > 0 and size >= rules[R_SET_MAX]) or (rules[R_SET_DISTINCT] and (occ >> xs) & 1):
+                continue
+            if K >= MAX_WINDOWS:
+                break
+            cw[K, CW_CARD] = X
+            cw[K, CW_VAL] = 0
+            _window_row(cw, K, CW_CHAIN, 1, N, X)
+            cw[K, CW_CLEAN] = 0
+            K += 1
+        elif kind == KIND_RUN:
+            if table_key[m] != xs:
+                continue
+            lo = np.int64(table_lo[m])
+            hi = np.int64(table_hi[m])
+            for xp in (xr if xr > 0 else ACE_LOW, xr if xr > 0 else ACE_HIGH):
+                if xp > hi:
+                    a, b = hi + 1, xp
+                    nlo, nhi = lo, xp
+                elif xp < lo:
+                    a, b = xp, lo - 1
+                    nlo, nhi = xp, hi
+                else:
+                    continue
+                if not run_window_ok(rules, nlo, nhi) or K >= MAX_WINDOWS:
+                    continue
+                L = b - a + 1
+                nat = 0
+                for i in range(L):
+                    c = card_at(xs, a + i)
+                    cw[K, CW_CARD + i] = c
+                    cw[K, CW_VAL + i] = 0
+                    if N[c] > 0:
+                        nat += 1
+                if L - nat > W:
+                    continue
+                _window_row(cw, K, CW_CHAIN, L, N, X)
+                cw[K, CW_CLEAN] = 0
+                K += 1
+                if xr > 0:
+                    break
+    return K
+
+
+@njit(cache=True)
+def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo):
+    """Take the cards of candidate j from the hand, naturals first, wilds for the rest.
+    Returns (wilds used, points gained), or (-1, 0) when it cannot (then nothing changed).
+    ``undo[i]``: 0 natural, 1 wild, 2 wild by an ace swap, 3 natural low ace (swappable)."""
+    L = cw[j, CW_LEN]
+    used = 0
+    pts = 0
+    for i in range(L):
+        c = np.int64(cw[j, CW_CARD + i])
+        v = np.int64(cw[j, CW_VAL + i])
+        if c >= 0 and N[c] > 0:
+            N[c] -= 1
+            pts += v
+            if swap_ok and v == 1 and c < 4:
+                low_ace[c] += 1
+                undo[i] = 3
+            else:
+                undo[i] = 0
+            continue
+        if clean_only or used >= W:
+            _untake(cw, j, i, N, low_ace, undo)
+            return -1, 0
+        used += 1
+        if swap_ok and c >= 0 and c < 4 and v == 11 and low_ace[c] > 0:
+            low_ace[c] -= 1  # the earlier low ace becomes the wild; this ace is the natural
+            pts += 10
+            undo[i] = 2
+        else:
+            undo[i] = 1
+    return used, pts
+
+
+@njit(cache=True)
+def _untake(cw, j, L, N, low_ace, undo):
+    for i in range(L - 1, -1, -1):
+        c = cw[j, CW_CARD + i]
+        u = undo[i]
+        if u == 0:
+            N[c] += 1
+        elif u == 3:
+            N[c] += 1
+            low_ace[c] -= 1
+        elif u == 2:
+            low_ace[c] += 1
+
+
+@njit(cache=True)
+def _dfs(cw, K, j0, N, W, budget, pts, need_pts, X, xbase, need_x, min_win, nwin, low_ace, bound, last_x, undo, depth):
+    """Is there a multiset of candidates j0.. (non-decreasing order) that reaches the
+    points, holds X, adds min_win melds, within ``budget`` cards and ``W`` wilds?"""
+    x_open = need_x and N[X] >= xbase
+    if pts >= need_pts and nwin >= min_win and not x_open:
+        return True
+    for j in range(j0, K):
+        if x_open and j > last_x:
+            return False
+        if pts + bound[j] < need_pts:
+            return False
+        L = cw[j, CW_LEN]
+        if L > budget:
+            continue
+        kind = cw[j, CW_KIND]
+        if kind == CW_CHAIN and not x_open:
+            continue
+        if kind == CW_ALLWILD:
+            if W < L:
+                continue
+            if _dfs(cw, K, j, N, W - L, budget - L, pts, need_pts, X, xbase, need_x, min_win, nwin + 1,
+                    low_ace, bound, last_x, undo, depth + 1):
+                return True
+            continue
+        row = undo[depth]
+        used, gained = _take(cw, j, N, W, low_ace, False, kind != CW_CHAIN, row)
+        if used < 0:
+            continue
+        ok = _dfs(cw, K, j, N, W - used, budget - L, pts + gained, need_pts, X, xbase, need_x, min_win,
+                  nwin + (0 if kind == CW_CHAIN else 1), low_ace, bound, last_x, undo, depth + 1)
+        _untake(cw, j, L, N, low_ace, row)
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _completion(rules, binfo, idx, cw, row):
+    """Write the idx-th completion of the meld being built into row ``row`` of ``cw``
+    (its new cards only; may be none); returns its kind (KIND_SET/KIND_RUN), 0 to skip
+    this index, -1 when there are no more. Completions: runs up to two positions past the
+    shortest valid end (longer ones split into a completion plus a candidate), sets of
+    every allowed size with higher suits."""
+    bk = binfo[B_KIND]
+    smax = rules[R_SET_MAX] if rules[R_SET_MAX] > 0 else 4
+    if bk == BK_ONE or bk == BK_RUN:
+        if bk == BK_ONE:
+            lo = binfo[B_HI]  # the single card's position (an ace starts low)
+            hi = lo
+            suit = binfo[B_SUIT]
+        else:
+            lo = binfo[B_LO]
+            hi = binfo[B_HI]
+            suit = binfo[B_SUIT]
+        hi0 = max(hi, lo + rules[R_RUN_MIN] - 1)
+        if idx < 3:
+            h = hi0 + idx
+            if h >= NUM_POS or not run_window_ok(rules, lo, h):
+                return 0
+            L = h - hi
+            for i in range(L):
+                cw[row, CW_CARD + i] = card_at(suit, hi + 1 + i)
+                cw[row, CW_VAL + i] = run_value(hi + 1 + i)
+            cw[row, CW_LEN] = L
+            cw[row, CW_KIND] = KIND_RUN
+            return KIND_RUN
+        if bk == BK_RUN:
+            return -1
+        idx -= 3
+    if bk == BK_ONE or bk == BK_SET:
+        if idx >= 16:
+            return -1
+        m = idx
+        top = binfo[B_SUIT] if bk == BK_ONE else binfo[B_HI]
+        n = 1 if bk == BK_ONE else binfo[B_N]
+        rank = binfo[B_RANK]
+        if m & ((1 << (top + 1)) - 1):
+            return 0  # suits above the highest one placed only
+        L = _popcount(m)
+        if n + L < rules[R_SET_MIN] or n + L > smax:
+            return 0
+        i = 0
+        for t in range(4):
+            if (m >> t) & 1:
+                cw[row, CW_CARD + i] = rank * 4 + t
+                cw[row, CW_VAL + i] = rank_value(rank)
+                i += 1
+        cw[row, CW_LEN] = L
+        cw[row, CW_KIND] = KIND_SET
+        return KIND_SET
+    return -1
+
+
+@njit(cache=True)
+def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, cw, K, bound, last_x):
+    """The turn planner. Is there a way to finish the turn: complete the meld being built
+    (``binfo``, may be empty), lay further melds from the candidates ``cw[:K]`` (from
+    :func:`plan_windows`, chains from :func:`plan_chains` after them), so that
+
+    - their points (the meld being built included) reach ``need_pts``,
+    - one of them is a clean run (a run of natural cards only) when ``need_clean``,
+    - a natural X is among the cards laid when ``need_x``,
+    - at least ``min_win`` new melds are laid when nothing is being built,
+    - at most ``budget`` cards of the hand are used and at most ``W`` wilds?
+
+    ``N`` (length 53, the hand's natural counts; wilds are counted in ``W`` only) is
+    modified during the search and restored. ``bound`` and ``last_x`` (the last row
+    holding X) come with the candidates."""
+    xbase = np.int64(N[X]) if X >= 0 else np.int64(0)
+    low_ace = np.zeros(4, dtype=np.int64)
+    undo = np.empty((40, NUM_POS), dtype=np.int64)
+    brow = MAX_WINDOWS + 1  # a scratch row past the candidates
+    bk = binfo[B_KIND]
+    if bk == BK_EMPTY:
+        if not need_clean:
+            return _dfs(cw, K, 0, N, W, budget, 0, need_pts, X, xbase, need_x, min_win, 0, low_ace, bound,
+                        last_x, undo, 1)
+        for i in range(K):
+            if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN] or cw[i, CW_LEN] > budget:
+                continue
+            used, gained = _take(cw, i, N, 0, low_ace, True, False, undo[0])
+            if used < 0:
+                continue
+            ok = _dfs(cw, K, 0, N, W, budget - cw[i, CW_LEN], gained, need_pts, X, xbase, need_x, min_win, 1,
+                      low_ace, bound, last_x, undo, 1)
+            _untake(cw, i, cw[i, CW_LEN], N, low_ace, undo[0])
+            if ok:
+                return True
+        return False
+    # a meld is being built: try each completion (it counts as the meld laid)
+    idx = 0
+    while True:
+        kind = _completion(rules, binfo, idx, cw, brow)
+        idx += 1
+        if kind < 0:
+            return False
+        if kind == 0:
+            continue
+        L = cw[brow, CW_LEN]
+        if L > budget:
+            continue
+        base = binfo[B_PTS_RUN] if kind == KIND_RUN else binfo[B_PTS_SET]
+        # (a) the meld being built is the clean run
+        if need_clean and kind == KIND_RUN and not binfo[B_JOKER]:
+            used, gained = _take(cw, brow, N, 0, low_ace, True, False, undo[0])
+            if used >= 0:
+                ok = _dfs(cw, K, 0, N, W, budget - L, base + gained, need_pts, X, xbase, need_x, 0, 1, low_ace,
+                          bound, last_x, undo, 1)
+                _untake(cw, brow, L, N, low_ace, undo[0])
+                if ok:
+                    return True
+        if need_clean:
+            # (b) another clean run first, then the completion
+            for i in range(K):
+                if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN] or cw[i, CW_LEN] + L > budget:
+                    continue
+                used0, g0 = _take(cw, i, N, 0, low_ace, True, False, undo[0])
+                if used0 < 0:
+                    continue
+                used, gained = _take(cw, brow, N, W, low_ace, False, False, undo[1])
+                if used >= 0:
+                    ok = _dfs(cw, K, 0, N, W - used, budget - L - cw[i, CW_LEN], base + g0 + gained, need_pts, X,
+                              xbase, need_x, 0, 2, low_ace, bound, last_x, undo, 2)
+                    _untake(cw, brow, L, N, low_ace, undo[1])
+                else:
+                    ok = False
+                _untake(cw, i, cw[i, CW_LEN], N, low_ace, undo[0])
+                if ok:
+                    return True
+            continue
+        used, gained = _take(cw, brow, N, W, low_ace, False, False, undo[0])
+        if used < 0:
+            continue
+        ok = _dfs(cw, K, 0, N, W - used, budget - L, base + gained, need_pts, X, xbase, need_x, 0, 1, low_ace,
+                  bound, last_x, undo, 1)
+        _untake(cw, brow, L, N, low_ace, undo[0])
+        if ok:
+            return True
+    return False
+
+
+@njit(cache=True)
+def new_plan_buffers():
+    """Work arrays for the planner: (cw, tmp, order, bound)."""
+    cw = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
+    tmp = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
+    order = np.empty(MAX_WINDOWS + 3, dtype=np.int64)
+    bound = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)
+    return cw, tmp, order, bound
+
+
+@njit(cache=True)
+def last_x_row(cw, K):
+    last = -1
+    for j in range(K):
+        if cw[j, CW_XIN]:
+            last = j
+    return last
+
+
+@njit(cache=True)
+def opening_feasible(rules, counts, threshold, X, max_cards):
+    """Does the hand ``counts`` (length 53) hold melds worth ``threshold`` points or more
+    (jokers 0, ace 1 low in a run, else 11) including a clean run, using card X when
+    ``X >= 0``, with at most ``max_cards`` cards?"""
+    N = np.zeros(NUM_TYPES, dtype=np.int64)
+    W = 0
+    for c in range(NUM_TYPES):
+        if is_wild(rules, c):
+            W += counts[c]
+        else:
+            N[c] = counts[c]
+    cw, tmp, order, bound = new_plan_buffers()
+    K = plan_windows(rules, N, W, X, cw, tmp, order, bound, False)
+    binfo = np.zeros(B_FIELDS, dtype=np.int64)
+    need_x = X >= 0 and N[X] > 0
+    if X >= 0 and not need_x:
+        return False
+    return plan_feasible(rules, N, W, max_cards, threshold, True, X, need_x, 1, binfo, cw, K, bound,
+                         last_x_row(cw, K))
+
+
+# --------------------------------------------------------------------------- full split (frime)
+@njit(cache=True)
+def _lowest_natural(rules, R):
+    """The lowest natural card left, in run-position order (2s first when they are
+    natural, the ace first when it may be low, last when only high); -1 if none."""
+    lo = rules[R_POS_LO]
+    for p in range(lo, NUM_POS):
+        r = pos_rank(p)
+        if p == ACE_HIGH and lo == ACE_LOW:
+            break  # the ace was looked at as position 0
+        for t in range(4):
+            c = r * 4 + t
+            if R[c] > 0 and not is_wild(rules, c):
+                return c
+    for c in range(NUM_FACES):  # 2s when runs start at the 3
+        if R[c] > 0 and not is_wild(rules, c):
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _leftover_ok(rules, W, cap):
+    """Can ``W`` wilds that no meld needed still be laid (absorbed or as a wild meld)?"""
+    if W == 0 or W <= cap:
+        return True
+    if rules[R_MIN_NATURAL] == 0 and W >= min(rules[R_SET_MIN], rules[R_RUN_MIN]):
+        if rules[R_SET_MAX] == 0:
+            return True
+        longest = max(rules[R_SET_MAX], rules[R_POS_HI] - rules[R_POS_LO] + 1)
+        return W - longest <= cap
+    return False
+
+
+@njit(cache=True)
+def _split(rules, R, W, cap, left):
+    if left == 0:
+        return _leftover_ok(rules, W, cap)
+    c = _lowest_natural(rules, R)
+    r = c // 4
+    s = c % 4
+    smax = rules[R_SET_MAX]
+    long_extra = 2  # longer runs split (or absorb their surplus wilds): see split_all
+    # ---- runs holding c
+    if r != 1 or not rules[R_TWOS_WILD]:
+        for p in (r if r > 0 else ACE_LOW, r if r > 0 else ACE_HIGH):
+            if p < rules[R_POS_LO] or p > rules[R_POS_HI]:
+                continue
+            for lo in range(p - 4, p + 1):
+                if lo < rules[R_POS_LO]:
+                    continue
+                for hi in range(max(p, lo + rules[R_RUN_MIN] - 1), lo + rules[R_RUN_MIN] + long_extra):
+                    if hi > rules[R_POS_HI] or not run_window_ok(rules, lo, hi):
+                        break
+                    # take naturals first, wilds for the rest
+                    need = 0
+                    took = np.zeros(NUM_POS, dtype=np.int64)
+                    for q in range(lo, hi + 1):
+                        suit_list_start = s if rules[R_RUN_SUIT] else 0
+                        got = -1
+                        for t in range(suit_list_start, 4 if not rules[R_RUN_SUIT] else s + 1):
+                            cc = card_at(t, q)
+                            if R[cc] > 0 and not is_wild(rules, cc):
+                                got = cc
+                                break
+                        if q == p:
+                            got = c if R[c] > 0 else -1
+                        if got >= 0:
+                            R[got] -= 1
+                            took[q] = got + 1
+                        else:
+                            need += 1
+                            took[q] = 0
+                    n_nat = (hi - lo + 1) - need
+                    if need <= W and n_nat >= rules[R_MIN_NATURAL] and took[p] > 0:
+                        room = (rules[R_POS_HI] - rules[R_POS_LO] + 1) - (hi - lo + 1)
+                        if rules[R_POS_LO] == ACE_LOW and rules[R_POS_HI] == ACE_HIGH:
+                            room -= 1
+                        if _split(rules, R, W - need, cap + room, left - n_nat):
+                            for q in range(lo, hi + 1):
+                                if took[q] > 0:
+                                    R[took[q] - 1] += 1
+                            return True
+                    for q in range(lo, hi + 1):
+                        if took[q] > 0:
+                            R[took[q] - 1] += 1
+    # ---- sets holding c: any choice of the other naturals of its rank
+    if r == 1 and rules[R_TWOS_WILD]:
+        return False
+    avail = np.zeros(4, dtype=np.int64)
+    for t in range(4):
+        avail[t] = R[r * 4 + t]
+    avail[s] -= 1  # c itself is in
+    if rules[R_SET_DISTINCT]:
+        for t in range(4):
+            avail[t] = min(avail[t], 1)
+        avail[s] = 0
+    pick = np.zeros(4, dtype=np.int64)
+    while True:
+        n_nat = 1 + pick[0] + pick[1] + pick[2] + pick[3]
+        size_cap = smax if smax > 0 else n_nat + W + 1
+        need = max(0, rules[R_SET_MIN] - n_nat)
+        if need <= W and n_nat + need <= size_cap and n_nat >= rules[R_MIN_NATURAL]:
+            R[c] -= 1
+            for t in range(4):
+                R[r * 4 + t] -= pick[t]
+            room = 1 << 20 if smax == 0 else smax - n_nat - need
+            if rules[R_SET_DISTINCT]:
+                room = min(room, 4 - n_nat - need)
+            ok = _split(rules, R, W - need, cap + room, left - n_nat)
+            R[c] += 1
+            for t in range(4):
+                R[r * 4 + t] += pick[t]
+            if ok:
+                return True
+        # next pick vector
+        t = 0
+        while t < 4:
+            if pick[t] < avail[t]:
+                pick[t] += 1
+                break
+            pick[t] = 0
+            t += 1
+        if t == 4:
+            return False
+
+
+@njit(cache=True)
+def split_all(rules, counts):
+    """Can every card of ``counts`` (length 53) be laid as melds (frime's going out)?
+    Exact: the lowest natural card left must be in a meld; each meld holding it is tried
+    (runs of 3..5 positions through it, longer when every meld needs a natural card, and
+    sets with every choice of the other naturals of its rank); wilds no meld needs must be
+    absorbed by the melds (sets without an upper size, runs up to their range) or form a
+    meld of wilds where allowed."""
+    R = np.zeros(NUM_TYPES, dtype=np.int64)
+    W = 0
+    left = 0
+    for c in range(NUM_TYPES):
+        if is_wild(rules, c):
+            W += counts[c]
+        else:
+            R[c] = counts[c]
+            left += counts[c]
+    if left == 0 and W == 0:
+        return False
+    if left == 0:
+        return _leftover_ok(rules, W, 0)
+    return _split(rules, R, W, 0, left)
+
+
+# --------------------------------------------------------------------------- contracts (classes)
+@njit(cache=True)
+def _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nwin):
+    """Given the chosen melds' demands (D: specific cards, A: any card of a rank), are
+    there enough cards, and can every meld get a natural card of its own?"""
+    short = 0
+    for c in range(NUM_FACES):
+        if D[c] > N[c]:
+            short += D[c] - N[c]
+    for r in range(13):
+        if A[r] == 0:
+            continue
+        left = 0
+        for t in range(4):
+            c = r * 4 + t
+            if N[c] > D[c]:
+                left += N[c] - D[c]
+        if A[r] > left:
+            short += A[r] - left
+    if short > W:
+        return False
+    if rules[R_MIN_NATURAL] == 0:
+        return True
+    # a system of distinct representatives: each meld one natural copy it demands
+    used = np.zeros(NUM_FACES, dtype=np.int64)
+    return _sdr(N, win_cards, win_rank, win_kind, nwin, 0, used)
+
+
+@njit(cache=True)
+def _sdr(N, win_cards, win_rank, win_kind, nwin, i, used):
+    if i == nwin:
+        return True
+    if win_kind[i] == KIND_SET:
+        r = win_rank[i]
+        for t in range(4):
+            c = r * 4 + t
+            if used[c] < N[c]:
+                used[c] += 1
+                if _sdr(N, win_cards, win_rank, win_kind, nwin, i + 1, used):
+                    return True
+                used[c] -= 1
+        return False
+    for k in range(NUM_POS):
+        c = win_cards[i, k]
+        if c < 0:
+            break
+        if c < NUM_FACES and used[c] < N[c]:
+            used[c] += 1
+            if _sdr(N, win_cards, win_rank, win_kind, nwin, i + 1, used):
+                return True
+            used[c] -= 1
+    return False
+
+
+@njit(cache=True)
+def _contract(rules, N, W, items, nitems, i, D, A, win_cards, win_rank, win_kind):
+    if i == nitems:
+        return _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nitems)
+    kind = items[i, 0]
+    size = items[i, 1]
+    win_kind[i] = kind
+    if kind == KIND_SET:
+        for r in range(13):
+            if is_wild(rules, r * 4):
+                continue
+            A[r] += size
+            win_rank[i] = r
+            if _contract(rules, N, W, items, nitems, i + 1, D, A, win_cards, win_rank, win_kind):
+                A[r] -= size
+                return True
+            A[r] -= size
+        return False
+    same_suit = rules[R_RUN_SUIT] != 0
+    for s in range(4 if same_suit else 1):
+        for lo in range(rules[R_POS_LO], NUM_POS):
+            hi = lo + size - 1
+            if hi > rules[R_POS_HI] or not run_window_ok(rules, lo, hi):
+                break
+            if same_suit:
+                for k in range(NUM_POS):
+                    win_cards[i, k] = -1
+                short = 0
+                for q in range(lo, hi + 1):
+                    c = card_at(s, q)
+                    D[c] += 1
+                    win_cards[i, q - lo] = c
+                    if D[c] > N[c]:
+                        short += 1
+                ok = short <= W and _contract(rules, N, W, items, nitems, i + 1, D, A, win_cards, win_rank, win_kind)
+                for q in range(lo, hi + 1):
+                    D[card_at(s, q)] -= 1
+            else:
+                # mixed suits: each position asks for any card of its rank
+                for q in range(lo, hi + 1):
+                    A[pos_rank(q)] += 1
+                ok = _mixed_run_then(rules, N, W, items, nitems, i, lo, hi, D, A, win_cards, win_rank, win_kind)
+                for q in range(lo, hi + 1):
+                    A[pos_rank(q)] -= 1
+            if ok:
+                return True
+    return False
+
+
+@njit(cache=True)
+def _mixed_run_then(rules, N, W, items, nitems, i, lo, hi, D, A, win_cards, win_rank, win_kind):
+    """A mixed-suit run needs one natural of some rank in its window: try each rank as
+    its representative rank (encoded as a one-rank 'set' row for the SDR)."""
+    for q in range(lo, hi + 1):
+        win_kind[i] = KIND_SET
+        win_rank[i] = pos_rank(q)
+        if _contract(rules, N, W, items, nitems, i + 1, D, A, win_cards, win_rank, win_kind):
+            win_kind[i] = KIND_RUN
+            return True
+    win_kind[i] = KIND_RUN
+    return False
+
+
+@njit(cache=True)
+def contract_feasible(rules, counts, items):
+    """Does the hand ``counts`` hold the melds ``items`` (rows (kind, size): KIND_SET of
+    size 3 or 4 = brelan/carré, KIND_RUN of size n = séquence of n), disjointly, each
+    with at least the rules' natural cards? Melds of exactly the minimal sizes are
+    enough (a longer one holds one of them). Runs are placed before sets, so a set asks
+    only for a count of cards of its rank."""
+    N = np.zeros(NUM_TYPES, dtype=np.int64)
+    W = 0
+    for c in range(NUM_TYPES):
+        if is_wild(rules, c):
+            W += counts[c]
+        else:
+            N[c] = counts[c]
+    nitems = 0
+    for i in range(items.shape[0]):
+        if items[i, 1] > 0:
+            nitems += 1
+    # runs first
+    sorted_items = np.zeros((max(nitems, 1), 2), dtype=np.int64)
+    k = 0
+    for pass_kind in (KIND_RUN, KIND_SET):
+        for i in range(items.shape[0]):
+            if items[i, 1] > 0 and items[i, 0] == pass_kind:
+                sorted_items[k, 0] = items[i, 0]
+                sorted_items[k, 1] = items[i, 1]
+                k += 1
+    D = np.zeros(NUM_FACES, dtype=np.int64)
+    A = np.zeros(13, dtype=np.int64)
+    win_cards = np.full((max(nitems, 1), NUM_POS), -1, dtype=np.int64)
+    win_rank = np.zeros(max(nitems, 1), dtype=np.int64)
+    win_kind = np.zeros(max(nitems, 1), dtype=np.int64)
+    return _contract(rules, N, W, sorted_items, nitems, 0, D, A, win_cards, win_rank, win_kind)
+
+
+# --------------------------------------------------------------------------- Python helpers
+def hand_counts(cards) -> np.ndarray:
+    """Count vector (length 53) from card strings (``"5h 6h X"``) or ids."""
+    from cardenvs.cards import parse_cards
+
+    ids = parse_cards(cards) if isinstance(cards, str) or (cards and isinstance(next(iter(cards)), str)) else cards
+    counts = np.zeros(NUM_TYPES, dtype=np.int64)
+    for c in ids:
+        counts[int(c)] += 1
+    return counts
+
+
+def meld_interpretations(rules: np.ndarray, cards) -> list[tuple[int, ...]]:
+    """:func:`meld_options` as a list of tuples (for people and tests)."""
+    out = np.zeros((64, 5), dtype=np.int64)
+    n = meld_options(rules, hand_counts(cards), out)
+    return [tuple(int(x) for x in row) for row in out[:n]]

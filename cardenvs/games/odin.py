@@ -1,0 +1,923 @@
+"""Odin: the rules as numba kernels over a record per game.
+
+Reads like the rule book (seed 002 with the odin section of RULINGS.md): state
+layout, deal, legal actions, apply an action, scoring, observation. The
+player-facing page is ``docs/games/odin.md``.
+
+A play is a set of cards, so one decision per play would need an action per legal
+subset. Instead the player to move builds the play card by card: ``select c`` adds
+card c to the selection (always in decreasing card id, one canonical order per
+play), then ``play`` commits it, or ``take c`` commits it and keeps card c of the
+covered play (when that play has several cards and the hand is not emptied). The
+mask is exact: a select is legal only if the selection can still be completed to a
+legal play, and a commit only when the selection is a legal play.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cardenvs.cards import NUM_ODIN, ODIN_COLOURS, ODIN_VALUES, odin_card_id, odin_card_str, odin_deck_counts
+from cardenvs.core.bits import bit, bits_of, low_index, popcount, scatter
+from cardenvs.core.protocol import (
+    EVENT_ILLEGAL,
+    EVENT_REWARD,
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    Field,
+    check_int_option,
+)
+from cardenvs.core.rng import rand_below, shuffle
+
+# --------------------------------------------------------------------------- layout
+MAX_PLAYERS = 6
+NUM_COLOURS = len(ODIN_COLOURS)  # r o y g b p
+NUM_VALUES = ODIN_VALUES  # 1..9
+NUM_CARDS = NUM_ODIN  # 54, id = colour * 9 + value - 1
+HAND_SIZE = 9
+NO_CARD = NUM_CARDS  # sel_min when nothing is selected
+VALUE_BITS = (1 << NUM_VALUES) - 1  # one colour's 9 cards in a hand bit mask
+
+# Action encoding (see docs/games/odin.md):
+PASS = 0  # pass (only with cards on the table and nothing selected)
+PLAY = 1  # commit the selection (nothing to choose: a lead, a one-card table, or the hand is emptied)
+SELECT0 = 2  # SELECT0 + c: add card c to the selection (c below every card already selected)
+TAKE0 = SELECT0 + NUM_CARDS  # TAKE0 + c: commit the selection and keep card c of the covered play
+NUM_ACTIONS = TAKE0 + NUM_CARDS  # 110
+
+# Phases
+PHASE_PLAY = 0  # the current player selects, commits or passes
+PHASE_OVER = 1  # the match is over
+PHASE_NAMES = ("play", "over")
+
+REWARD_MATCH = 0  # zero-sum match outcome when the match ends
+REWARD_ROUND = 1  # minus each round's points when the round ends
+REWARD_MODES = ("match", "round")
+TARGET_SCORES = (10, 15, 20, 30)
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64),
+        # options, copied from the template at every reset
+        ("num_players", np.int8),
+        ("two_player_colours", np.int8),
+        ("target_score", np.int16),
+        ("single_round", np.bool_),
+        ("reward_mode", np.int8),
+        ("max_steps", np.int32),
+        # match
+        ("scores", np.int16, (MAX_PLAYERS,)),
+        ("round", np.int16),
+        ("round_leader", np.int8),  # who led (leads) the first trick of this round
+        ("num_steps", np.int32),
+        ("terminated", np.bool_),
+        ("truncated", np.bool_),
+        ("rewards", np.float32, (MAX_PLAYERS,)),
+        ("round_points", np.int16, (MAX_PLAYERS,)),  # points of the last finished round
+        # round
+        ("hands", np.uint8, (MAX_PLAYERS, NUM_CARDS)),  # without the cards being selected
+        ("table", np.uint8, (NUM_CARDS,)),  # the play to beat (empty: the next play leads)
+        ("selected", np.uint8, (NUM_CARDS,)),  # the current player's play being built
+        ("discarded", np.uint8, (NUM_CARDS,)),  # out of the round, seen by everybody
+        ("aside", np.uint8, (NUM_CARDS,)),  # not dealt, unseen
+        ("known", np.uint8, (MAX_PLAYERS, NUM_CARDS)),  # taken from the table and still held (public)
+        ("phase", np.int8),
+        ("current", np.int8),
+        ("last_player", np.int8),  # who made the table play, -1 when the table is empty
+        # derived (kept in step for speed, recounted after a scenario load)
+        ("colours", np.int8),  # colours in the deck: two_player_colours with 2 players, else 6
+        ("held", np.uint8, (MAX_PLAYERS,)),
+        # the card sets above as bit masks (bit c: card c)
+        ("hand_bits", np.int64, (MAX_PLAYERS,)),
+        ("known_bits", np.int64, (MAX_PLAYERS,)),
+        ("table_bits", np.int64),
+        ("sel_bits", np.int64),
+        ("disc_bits", np.int64),
+        ("table_count", np.int8),
+        ("table_value", np.int64),  # the table play's digits, largest first (2 and 6: 62)
+        ("sel_count", np.int8),
+        ("sel_min", np.int8),  # lowest id selected (the last one), NO_CARD when none
+        ("sel_value", np.int64),  # the selection's digits, largest first
+        ("sel_colour", np.int8),  # colour shared by every selected card, else -1
+        ("sel_rank", np.int8),  # value shared by every selected card, else -1
+        # the current player's legal actions: PASS and PLAY flags, select and take card sets
+        ("legal_pass", np.int8),
+        ("legal_play", np.int8),
+        ("legal_select", np.int64),
+        ("legal_take", np.int64),
+    ]
+)
+
+# Observation layout (float32), seen from the observer's seat (seat 0 = the observer)
+OBS_HAND = 0  # 54: own cards (not counting the selection)
+OBS_SELECTED = OBS_HAND + NUM_CARDS  # 54: the play being built by the player to move
+OBS_TABLE = OBS_SELECTED + NUM_CARDS  # 54: the play to beat
+OBS_DISCARDED = OBS_TABLE + NUM_CARDS  # 54: cards discarded this round
+OBS_KNOWN = OBS_DISCARDED + NUM_CARDS  # 54: cards an opponent took from the table and still holds
+OBS_TABLE_COUNT = OBS_KNOWN + NUM_CARDS  # cards on the table
+OBS_SEL_COUNT = OBS_TABLE_COUNT + 1  # cards selected
+OBS_LEAD = OBS_SEL_COUNT + 1  # 1: the table is empty, the player to move leads
+OBS_TARGET = OBS_LEAD + 1  # target score (0 in a single-round match)
+OBS_COLOURS = OBS_TARGET + 1  # colours in the deck (6, or two_player_colours with 2 players)
+OBS_SEATS = OBS_COLOURS + 1  # per relative seat, SEAT_FEATURES values
+SEAT_FEATURES = 8  # present, held, score, made the table play, to move, led this round, passed since, known
+OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES  # 323
+
+
+# --------------------------------------------------------------------------- helpers
+@njit(cache=True)
+def _uniform(bits):
+    """The cards of ``bits`` are all one colour or all one value (an empty set is too)."""
+    if bits == 0:
+        return True
+    colours = 0
+    values = np.int64(0)
+    for col in range(NUM_COLOURS):
+        row = (bits >> np.int64(col * NUM_VALUES)) & VALUE_BITS
+        if row:
+            colours += 1
+            values |= row
+    return colours == 1 or popcount(values) == 1
+
+
+@njit(cache=True)
+def _digits(cards):
+    """The value of a set of cards (uint8 vector): its digits, largest first."""
+    v = np.int64(0)
+    for d in range(NUM_VALUES, 0, -1):
+        for col in range(NUM_COLOURS):
+            if cards[col * NUM_VALUES + d - 1]:
+                v = v * 10 + d
+    return v
+
+
+@njit(cache=True)
+def recount(s):
+    """Rebuild every derived field from the cards."""
+    P = s.num_players
+    s.colours = s.two_player_colours if P == 2 else NUM_COLOURS
+    for p in range(MAX_PLAYERS):
+        s.hand_bits[p] = bits_of(s.hands[p], 0, NUM_CARDS)
+        s.known_bits[p] = bits_of(s.known[p], 0, NUM_CARDS)
+        s.held[p] = popcount(s.hand_bits[p])
+    s.table_bits = bits_of(s.table, 0, NUM_CARDS)
+    s.sel_bits = bits_of(s.selected, 0, NUM_CARDS)
+    s.disc_bits = bits_of(s.discarded, 0, NUM_CARDS)
+    s.table_count = popcount(s.table_bits)
+    s.table_value = _digits(s.table)
+    s.sel_count = 0
+    s.sel_min = NO_CARD
+    s.sel_value = 0
+    s.sel_colour = -1
+    s.sel_rank = -1
+    for c in range(NUM_CARDS - 1, -1, -1):  # the canonical order: decreasing id
+        if s.selected[c]:
+            _note_selected(s, c)
+
+
+@njit(cache=True)
+def _note_selected(s, c):
+    """Derived selection fields after card c (below every card selected) joins it."""
+    col = c // NUM_VALUES
+    v = c % NUM_VALUES + 1
+    if s.sel_count == 0:
+        s.sel_colour = col
+        s.sel_rank = v
+    else:
+        if s.sel_colour != col:
+            s.sel_colour = -1
+        if s.sel_rank != v:
+            s.sel_rank = -1
+    s.sel_count += 1
+    s.sel_min = c
+    s.sel_value = s.sel_value * 10 + v
+
+
+@njit(cache=True)
+def _add_card(s, p, c):
+    s.hands[p, c] = 1
+    s.hand_bits[p] |= bit(c)
+    s.held[p] += 1
+
+
+@njit(cache=True)
+def _remove_card(s, p, c):
+    s.hands[p, c] = 0
+    s.hand_bits[p] &= ~bit(c)
+    s.held[p] -= 1
+
+
+# --------------------------------------------------------------------------- deal
+@njit(cache=True)
+def _clear_selection(s):
+    s.selected[:] = 0
+    s.sel_bits = 0
+    s.sel_count = 0
+    s.sel_min = NO_CARD
+    s.sel_value = 0
+    s.sel_colour = -1
+    s.sel_rank = -1
+
+
+@njit(cache=True)
+def _clear_table(s):
+    s.table[:] = 0
+    s.table_bits = 0
+    s.table_count = 0
+    s.table_value = 0
+    s.last_player = -1
+
+
+@njit(cache=True)
+def _deal(s):
+    """Shuffle the deck (the first ``colours`` colours) and deal 9 cards each; the rest is set aside."""
+    P = s.num_players
+    n = s.colours * NUM_VALUES
+    deck = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        deck[i] = i
+    shuffle(s, deck, n)
+    s.hands[:] = 0
+    s.aside[:] = 0
+    for i in range(n):
+        if i < P * HAND_SIZE:
+            s.hands[i // HAND_SIZE, deck[i]] = 1
+        else:
+            s.aside[deck[i]] = 1
+    s.discarded[:] = 0
+    s.known[:] = 0
+    s.disc_bits = 0
+    s.known_bits[:] = 0
+    _clear_table(s)
+    _clear_selection(s)
+    recount(s)
+
+
+@njit(cache=True)
+def _start_round(s):
+    """Deal a round; the round's leader (moving left every round) leads."""
+    s.round += 1
+    _deal(s)
+    s.phase = PHASE_PLAY
+    s.current = s.round_leader
+
+
+@njit(cache=True)
+def new_match(s):
+    """Reset every match field (options and rng are kept) and deal round 1."""
+    P = s.num_players
+    s.colours = s.two_player_colours if P == 2 else NUM_COLOURS
+    s.scores[:] = 0
+    s.round_points[:] = 0
+    s.round = 0
+    s.round_leader = rand_below(s, P)
+    s.num_steps = 0
+    s.terminated = False
+    s.truncated = False
+    s.rewards[:] = 0.0
+    _start_round(s)
+
+
+# --------------------------------------------------------------------------- legal actions
+@njit(cache=True)
+def _best_colour_play(prefix, lower, need):
+    """``prefix`` followed by the ``need`` highest values of the 9-bit set ``lower``."""
+    v = prefix
+    d = NUM_VALUES
+    while need > 0:
+        if (lower >> np.int64(d - 1)) & 1:
+            v = v * 10 + d
+            need -= 1
+        d -= 1
+    return v
+
+
+@njit(cache=True)
+def _completable(s, H, c):
+    """Following: can the selection plus card c (below the selection) still become a
+    legal play with cards of ``H`` below c? Sizes n or n+1 of the table's n, one
+    colour or one value, and a higher value for size n; the best completion of a size
+    adds the highest cards left of that colour (of a value, any: the digits are equal)."""
+    n = np.int64(s.table_count)
+    k = np.int64(s.sel_count) + 1
+    col = c // NUM_VALUES
+    v = c % NUM_VALUES + 1
+    same_colour = s.sel_count == 0 or s.sel_colour == col
+    same_value = s.sel_count == 0 or s.sel_rank == v
+    if k > n + 1 or not (same_colour or same_value):
+        return False
+    if k == n + 1:
+        return True  # one card more than the table always reads higher
+    prefix = s.sel_value * 10 + v
+    need = n - k  # cards still to add for a play of n cards (one more for n + 1)
+    if same_colour:
+        lower = (H >> np.int64(col * NUM_VALUES)) & ((np.int64(1) << np.int64(v - 1)) - 1)
+        a = popcount(lower)
+        if a > need:
+            return True
+        if a == need and _best_colour_play(prefix, lower, need) > s.table_value:
+            return True
+    if same_value:
+        a = 0
+        for cc in range(col):
+            a += (H >> np.int64(cc * NUM_VALUES + v - 1)) & 1
+        if a > need:
+            return True
+        if a == need:
+            val = prefix
+            for _ in range(need):
+                val = val * 10 + v
+            if val > s.table_value:
+                return True
+    return False
+
+
+@njit(cache=True)
+def legal_mask(s):
+    """Compute the current player's legal actions into ``legal_pass``, ``legal_play``,
+    ``legal_select`` and ``legal_take``."""
+    s.legal_pass = 0
+    s.legal_play = 0
+    s.legal_select = 0
+    s.legal_take = 0
+    if s.phase == PHASE_OVER:
+        return
+    H = s.hand_bits[s.current]
+    k = s.sel_count
+    if s.table_count == 0:
+        # ---- lead: one card, or the whole hand when it is one colour or one value
+        if k == 0:
+            s.legal_select = H
+            return
+        if k == 1 or H == 0:
+            s.legal_play = 1
+        if H != 0:
+            top = NUM_CARDS - 1
+            while not (H >> np.int64(top)) & 1:
+                top -= 1
+            if top < s.sel_min and _uniform(H | s.sel_bits):
+                s.legal_select = bit(top)
+        return
+    # ---- follow
+    n = s.table_count
+    if k == 0:
+        s.legal_pass = 1
+    elif k == n + 1 or (k == n and s.sel_value > s.table_value):
+        if H == 0 or n == 1:
+            s.legal_play = 1  # emptying the hand takes nothing; a one-card table is taken back
+        else:
+            s.legal_take = s.table_bits
+    if k > n:
+        return
+    cand = H & (bit(s.sel_min) - 1)  # canonical order: below every selected card
+    legal = np.int64(0)
+    while cand:
+        c = low_index(cand)
+        if _completable(s, H, c):
+            legal |= bit(c)
+        cand &= cand - 1
+    s.legal_select = legal
+
+
+@njit(cache=True)
+def is_legal(s, a):
+    """Whether action ``a`` is in the legal set computed by :func:`legal_mask`."""
+    if a == PASS:
+        return s.legal_pass != 0
+    if a == PLAY:
+        return s.legal_play != 0
+    if SELECT0 <= a < TAKE0:
+        return (s.legal_select >> np.int64(a - SELECT0)) & 1 != 0
+    if TAKE0 <= a < NUM_ACTIONS:
+        return (s.legal_take >> np.int64(a - TAKE0)) & 1 != 0
+    return False
+
+
+# --------------------------------------------------------------------------- apply an action
+@njit(cache=True)
+def _pass_turn(s, p):
+    """The next player moves; when everybody else passed, the table is discarded and
+    the player who made it leads."""
+    q = (p + 1) % s.num_players
+    if q == s.last_player:
+        for c in range(NUM_CARDS):
+            if s.table[c]:
+                s.discarded[c] = 1
+        s.disc_bits |= s.table_bits
+        _clear_table(s)
+    s.current = q
+
+
+@njit(cache=True)
+def _select(s, p, c):
+    _remove_card(s, p, c)
+    s.known[p, c] = 0
+    s.known_bits[p] &= ~bit(c)
+    s.selected[c] = 1
+    s.sel_bits |= bit(c)
+    _note_selected(s, c)
+
+
+@njit(cache=True)
+def _commit(s, p, take):
+    """The selection becomes the table. The covered play: card ``take`` (if >= 0)
+    goes to the hand, the rest is discarded. Returns True when the hand is empty."""
+    emptied = s.held[p] == 0
+    covered = s.table_bits
+    while covered:
+        c = low_index(covered)
+        covered &= covered - 1
+        s.table[c] = 0
+        if c == take and not emptied:
+            _add_card(s, p, c)
+            s.known[p, c] = 1
+            s.known_bits[p] |= bit(c)
+        else:
+            s.discarded[c] = 1
+            s.disc_bits |= bit(c)
+    played = s.sel_bits
+    while played:
+        s.table[low_index(played)] = 1
+        played &= played - 1
+    s.table_bits = s.sel_bits
+    s.table_count = s.sel_count
+    s.table_value = s.sel_value
+    s.last_player = p
+    _clear_selection(s)
+    return emptied
+
+
+@njit(cache=True)
+def _end_round(s):
+    """Every card left in a hand is a point; end the match or deal the next round."""
+    P = s.num_players
+    best = 1 << 30
+    worst = 0
+    for p in range(P):
+        pts = np.int64(s.held[p])
+        s.round_points[p] = pts
+        s.scores[p] += pts
+        if s.reward_mode == REWARD_ROUND:
+            s.rewards[p] -= pts
+        best = min(best, np.int64(s.scores[p]))
+        worst = max(worst, np.int64(s.scores[p]))
+    if s.single_round or worst >= s.target_score:
+        s.terminated = True
+        s.phase = PHASE_OVER
+        if s.reward_mode == REWARD_MATCH:
+            _match_outcome(s, best)
+        return
+    s.round_leader = (s.round_leader + 1) % P
+    _start_round(s)
+
+
+@njit(cache=True)
+def _match_outcome(s, best):
+    """Zero-sum outcome: the lowest totals share +1, the others share -1 (all tied: 0)."""
+    P = s.num_players
+    winners = 0
+    for p in range(P):
+        if s.scores[p] == best:
+            winners += 1
+    if winners == P:
+        return
+    for p in range(P):
+        if s.scores[p] == best:
+            s.rewards[p] += 1.0 / winners
+        else:
+            s.rewards[p] -= 1.0 / (P - winners)
+
+
+@njit(cache=True)
+def apply_action(s, a):
+    """Apply a legal action of the current player; return True when a round ended."""
+    p = s.current
+    if a == PASS:
+        _pass_turn(s, p)
+        return False
+    if a < TAKE0 and a >= SELECT0:
+        _select(s, p, a - SELECT0)
+        return False
+    take = -1
+    if a >= TAKE0:
+        take = a - TAKE0
+    elif s.table_count == 1:
+        take = low_index(s.table_bits)
+    if _commit(s, p, take):
+        _end_round(s)
+        return True
+    s.current = (p + 1) % s.num_players
+    return False
+
+
+@njit(cache=True)
+def penalise(s, offender):
+    """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
+    s.rewards[offender] = -1.0
+    s.terminated = True
+    s.phase = PHASE_OVER
+
+
+# --------------------------------------------------------------------------- observation
+@njit(cache=True)
+def observe(s, viewer, out):
+    """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the selection,
+    the table, the discards, the cards opponents are known to hold (taken from the
+    table), public seat data; never another player's unknown cards or the set-aside ones."""
+    P = s.num_players
+    out[:] = 0.0
+    scatter(out, OBS_HAND, s.hand_bits[viewer], 1.0)
+    scatter(out, OBS_SELECTED, s.sel_bits, 1.0)
+    scatter(out, OBS_TABLE, s.table_bits, 1.0)
+    scatter(out, OBS_DISCARDED, s.disc_bits, 1.0)
+    known = np.int64(0)
+    for q in range(P):
+        if q != viewer:
+            known |= s.known_bits[q]
+    scatter(out, OBS_KNOWN, known, 1.0)
+    out[OBS_TABLE_COUNT] = s.table_count
+    out[OBS_SEL_COUNT] = s.sel_count
+    live = s.phase != PHASE_OVER
+    out[OBS_LEAD] = live and s.table_count == 0
+    out[OBS_TARGET] = 0 if s.single_round else s.target_score
+    out[OBS_COLOURS] = s.colours
+    # seats that passed since the table play: strictly between its player and the one to move
+    last = np.int64(s.last_player)
+    behind = np.int64(s.current) - last
+    if behind < 0:
+        behind += P
+    passing = live and s.table_count > 0
+    q = np.int64(viewer)
+    for j in range(P):
+        o = OBS_SEATS + j * SEAT_FEATURES
+        out[o] = 1.0
+        out[o + 1] = s.held[q]
+        out[o + 2] = s.scores[q]
+        if q == last:
+            out[o + 3] = 1.0
+        if live and q == s.current:
+            out[o + 4] = 1.0
+        if q == s.round_leader:
+            out[o + 5] = 1.0
+        if passing:
+            d = q - last
+            if d < 0:
+                d += P
+            if 0 < d < behind:
+                out[o + 6] = 1.0
+        out[o + 7] = popcount(s.known_bits[q])
+        q += 1
+        if q == P:
+            q = 0
+
+
+# --------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def _step_env(s, a, mask, obs, rewards, auto_reset):
+    """One decision of one game: apply (or penalise), auto-reset, next mask and obs.
+    ``rewards`` gets this step's rewards; returns the step's EVENT_* flags. Stepping a
+    finished game (no auto-reset) changes nothing (its all-false mask and its
+    observation are written again: the output rows are fresh buffers)."""
+    rewards[:] = 0.0
+    if s.phase == PHASE_OVER:
+        _outputs(s, mask, obs)
+        return EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+    events = 0
+    s.rewards[:] = 0.0
+    if is_legal(s, a):
+        if apply_action(s, a):
+            events |= EVENT_ROUND_END
+    else:
+        penalise(s, s.current)
+        events |= EVENT_ILLEGAL
+    s.num_steps += 1
+    if not s.terminated and s.max_steps > 0 and s.num_steps >= s.max_steps:
+        s.truncated = True
+        s.phase = PHASE_OVER
+    for p in range(s.num_players):
+        rewards[p] = s.rewards[p]
+        if s.rewards[p] != 0.0:
+            events |= EVENT_REWARD
+    if s.terminated:
+        events |= EVENT_TERMINATED
+    if s.truncated:
+        events |= EVENT_TRUNCATED
+    if (s.terminated or s.truncated) and auto_reset:
+        new_match(s)
+    _outputs(s, mask, obs)
+    return events
+
+
+@njit(cache=True)
+def _outputs(s, mask, obs):
+    """Legal mask (kept in the state and copied out) and the observation of the player to move."""
+    legal_mask(s)
+    mask[:] = False
+    mask[PASS] = s.legal_pass != 0
+    mask[PLAY] = s.legal_play != 0
+    scatter(mask, SELECT0, s.legal_select, True)
+    scatter(mask, TAKE0, s.legal_take, True)
+    observe(s, s.current, obs)
+
+
+@njit(cache=True)
+def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset):
+    """Step every game of the batch by its action (one compiled call)."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
+        current[i] = s.current
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, auto_reset):
+    """:func:`step_batch` over numba threads (worth it from about 1,000 games)."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
+        current[i] = s.current
+
+
+@njit(cache=True)
+def reset_batch(states, masks, obs, current):
+    """Start a new match in every game (rng and options already set)."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        new_match(s)
+        _outputs(s, masks[i], obs[i])
+        current[i] = s.current
+
+
+@njit(cache=True)
+def refresh_batch(states, masks, obs, current):
+    """Recompute masks and observations after states were loaded from outside."""
+    for i in range(states.shape[0]):
+        s = states[i]
+        recount(s)
+        _outputs(s, masks[i], obs[i])
+        current[i] = s.current
+
+
+@njit(cache=True)
+def observe_batch(states, viewer, obs):
+    """Observation of seat ``viewer[i]`` in game i."""
+    for i in range(states.shape[0]):
+        observe(states[i], viewer[i], obs[i])
+
+
+@njit(cache=True)
+def mask_batch(states):
+    """Recompute the legal mask of every game in place (for measuring the mask's cost)."""
+    n = 0
+    for i in range(states.shape[0]):
+        legal_mask(states[i])
+        n += states[i].legal_play
+    return n
+
+
+# --------------------------------------------------------------------------- Python side
+def card_value(cards) -> int:
+    """The value of a play: its digits, largest first (``["2r", "6r"]`` -> 62)."""
+    ids = [odin_card_id(c) if isinstance(c, str) else int(c) for c in cards]
+    digits = sorted((c % NUM_VALUES + 1 for c in ids), reverse=True)
+    return int("".join(map(str, digits))) if digits else 0
+
+
+def action_to_str(a: int) -> str:
+    """``pass``, ``play``, ``select 7r`` (add 7r to the play being built), ``take 7r``
+    (commit the play and keep 7r from the covered play)."""
+    a = int(a)
+    if a == PASS:
+        return "pass"
+    if a == PLAY:
+        return "play"
+    if SELECT0 <= a < TAKE0:
+        return "select " + odin_card_str(a - SELECT0)
+    if TAKE0 <= a < NUM_ACTIONS:
+        return "take " + odin_card_str(a - TAKE0)
+    raise ValueError(f"not an odin action: {a!r} (0..{NUM_ACTIONS - 1})")
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_str`; a bare card (``7r``) means ``select 7r``."""
+    t = " ".join(str(text).split()).lower()
+    if t in ("pass", "p"):
+        return PASS
+    if t == "play":
+        return PLAY
+    words = t.split(" ")
+    try:
+        if len(words) == 1:
+            return SELECT0 + odin_card_id(words[0])
+        if len(words) == 2 and words[0] in ("select", "take"):
+            c = odin_card_id(words[1])
+            return (SELECT0 if words[0] == "select" else TAKE0) + c
+    except ValueError:
+        pass
+    raise ValueError(
+        f"cannot read {text!r}: expected 'pass', 'play', 'select 7r' (or just '7r') or 'take 7r' "
+        f"(a value 1-9 then a colour of {' '.join(ODIN_COLOURS)})"
+    )
+
+
+def play_actions(cards, take: str | int | None = None) -> list[int]:
+    """The actions that make a play: its cards selected in the canonical order
+    (decreasing id), then ``take <card>`` or ``play``."""
+    ids = sorted((odin_card_id(c) if isinstance(c, str) else int(c) for c in cards), reverse=True)
+    out = [SELECT0 + c for c in ids]
+    if take is None:
+        out.append(PLAY)
+    else:
+        out.append(TAKE0 + (odin_card_id(take) if isinstance(take, str) else int(take)))
+    return out
+
+
+def colours_in_use(rec) -> int:
+    return int(rec["two_player_colours"]) if int(rec["num_players"]) == 2 else NUM_COLOURS
+
+
+def deck_counts(state) -> np.ndarray:
+    return odin_deck_counts(colours_in_use(state))
+
+
+REST_FIELD = "aside"  # cards a scenario does not place are set aside, unseen
+
+STATE_FIELDS = (
+    Field("num_players", "int", option=True),
+    Field("two_player_colours", "int", option=True),
+    Field("target_score", "int", option=True),
+    Field("single_round", "bool", option=True),
+    Field("reward_mode", "enum", REWARD_MODES, option=True),
+    Field("max_steps", "int", option=True),
+    Field("rng", "hex64"),
+    Field("scores", "seats_int"),
+    Field("round", "int"),
+    Field("round_leader", "int"),
+    Field("num_steps", "int"),
+    Field("terminated", "bool"),
+    Field("truncated", "bool"),
+    Field("rewards", "seats_float"),
+    Field("round_points", "seats_int"),
+    Field("hands", "hands"),
+    Field("table", "cards"),
+    Field("selected", "cards"),
+    Field("discarded", "cards"),
+    Field("aside", "cards"),
+    Field("known", "hands", counted=False),
+    Field("phase", "enum", PHASE_NAMES),
+    Field("current", "int"),
+    Field("last_player", "int"),
+)
+
+
+def make_template(
+    num_players: int = 4,
+    two_player_colours: int = 4,
+    target_score: int = 15,
+    single_round: bool = False,
+    reward_mode: str = "match",
+    max_steps: int = 0,
+) -> np.ndarray:
+    """A one-game state array holding the options (validated); the rest is dealt at reset.
+
+    num_players: 2-6. two_player_colours: colours in the deck with 2 players (4: two
+    colours removed; 2-6). target_score: 10, 15, 20 or 30; the match ends after the
+    round in which someone reaches it. single_round: one round is the whole match.
+    reward_mode: "match" (zero-sum outcome at the end) or "round" (minus each round's
+    points). max_steps: truncate a match after this many decisions (0: never).
+    """
+    check_int_option("odin", "num_players", num_players, 2, MAX_PLAYERS)
+    check_int_option("odin", "two_player_colours", two_player_colours, 2, NUM_COLOURS)
+    if isinstance(target_score, bool) or target_score not in TARGET_SCORES:
+        raise ValueError(f"odin: target_score must be one of {TARGET_SCORES}, got {target_score!r}")
+    if not isinstance(single_round, (bool, np.bool_)):
+        raise ValueError(f"odin: single_round must be True or False, got {single_round!r}")
+    if reward_mode not in REWARD_MODES:
+        raise ValueError(f"odin: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_int_option("odin", "max_steps", max_steps, 0)
+    t = np.zeros(1, dtype=STATE_DTYPE)
+    t["num_players"] = num_players
+    t["two_player_colours"] = two_player_colours
+    t["target_score"] = target_score
+    t["single_round"] = bool(single_round)
+    t["reward_mode"] = REWARD_MODES.index(reward_mode)
+    t["max_steps"] = max_steps
+    return t
+
+
+def _ids(counts) -> list[int]:
+    return [int(c) for c in np.flatnonzero(np.asarray(counts))]
+
+
+def _is_uniform(ids) -> bool:
+    return len({c // NUM_VALUES for c in ids}) <= 1 or len({c % NUM_VALUES for c in ids}) <= 1
+
+
+def selection_completable(selection: list[int], hand: list[int], table: list[int]) -> bool:
+    """Whether a selection (cards already out of ``hand``) can still end as a legal play."""
+    if not selection:
+        return True
+    low = min(selection)
+    extra = [c for c in hand if c < low]
+    if not table:
+        return len(selection) == 1 or (_is_uniform(selection + hand) and all(c < low for c in hand))
+    n = len(table)
+    target = card_value(table)
+    for size in (n, n + 1):
+        need = size - len(selection)
+        if need < 0:
+            continue
+        # a uniform play: the best completion of each kind adds its highest cards
+        groups = [[c for c in extra if c // NUM_VALUES == low // NUM_VALUES]]
+        groups.append([c for c in extra if c % NUM_VALUES == low % NUM_VALUES])
+        for g in groups:
+            cand = selection + sorted(g, reverse=True)[:need]
+            if len(cand) == size and _is_uniform(cand) and (size == n + 1 or card_value(cand) > target):
+                return True
+    return False
+
+
+def validate_state(rec) -> None:
+    """Consistency checks of a loaded scenario beyond card conservation."""
+    P = int(rec["num_players"])
+    hands = [_ids(rec["hands"][p]) for p in range(P)]
+    table = _ids(rec["table"])
+    selection = _ids(rec["selected"])
+    for p in range(P):
+        extra = set(_ids(rec["known"][p])) - set(hands[p])
+        if extra:
+            names = " ".join(odin_card_str(c) for c in sorted(extra))
+            raise ValueError(f"scenario: known[{p}] lists {names}, which player {p} does not hold")
+    for name in ("round_leader", "last_player"):
+        v = int(rec[name])
+        if not -1 <= v < P or (name == "round_leader" and v < 0):
+            raise ValueError(f"scenario: {name} must be a seat 0..{P - 1}, got {v}")
+    if table and not _is_uniform(table):
+        raise ValueError("scenario: the table play must be one colour or one value")
+    if bool(table) != (int(rec["last_player"]) >= 0):
+        raise ValueError("scenario: table and last_player must be set together (or the table empty and -1)")
+    if rec["phase"] == PHASE_OVER:
+        return
+    cur = int(rec["current"])
+    if not 0 <= cur < P:
+        raise ValueError(f"scenario: current player {cur} is not a seat 0..{P - 1}")
+    if table and cur == int(rec["last_player"]):
+        raise ValueError("scenario: the player to move cannot have made the table play (the table would be cleared)")
+    for p in range(P):
+        if not hands[p] and not (p == cur and selection):
+            raise ValueError(f"scenario: player {p} holds no card, but the round would have ended")
+    if selection and not (_is_uniform(selection) and selection_completable(selection, hands[cur], table)):
+        names = " ".join(odin_card_str(c) for c in selection)
+        raise ValueError(f"scenario: the selection {names} cannot become a legal play")
+
+
+def observation_bounds(template) -> tuple[float, float]:
+    """Low and high of every observation entry (0/1 cards, counts, scores)."""
+    return 0.0, float(max(NUM_CARDS, int(template["target_score"][0]) + 2 * HAND_SIZE))
+
+
+def round_info(rec) -> dict:
+    """Infos for the AEC env: round number, match scores, the last round's points."""
+    P = int(rec["num_players"])
+    return {
+        "round": int(rec["round"]),
+        "scores": [int(x) for x in rec["scores"][:P]],
+        "round_points": [int(x) for x in rec["round_points"][:P]],
+    }
+
+
+def _cards_text(counts) -> str:
+    """Cards grouped by colour, values increasing."""
+    ids = _ids(counts)
+    return " ".join(odin_card_str(c) for c in ids) if ids else "(none)"
+
+
+def render_text(rec, viewer: int | None = None) -> str:
+    """The table as text; ``viewer`` None shows every hand, else only that player's."""
+    P = int(rec["num_players"])
+    target = "single round" if rec["single_round"] else f"target {int(rec['target_score'])}"
+    over = int(rec["phase"]) == PHASE_OVER
+    lines = [f"Odin — round {int(rec['round'])}, {target}{', over' if over else ''}"]
+    table = _ids(rec["table"])
+    if table:
+        lines.append(
+            f"table: {_cards_text(rec['table'])} (value {card_value(table)}) by player_{int(rec['last_player'])}"
+        )
+    else:
+        lines.append("table: empty")
+    if rec["selected"].any():
+        lines.append(f"selected: {_cards_text(rec['selected'])}")
+    lines.append(f"discarded: {int(rec['discarded'].sum())} cards")
+    for p in range(P):
+        held = int(rec["hands"][p].sum())
+        mark = "->" if p == rec["current"] and not over else "  "
+        if viewer is None or viewer == p:
+            cards = _cards_text(rec["hands"][p])
+        else:
+            known = _ids(rec["known"][p])
+            cards = f"{held} cards" + (f" (known: {' '.join(odin_card_str(c) for c in known)})" if known else "")
+        lead = " (led the round)" if p == rec["round_leader"] else ""
+        lines.append(f"{mark} player_{p} score {int(rec['scores'][p]):2d}{lead}: {cards}")
+    return "\n".join(lines)

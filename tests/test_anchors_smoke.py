@@ -1,0 +1,92 @@
+"""Smoke test of benchmarks/anchors.py: the cardenvs part in quick mode, and missing anchors
+reported rather than crashing. No network and no anchor package needed."""
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+import cardenvs
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "anchors.py"
+
+
+@pytest.fixture(scope="module")
+def anchors():
+    spec = importlib.util.spec_from_file_location("cardenvs_bench_anchors", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _check_stat(stat, rounds):
+    assert set(stat) >= {"median", "min", "max", "rounds"}
+    assert len(stat["rounds"]) == rounds
+    assert 0 < stat["min"] <= stat["median"] <= stat["max"]
+
+
+def test_cardenvs_quick_run_and_missing_anchors(anchors, tmp_path):
+    game = cardenvs.list_games()[0]
+    # --threads 1: no parallel kernel to compile on a cold cache; --anchor-python: this
+    # interpreter, which has pettingzoo 1.27 (no gin_rummy_v4) and no rlcard
+    report = anchors.main([
+        "--only", "cardenvs", "pettingzoo", "rlcard", "--quick", "--games", game.name, "--threads", "1",
+        "--seconds", "0.02", "--memory-envs", "256", "--anchor-python", sys.executable,
+        "--out", str(tmp_path), "-q",
+    ])
+    on_disk = json.loads((tmp_path / "anchors.json").read_text())
+    assert on_disk["settings"] == report["settings"]
+    assert report["settings"]["rounds"] >= 3
+    for key in ("machine", "git", "main_versions", "contenders", "targets", "memory", "compile"):
+        assert key in on_disk
+    assert on_disk["machine"]["logical_cpus"] >= 1
+    assert on_disk["main_versions"]["cardenvs"] == cardenvs.__version__
+
+    res = on_disk["contenders"][f"cardenvs:{game.name}"]
+    assert res["status"] == "ok", res
+    assert set(res["metrics"]) == {"aec", "vec:1:1", "vec:64:1"}
+    for m in res["metrics"].values():
+        _check_stat(m["decisions_per_s"], 3)
+        _check_stat(m["games_per_s"], 3)
+        assert m["vs_anchor"] is None  # OpenSpiel not run
+    assert res["decisions_per_game"] > 0
+    assert res["versions"]["numba"]
+
+    for cid in ("pettingzoo:gin_rummy_v4", "rlcard:gin-rummy", "rlcard:doudizhu"):
+        anchor = on_disk["contenders"][cid]
+        assert anchor["status"] in ("missing", "ok"), anchor  # ok only where someone installed them here
+        if anchor["status"] == "missing":
+            assert anchor["reason"]
+    assert on_disk["contenders"]["pettingzoo:gin_rummy_v4"]["status"] == "missing"
+
+    mem = on_disk["memory"][game.name]
+    assert mem["ok"] and mem["num_envs"] == 256 and mem["peak_rss"] >= mem["baseline_rss"] > 0
+
+    targets = {t["target"]: t for t in on_disk["targets"]}
+    aec_pz = [t for name, t in targets.items() if "AEC" in name and "PettingZoo" in name]
+    assert aec_pz and all(t["status"] == "n/a" for t in aec_pz)
+    assert all(t["status"] in ("PASS", "FAIL", "n/a") for t in targets.values())
+
+    md = (tmp_path / "anchors.md").read_text()
+    assert "## Throughput" in md and "| contender | mode | decisions/s |" in md
+    assert f"cardenvs {game.env_id}" in md
+    assert "## Missing or not run" in md and "PettingZoo gin_rummy_v4" in md and "openspiel" in md
+    assert "## Targets" in md and "## Memory" in md and "## Versions" in md
+    # the plot is written, or the reason it is not (matplotlib is an optional extra)
+    assert (tmp_path / "anchors.png").exists() or "matplotlib" in report["plot"]
+
+
+def test_anchor_venv_absent_is_reported(anchors, tmp_path):
+    report = anchors.main([
+        "--only", "pettingzoo", "rlcard", "--quick", "--no-memory", "--no-plot", "-q",
+        "--anchor-python", str(tmp_path / "no-such-venv" / "bin" / "python"), "--out", str(tmp_path),
+    ])
+    for cid in ("pettingzoo:gin_rummy_v4", "rlcard:gin-rummy", "rlcard:doudizhu"):
+        res = report["contenders"][cid]
+        assert res["status"] == "missing"
+        assert "no-such-venv" in res["reason"]
+    md = (tmp_path / "anchors.md").read_text()
+    assert "RLCard doudizhu" in md and "no-such-venv" in md
+    assert report["targets"] == []
