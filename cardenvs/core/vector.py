@@ -96,6 +96,7 @@ class VecEnv:
         self.states["rng"] = [rng_state_from_seed(int(s)) for s in seeds]
         obs, masks, current = self._new_outputs()
         self.game.reset_batch(self.states, masks, obs, current)
+        self._finished = np.zeros(self.num_envs, dtype=np.bool_)  # ended games, without auto-reset
         zeros = np.zeros(self.num_envs, dtype=np.bool_)
         self._state = VecState(
             obs, masks, current, np.zeros((self.num_envs, self.num_players), np.float32),
@@ -113,23 +114,19 @@ class VecEnv:
         if self.illegal_action == "raise":
             self._check_legal(actions)
         obs, masks, current = self._new_outputs()
-        rewards = np.empty((self.num_envs, self.game.MAX_PLAYERS), dtype=np.float32)
-        events = np.empty(self.num_envs, dtype=np.int8)
+        n = self.num_envs
+        rewards = np.empty((n, self.game.MAX_PLAYERS), dtype=np.float32)
+        events = np.empty(n, dtype=np.int8)
         if self.num_threads > 1:
             numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
             self.game.step_batch_parallel(self.states, actions, masks, obs, rewards, events, current, self.auto_reset)
         else:
             self.game.step_batch(self.states, actions, masks, obs, rewards, events, current, self.auto_reset)
-        self._state = VecState(
-            obs,
-            masks,
-            current,
-            rewards[:, : self.num_players],
-            (events & EVENT_TERMINATED) != 0,
-            (events & EVENT_TRUNCATED) != 0,
-            (events & EVENT_ROUND_END) != 0,
-            (events & EVENT_ILLEGAL) != 0,
-        )
+        flags = np.empty((4, n), dtype=np.bool_)
+        _split_events(events, flags)
+        if not self.auto_reset:
+            self._finished |= flags[0] | flags[1]
+        self._state = VecState(obs, masks, current, rewards[:, : self.num_players], *flags)
         return self._state
 
     def _new_outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -140,12 +137,11 @@ class VecEnv:
         )
 
     def _check_legal(self, actions: np.ndarray) -> None:
-        ok = (actions >= 0) & (actions < self.num_actions)
-        ok[ok] = self._state.legal_action_mask[np.flatnonzero(ok), actions[ok]]
-        if not self.auto_reset:
-            ok |= self.states["phase"] == self.game.PHASE_NAMES.index("over")
-        if not ok.all():
-            i = int(np.flatnonzero(~ok)[0])
+        i = _first_illegal(self._state.legal_action_mask, actions, self._finished)
+        if i >= 0:
+            ok = self._finished.copy()
+            valid = (actions >= 0) & (actions < self.num_actions)
+            ok[valid] |= self._state.legal_action_mask[np.flatnonzero(valid), actions[valid]]
             a = int(actions[i])
             legal = np.flatnonzero(self._state.legal_action_mask[i])
             names = ", ".join(f"{x} {self.game.action_to_str(x)!r}" for x in legal[:20])
@@ -178,7 +174,29 @@ class VecEnv:
         self.game.reset_batch(one, masks[i : i + 1], obs[i : i + 1], current[i : i + 1])
         state_from_dict(self.spec, one[0], scenario, np.random.default_rng(int(rng)))
         self.game.refresh_batch(one, masks[i : i + 1], obs[i : i + 1], current[i : i + 1])
+        self._finished[i] = bool(one["terminated"][0] or one["truncated"][0])
         return self._state
+
+
+@njit(cache=True)
+def _first_illegal(masks, actions, finished):
+    """Index of the first game whose action is not legal (finished games take anything); -1 if none."""
+    for i in range(masks.shape[0]):
+        a = actions[i]
+        if not finished[i] and not (0 <= a < masks.shape[1] and masks[i, a]):
+            return i
+    return -1
+
+
+@njit(cache=True)
+def _split_events(events, flags):
+    """EVENT_* bits into the terminated, truncated, round_ended and illegal rows of ``flags``."""
+    for i in range(events.shape[0]):
+        e = events[i]
+        flags[0, i] = (e & EVENT_TERMINATED) != 0
+        flags[1, i] = (e & EVENT_TRUNCATED) != 0
+        flags[2, i] = (e & EVENT_ROUND_END) != 0
+        flags[3, i] = (e & EVENT_ILLEGAL) != 0
 
 
 @njit(cache=True)
