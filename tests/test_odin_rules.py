@@ -884,7 +884,10 @@ def test_observation_layout():
 def test_serial_and_threaded_stepping_are_identical():
     n = 600
     serial = cardenvs.make_vec("odin_v0", num_envs=n, seed=21, num_players=5)
-    threaded = cardenvs.make_vec("odin_v0", num_envs=n, seed=21, num_players=5, num_threads=2)
+    threaded = cardenvs.make_vec(
+        "odin_v0", num_envs=n, seed=21, num_players=5, num_threads=2, parallel_threshold=1
+    )
+    assert threaded.parallel
     s1, s2 = serial.reset(), threaded.reset()
     samp1, samp2 = RandomSampler(5), RandomSampler(5)
     ended = 0

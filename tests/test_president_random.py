@@ -251,7 +251,10 @@ def test_other_hands_are_hidden(num_players):
 def test_serial_and_threaded_stepping_are_identical():
     n = 600
     serial = cardenvs.make_vec("president_v0", num_envs=n, seed=21, num_players=6)
-    threaded = cardenvs.make_vec("president_v0", num_envs=n, seed=21, num_players=6, num_threads=2)
+    threaded = cardenvs.make_vec(
+        "president_v0", num_envs=n, seed=21, num_players=6, num_threads=2, parallel_threshold=1
+    )
+    assert threaded.parallel
     s1, s2 = serial.reset(), threaded.reset()
     samp1, samp2 = RandomSampler(5), RandomSampler(5)
     ended = 0

@@ -46,8 +46,9 @@ class VecState(NamedTuple):
 class VecEnv:
     """``num_envs`` independent games of one kind, stepped together.
 
-    ``num_threads`` > 1 runs the batch over numba threads (worth it from about
-    1,000 games). ``auto_reset`` restarts a finished game inside the same step.
+    ``num_threads`` > 1 runs the batch over numba threads when it holds at least
+    ``parallel_threshold`` games (default 1,024; below that one thread is faster,
+    as thread start-up costs more than the games). ``auto_reset`` restarts a finished game inside the same step.
     ``illegal_action="raise"`` checks the actions first and raises ValueError
     (nothing changes); ``"penalty"`` ends those games with -1 to the offender.
     """
@@ -60,6 +61,7 @@ class VecEnv:
         num_threads: int = 1,
         auto_reset: bool = True,
         illegal_action: str = "raise",
+        parallel_threshold: int = 1024,
         **options: Any,
     ):
         if num_envs < 1:
@@ -73,6 +75,7 @@ class VecEnv:
         self.num_envs = int(num_envs)
         self.seed = int(seed)
         self.num_threads = int(num_threads)
+        self.parallel = self.num_threads > 1 and self.num_envs >= parallel_threshold
         self.auto_reset = bool(auto_reset)
         self.illegal_action = illegal_action
         self._template = self.game.make_template(**options)
@@ -117,7 +120,7 @@ class VecEnv:
         n = self.num_envs
         rewards = np.empty((n, self.game.MAX_PLAYERS), dtype=np.float32)
         events = np.empty(n, dtype=np.int8)
-        if self.num_threads > 1:
+        if self.parallel:
             numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
             self.game.step_batch_parallel(self.states, actions, masks, obs, rewards, events, current, self.auto_reset)
         else:
