@@ -275,13 +275,15 @@ def test_stuck_with_only_twos_ranks_last_in_stuck_order():
     assert to_move(env) == 0  # seats 1 and 2 are out
     act(env, "A")  # seat 0 goes out; seat 3 is the last holder: the round ends
     d = st(env)
-    # places: 0 (out first), 3 (last holder), 1 (stuck first), 2 (stuck last)
-    assert d["last_places"] == [1, 3, 4, 2]
-    assert d["scores"] == [2, 4, 0, 1]
-    assert d["round"] == 2 and d["president"] == 0 and d["trou"] == 2 and d["dealer"] == 2
+    # places: 0 (out first), 3 (last holder), 2 (stuck last), 1 (stuck first: trou A,
+    # "devient automatiquement le trou A")
+    assert d["last_places"] == [1, 4, 3, 2]
+    # +2 to the first out; nobody else went out, so there is no vice-president point
+    assert d["scores"] == [2, 4, 0, 0]
+    assert d["round"] == 2 and d["president"] == 0 and d["trou"] == 1 and d["dealer"] == 1
     assert d["phase"] == "exchange" and to_move(env) == 0
-    assert env.infos["player_0"]["last_places"] == [1, 3, 4, 2]
-    assert env.infos["player_0"]["scores"] == [2, 4, 0, 1]
+    assert env.infos["player_0"]["last_places"] == [1, 4, 3, 2]
+    assert env.infos["player_0"]["scores"] == [2, 4, 0, 0]
 
 
 # --------------------------------------------------------------------------- four of a kind
@@ -323,7 +325,7 @@ def test_four_completed_by_consecutive_plays_clears():
 
 
 def test_four_or_more_over_consecutive_plays_two_decks():
-    env = make(8)
+    env = make(8, completion_offers="holders")
     hands = ["Jc", "7c 7d Qc", "8c 8d", "7h 7h 7s 5c", "Ac", "Kc", "Kd", "Qd"]
     load(env, hands=hands, current=1, **pile("7", by=0))
     act(env, "77")  # run of 3; seat 3 holds three 7s, not exactly one: no offer
@@ -355,7 +357,7 @@ def test_completion_offer_accepted_clears_and_completer_leads():
 
 
 def test_completion_declined_then_normal_turn():
-    env = make()
+    env = make(completion_offers="holders")
     load(env, hands=["9c Kc Ac", "Tc Jc", "9d 9h 9s 4c", "Qc Qd"], current=0)
     act(env, "9")
     assert st(env)["phase"] == "offer" and to_move(env) == 2
@@ -374,7 +376,7 @@ def test_completion_declined_then_normal_turn():
 
 
 def test_completion_declined_then_normal_turn_with_skip():
-    env = make()
+    env = make(completion_offers="holders")
     load(env, hands=["9c Kc", "Tc Jc", "9d 9h 4c", "Qc Qd"], current=0, **pile("9", by=3))
     act(env, "9")  # matches: run of 2, seat 2 holds exactly two 9s
     d = st(env)
@@ -388,7 +390,7 @@ def test_completion_declined_then_normal_turn_with_skip():
 
 
 def test_completion_asked_in_turn_order_from_the_last_players_left_exactly_four_minus_n():
-    env = make(8)
+    env = make(8, completion_offers="holders")
     # two decks: eight 9s. Seat 5 leads 99 (9c 9c); exactly two 9s: seats 7 and 2; seat 0 has one.
     hands = ["9s Ac", "Kc Kd", "9d 9h 4c", "Qc Qd", "Jc Jd", "9c 9c Tc", "8c 8d", "9d 9h 5c"]
     load(env, hands=hands, current=5)
@@ -413,7 +415,7 @@ def test_completion_asked_in_turn_order_from_the_last_players_left_exactly_four_
 
 
 def test_completion_needs_exactly_the_missing_count():
-    env = make(8)
+    env = make(8, completion_offers="holders")
     # seat 5 plays 999: one 9 is missing; seats 6 and 7 hold two and three: nobody is asked
     hands = ["Ac", "Kc Kd", "4c", "Qc Qd", "Jc Jd", "9c 9c 9d Tc", "9d 9h 8c", "9h 9s 9s 5c"]
     load(env, hands=hands, current=5)
@@ -869,3 +871,56 @@ def test_offer_and_exchange_states_load_back():
     assert d["phase"] == "exchange"
     twin.reset(seed=3, options={"scenario": d})
     assert twin.state_dict() == d and legal(twin) == legal(env)
+
+
+# --------------------------------------------------------------------------- completion offers reveal nothing
+def test_public_offers_ask_every_player_who_could_hold_the_missing_cards():
+    env = make()  # completion_offers="public" is the default
+    load(env, hands=["9c Kh 5d", "Qd Qs 4h", "4c 9h 9s 9d", "5h Jc Jd 8c"], current=0, **pile("8", by=3))
+    act(env, "9")  # three 9s are still in hands: everyone in play with 3+ cards is asked
+    assert to_move(env) == 1 and st(env)["phase"] == "offer"
+    assert legal(env) == {"pass"}  # player 1 holds no 9: can only decline
+    act(env, "pass")
+    assert to_move(env) == 2 and legal(env) == {"pass", "999"}
+    act(env, "pass")
+    assert to_move(env) == 3 and legal(env) == {"pass"}
+    act(env, "pass")
+    assert st(env)["phase"] == "play" and to_move(env) == 1  # the normal turn resumes
+
+
+def test_public_offers_skip_players_with_too_few_cards_and_need_cards_out_of_play():
+    env = make()
+    # the 8s: only 8c is out of play besides the pile's, so no question goes round for a run of 1
+    # 8h and 8s are placed nowhere, so they count as played
+    load(env, hands=["8d Kh 5d", "Qd", "4c 9h 9s 9d", "5h Jc Jd 8c"], current=0, **pile("7", by=3))
+    act(env, "8")  # needs three more 8s, one is out of play
+    assert st(env)["phase"] == "play" and to_move(env) == 1
+    env2 = make()
+    load(env2, hands=["9c Kh 5d", "Qd", "4c 9h 9s 9d", "5h Jc Jd 8c"], current=0, **pile("8", by=3))
+    act(env2, "9")  # player 1 holds one card, fewer than the three missing: not asked
+    assert to_move(env2) == 2 and st(env2)["phase"] == "offer"
+
+
+def test_who_moves_next_does_not_depend_on_hidden_cards():
+    """Two deals that differ only in which opponent holds 9d (player 2, who could then
+    complete, or player 3) give player 1 the same players to move and observations."""
+    base = {"current": 0, "first_lead": False, "pile_rank": "8", "pile_count": 1, "run_count": 1, "last_player": 3}
+    views = []
+    deals = ((["4c", "9h", "9s", "9d"], ["5h", "Jc", "Jd", "Td"]), (["4c", "9h", "9s", "Td"], ["5h", "Jc", "Jd", "9d"]))
+    for h2, h3 in deals:
+        env = make()
+        hands = [["9c", "Kh", "5d"], ["Qd", "Qs", "4h"], h2, h3]
+        env.reset(seed=0, options={"scenario": dict(base, hands=hands)})
+        seen = []
+        for text in ("9", "pass", "pass", "pass"):
+            seen.append((env.agent_selection, env.observe("player_1")["observation"].tolist()))
+            env.step(env.str_to_action(text))
+        views.append(seen)
+    assert views[0] == views[1]
+
+
+def test_holders_mode_asks_only_the_holders():
+    env = make(completion_offers="holders")
+    load(env, hands=["9c Kh 5d", "Qd Qs 4h", "4c 9h 9s 9d", "5h Jc Jd 8c"], current=0, **pile("8", by=3))
+    act(env, "9")
+    assert to_move(env) == 2 and legal(env) == {"pass", "999"}

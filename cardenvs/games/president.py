@@ -55,6 +55,11 @@ REWARD_MATCH = 0  # zero-sum match outcome when the match ends
 REWARD_ROUND = 1  # each round's points when the round ends
 REWARD_MODES = ("match", "round")
 
+# Who is asked to complete a four out of turn (option completion_offers)
+OFFER_PUBLIC = 0  # every player in play who could, by public information: asking reveals nothing
+OFFER_HOLDERS = 1  # only players holding exactly the missing cards: fewer decisions, but the offer reveals them
+OFFER_MODES = ("public", "holders")
+
 STATE_DTYPE = np.dtype(
     [
         ("rng", np.uint64),
@@ -65,6 +70,7 @@ STATE_DTYPE = np.dtype(
         ("single_round", np.bool_),
         ("reward_mode", np.int8),
         ("two_is_highest", np.bool_),
+        ("completion_offers", np.int8),
         ("max_steps", np.int32),
         # match
         ("scores", np.int16, (MAX_PLAYERS,)),
@@ -290,7 +296,8 @@ def legal_mask(s):
         return
     if s.phase == PHASE_OFFER:
         mask[PASS] = 1
-        mask[play_action(s.pile_rank, 4 - s.run_count)] = 1
+        if rank_count(s, p, s.pile_rank) == 4 - s.run_count:
+            mask[play_action(s.pile_rank, 4 - s.run_count)] = 1
         return
     held = hand_size(s, p)
     empty = s.pile_rank < 0
@@ -356,15 +363,28 @@ def _pass_turn(s, seat, skips):
 @njit(cache=True)
 def _next_offer(s, after):
     """Next seat after ``after`` (before the last player, clockwise from their left)
-    holding exactly the cards that complete the four on the pile; -1 if none."""
+    to be asked whether they complete the four on the pile; -1 if none.
+
+    By default (OFFER_PUBLIC) the question goes round only when enough cards of the
+    rank are still out of play, and then to every player in play holding at least
+    the missing number of cards: who is asked depends on public information only,
+    and only a player holding exactly the missing cards can accept."""
     P = s.num_players
     need = 4 - s.run_count
+    public = s.completion_offers == OFFER_PUBLIC
+    if public:
+        base = _STD_RANK[s.pile_rank] * 4
+        in_hands = 4 * s.decks - (s.played[base] + s.played[base + 1] + s.played[base + 2] + s.played[base + 3])
+        if in_hands < need:
+            return -1
     q = after
     while True:
         q = (q + 1) % P
         if q == s.last_player:
             return -1
-        if not s.out[q] and rank_count(s, q, s.pile_rank) == need:
+        if s.out[q]:
+            continue
+        if (public and s.held[q] >= need) or (not public and rank_count(s, q, s.pile_rank) == need):
             return q
 
 
@@ -381,16 +401,16 @@ def _end_round(s):
         if not s.out[p]:
             places[n] = p  # the last player still holding cards
             n += 1
-    for i in range(s.num_stuck):
-        places[n] = s.stuck_order[i]  # stuck players rank last, the latest lowest
+    for i in range(s.num_stuck - 1, -1, -1):
+        places[n] = s.stuck_order[i]  # stuck players rank last; the first one stuck is trou A
         n += 1
     for i in range(P):
         s.last_places[places[i]] = i + 1
-    s.scores[places[0]] += 2
-    s.scores[places[1]] += 1
-    if s.reward_mode == REWARD_ROUND:
-        s.rewards[places[0]] += 2.0
-        s.rewards[places[1]] += 1.0
+    # +2 to the first player out (president), +1 to the second (vice-president)
+    for i in range(min(2, s.num_finished)):
+        s.scores[s.finish_order[i]] += 2 - i
+        if s.reward_mode == REWARD_ROUND:
+            s.rewards[s.finish_order[i]] += 2.0 - i
     s.president = places[0]
     s.trou = places[P - 1]
     best = 0
@@ -692,6 +712,7 @@ STATE_FIELDS = (
     Field("single_round", "bool", option=True),
     Field("reward_mode", "enum", REWARD_MODES, option=True),
     Field("two_is_highest", "bool", option=True),
+    Field("completion_offers", "enum", OFFER_MODES, option=True),
     Field("max_steps", "int", option=True),
     Field("rng", "hex64"),
     Field("scores", "seats_int"),
@@ -729,6 +750,7 @@ def make_template(
     single_round: bool = False,
     reward_mode: str = "match",
     two_is_highest: bool = True,
+    completion_offers: str = "public",
     max_steps: int = 0,
 ) -> np.ndarray:
     """A one-game state array holding the options (validated); the rest is dealt at reset.
@@ -738,6 +760,9 @@ def make_template(
     single_round: one round is the whole episode. reward_mode: "match" (zero-sum
     outcome at the end) or "round" (each round's points when it ends).
     two_is_highest: trou A's "highest card" is a 2 when they hold one.
+    completion_offers: "public" (every player in play who could complete a four is
+    asked, judged from public information) or "holders" (only those holding exactly
+    the missing cards: fewer decisions, but being asked reveals the cards).
     max_steps: truncate a match after this many decisions (0: never; a match always ends).
     """
     check_int_option("president", "num_players", num_players, 4, MAX_PLAYERS)
@@ -748,6 +773,8 @@ def make_template(
     if NUM_CARDS * decks < 2 * num_players:
         raise ValueError(f"president: {decks} deck(s) are too few for {num_players} players")
     check_int_option("president", "target_score", target_score, 1, 10_000)
+    if completion_offers not in OFFER_MODES:
+        raise ValueError(f"president: completion_offers must be one of {OFFER_MODES}, got {completion_offers!r}")
     if reward_mode not in REWARD_MODES:
         raise ValueError(f"president: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
     check_int_option("president", "max_steps", max_steps, 0)
@@ -758,6 +785,7 @@ def make_template(
     t["single_round"] = bool(single_round)
     t["reward_mode"] = REWARD_MODES.index(reward_mode)
     t["two_is_highest"] = bool(two_is_highest)
+    t["completion_offers"] = OFFER_MODES.index(completion_offers)
     t["max_steps"] = max_steps
     return t
 
@@ -816,11 +844,13 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: in the exchange phase the president (not trou A) is to move")
     if rec["phase"] == PHASE_OFFER:
         r, cur = int(rec["pile_rank"]), int(rec["current"])
+        need = 4 - int(rec["run_count"])
         held = int(rec["hands"][cur, _STD_RANK[r] * 4 : _STD_RANK[r] * 4 + 4].sum()) if r >= 0 else -1
-        if r < 0 or cur == rec["last_player"] or held != 4 - int(rec["run_count"]):
+        asked = held == need if rec["completion_offers"] == OFFER_HOLDERS else int(rec["hands"][cur].sum()) >= need
+        if r < 0 or cur == rec["last_player"] or not asked:
             raise ValueError(
-                "scenario: in the offer phase the player to move (not the last player) must hold "
-                "exactly the cards that complete the four on the pile"
+                "scenario: in the offer phase the player to move (not the last player) must be one "
+                "who is asked to complete the four on the pile (see completion_offers)"
             )
 
 
