@@ -131,6 +131,9 @@ def ask_human(env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO) 
     """Show seat's hand and the numbered legal moves; read a number or card notation."""
     raw = env.unwrapped
     legal = raw.legal_actions()
+    if len(legal) == 1:  # nothing to choose (say, declining a four you cannot complete)
+        print(f"{raw.possible_agents[seat]} (you): {raw.action_to_str(legal[0])} (your only legal move)", file=out)
+        return legal[0]
     print(f"\n=== your turn: {raw.possible_agents[seat]} ===", file=out)
     print(table_text(env, seat), file=out)
     print("legal moves:  " + "   ".join(f"{i}: {raw.action_to_str(a)}" for i, a in enumerate(legal)), file=out)
