@@ -19,6 +19,7 @@ from cardenvs.core.protocol import GameSpec
 HEURISTICS: dict[str, str] = {
     "president": "agents.president_heuristic:PresidentHeuristic",
     "odin": "agents.odin_heuristic:OdinHeuristic",
+    "rami51": "agents.rami51_heuristic:Rami51Heuristic",
 }
 
 AGENT_NAMES = ("random", "heuristic", "human")

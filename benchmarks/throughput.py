@@ -27,7 +27,7 @@ import cardenvs
 from cardenvs.core.vector import RandomSampler
 
 DEFAULT_BATCHES = [1, 16, 64, 256, 1024, 4096, 8192]
-DEFAULT_PLAYERS = {"president": 5}
+DEFAULT_PLAYERS = {"president": 5, "rami51": 4}
 
 
 def bench_aec(name: str, players: int, seconds: float, seed: int = 0) -> dict:

@@ -127,8 +127,48 @@ def table_text(env: Any, viewer: int | None) -> str:
     return env.unwrapped.render_text(viewer)
 
 
-def ask_human(env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO) -> int:
-    """Show seat's hand and the numbered legal moves; read a number or card notation."""
+def turn_seconds(env: Any) -> float:
+    """The game's turn timer for people (its ``turn_seconds`` option; 0: none). Only a game
+    that says what to play when time runs out (``timeout_actions(state)``) has one."""
+    raw = env.unwrapped
+    if getattr(raw.game, "timeout_actions", None) is None:
+        return 0.0
+    rec = raw._state[0]
+    return float(rec["turn_seconds"]) if "turn_seconds" in (rec.dtype.names or ()) else 0.0
+
+
+def timed_input(prompt: str, seconds: float) -> str | None:
+    """``input()`` that gives up after ``seconds`` (None). Waits on stdin with ``select``
+    where the platform allows it; elsewhere reads without a limit."""
+    import select
+
+    print(prompt, end="", flush=True)
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], max(seconds, 0.0))
+    except (OSError, ValueError, TypeError):  # no selectable stdin (Windows consoles, some test runners)
+        return input()
+    if not ready:
+        print()
+        return None
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def _timeout_action(env: Any) -> int:
+    """The next step the game plays for a person whose turn timer ran out."""
+    raw = env.unwrapped
+    actions = raw.game.timeout_actions(raw._state[0])
+    return int(actions[0]) if actions else raw.legal_actions()[0]
+
+
+def ask_human(
+    env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO, deadline: float | None = None
+) -> int | None:
+    """Show seat's hand and the numbered legal moves; read a number or card notation.
+    With a ``deadline`` (``time.monotonic()``), None when the turn's time ran out (an
+    answer typed too late does not count)."""
     raw = env.unwrapped
     legal = raw.legal_actions()
     if len(legal) == 1:  # nothing to choose (say, declining a four you cannot complete)
@@ -138,8 +178,21 @@ def ask_human(env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO) 
     print(table_text(env, seat), file=out)
     print("legal moves:  " + "   ".join(f"{i}: {raw.action_to_str(a)}" for i, a in enumerate(legal)), file=out)
     while True:
+        prompt = "your move (number or cards, q to quit): "
         try:
-            text = input_fn("your move (number or cards, q to quit): ").strip()
+            if deadline is None:
+                text = input_fn(prompt).strip()
+            else:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                prompt = f"your move ({left:.0f} s left; number or cards, q to quit): "
+                reply = timed_input(prompt, left) if input_fn is input else input_fn(prompt)
+                if reply is None or time.monotonic() > deadline:
+                    return None
+                text = reply.strip()
+        except TimeoutError:
+            return None
         except EOFError:
             raise QuitRequested from None
         if text in ("q", "quit", "exit"):  # lower case only: "Q" is a queen
@@ -181,6 +234,9 @@ def play_match(
     returns = [0.0] * len(agents)
     final_info: dict[str, Any] = {}
     last_round = None
+    timer = turn_seconds(env) if humans else 0.0
+    turn_key: tuple | None = None  # (seat, round) of the person whose turn clock runs
+    deadline = 0.0
     if render:
         print(table_text(env, viewer), file=out)
     for name in env.agent_iter():
@@ -196,9 +252,20 @@ def play_match(
                 print(f"-- round {last_round} over; scores {info['scores']}", file=out)
             last_round = info.get("round")
         agent = agents[seat]
-        if agent.is_human:
+        if agent.is_human and timer > 0:
+            # the turn timer runs from the first decision of the turn to the last
+            if turn_key != (seat, info.get("round")):
+                turn_key = (seat, info.get("round"))
+                deadline = time.monotonic() + timer
+            action = ask_human(env, seat, input_fn, out, deadline) if time.monotonic() < deadline else None
+            if action is None:
+                action = _timeout_action(env)
+                print(f"{name} (you): time is up ({timer:g} s a turn): {raw.action_to_str(action)} played for you",
+                      file=out)
+        elif agent.is_human:
             action = ask_human(env, seat, input_fn, out)
         else:
+            turn_key = None
             action = int(agent.act(obs["observation"], obs["action_mask"].astype(np.bool_)))
         env.step(action)
         if narrate:

@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from cardenvs.core.protocol import GameSpec
-from cardenvs.games import odin, president
+from cardenvs.games import odin, president, rami51
 
 GAMES: dict[str, GameSpec] = {}
 
@@ -41,6 +41,20 @@ register(
         summary="climbing game, 54 cards 1-9 in six colours; plays built card by card; lowest score to 15 wins",
         doc="docs/games/odin.md",
         odin_cards=True,
+    )
+)
+
+register(
+    GameSpec(
+        name="rami51",
+        env_id="rami51_v0",
+        title="Rami 51",
+        module=rami51,
+        min_players=2,
+        max_players=6,
+        default_players=2,
+        summary="rummy, 54 cards (108 from 4 players); 51-point opening with a clean run; 1000 points eliminates",
+        doc="docs/games/rami51.md",
     )
 )
 

@@ -15,6 +15,10 @@ CASES = [
     ("odin_v0", {"num_players": 4, "single_round": True}, 300),
     ("odin_v0", {"num_players": 2}, 60),
     ("odin_v0", {"num_players": 6, "reward_mode": "round"}, 50),
+    # rami51: no turn cap, so that every episode terminates (a truncation would desync the
+    # AEC env, which this test resets only on termination); low elimination score for whole matches
+    ("rami51_v0", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
+    ("rami51_v0", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
 ]
 
 

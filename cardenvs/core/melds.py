@@ -393,7 +393,8 @@ CW_LEN = 1  # cards it holds
 CW_XIN = 2  # holds the card X (natural, present in the hand)
 CW_CLEAN = 3  # a run whose every card is a natural present in the hand
 CW_PTS = 4  # points of its natural cards present in the hand
-CW_CARD = 5  # CW_CARD + i: the card at its i-th position (represented card)
+CW_BAN = 5  # 1: may not be taken all natural (a clean run whose designation already failed)
+CW_CARD = 6  # CW_CARD + i: the card at its i-th position (represented card)
 CW_VAL = CW_CARD + NUM_POS  # CW_VAL + i: that card's opening value there (0 in a chain)
 CW_FIELDS = CW_VAL + NUM_POS
 CW_CHAIN = 3
@@ -418,6 +419,16 @@ BK_RUN = 3
 
 
 @njit(cache=True)
+def clean_all_natural(cw, k, L, N):
+    """Every position of row k is a natural card present in the hand (none needs a wild)."""
+    for i in range(L):
+        c = cw[k, CW_CARD + i]
+        if c < 0 or N[c] == 0:
+            return False
+    return True
+
+
+@njit(cache=True)
 def _window_row(cw, k, kind, L, N, X):
     """Fill the summary fields of row k from its cards and values (already written)."""
     cw[k, CW_KIND] = kind
@@ -433,25 +444,62 @@ def _window_row(cw, k, kind, L, N, X):
                 xin = 1
         else:
             clean = False
+    if X == JOKER and not clean_all_natural(cw, k, L, N):
+        xin = 1  # the card to lay is a joker: any meld using a wild lays it
     cw[k, CW_PTS] = pts
     cw[k, CW_CLEAN] = 1 if clean else 0
     cw[k, CW_XIN] = xin
+    cw[k, CW_BAN] = 0
 
 
 @njit(cache=True)
-def plan_windows(rules, N, W, X, cw, tmp, order, bound, long_runs):
-    """Candidate melds of a hand for :func:`plan_feasible`: runs of 3..5 positions
-    (3..5+W with ``long_runs``) and sets, each holding at least one natural card of the
-    hand and needing at most ``W`` wilds; one all-wild meld when ``W >= 3`` and the rules
-    allow it. Rows go to ``tmp``; ``order`` receives the search order (melds holding X
-    first, then by decreasing points) and ``bound[j]`` an upper bound of the points the
-    candidates ``order[j:]`` can add. Returns the number of candidates."""
+def _has_natural(cw, k, L, N):
+    for i in range(L):
+        c = cw[k, CW_CARD + i]
+        if c >= 0 and N[c] > 0:
+            return True
+    return False
+
+
+POP14 = np.array([bin(i).count("1") for i in range(1 << 14)], dtype=np.int64)
+SC_COUNTS = 0  # scratch[0:130]: counting-sort buckets
+SC_U0 = 200  # scratch[200]: bit mask of the natural cards some candidate holds
+SCRATCH = 256
+ST_J, ST_T, ST_W, ST_B, ST_P, ST_N, ST_S = 0, 1, 2, 3, 4, 5, 6  # rows of the search stack
+
+
+@njit(cache=True)
+def new_plan_buffers():
+    """The planner's work arrays, allocated once and reused: (cw, tmp, order, bound,
+    stack, undo, low_ace, scratch, bound0)."""
+    cw = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
+    tmp = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
+    order = np.empty(MAX_WINDOWS + 3, dtype=np.int64)
+    bound = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)
+    stack = np.empty((8, MAX_DEPTH), dtype=np.int64)
+    undo = np.empty((MAX_DEPTH + 2, NUM_POS), dtype=np.int64)
+    low_ace = np.zeros(4, dtype=np.int64)
+    scratch = np.zeros(SCRATCH, dtype=np.int64)
+    bound0 = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)
+    return cw, tmp, order, bound, stack, undo, low_ace, scratch, bound0
+
+
+@njit(cache=True)
+def plan_windows(rules, N, W, X, pb, long_runs):
+    """Candidate melds of a hand for :func:`plan_feasible` (into the workspace ``pb``):
+    runs of 3..5 positions (3..5+W with ``long_runs``) and sets, each holding at least
+    one natural card of the hand and needing at most ``W`` wilds; when X is a joker, also
+    each of them with a wild where the hand holds the natural; one all-wild meld when
+    ``W >= 3`` and the rules allow it. Rows are sorted for the search (melds holding X
+    first, then by decreasing points); ``bound[j]`` bounds the points rows j.. can add.
+    Returns the number of candidates."""
+    cw, tmp, order, bound, scratch = pb[0], pb[1], pb[2], pb[3], pb[7]
     K = 0
     lo_pos = rules[R_POS_LO]
     hi_pos = rules[R_POS_HI]
     extra = W if long_runs else 2
+    rmin = rules[R_RUN_MIN]
     for s in range(4):
-        # natural positions held in this suit
         held = np.int64(0)
         for p in range(lo_pos, hi_pos + 1):
             if N[card_at(s, p)] > 0:
@@ -459,12 +507,13 @@ def plan_windows(rules, N, W, X, cw, tmp, order, bound, long_runs):
         if held == 0:
             continue
         for lo in range(lo_pos, hi_pos + 1):
-            for L in range(rules[R_RUN_MIN], rules[R_RUN_MIN] + extra + 1):
+            if (held >> np.int64(lo)) == 0:
+                break
+            for L in range(rmin, rmin + extra + 1):
                 hi = lo + L - 1
-                if hi > hi_pos or not run_window_ok(rules, lo, hi):
+                if hi > hi_pos or (lo == ACE_LOW and hi == ACE_HIGH):
                     break
-                window = ((np.int64(1) << np.int64(L)) - 1) << np.int64(lo)
-                nat = _popcount(held & window)
+                nat = POP14[(held >> np.int64(lo)) & ((np.int64(1) << np.int64(L)) - 1)]
                 if nat == 0 or L - nat > W or nat < rules[R_MIN_NATURAL] or K >= MAX_WINDOWS:
                     continue
                 for i in range(L):
@@ -472,6 +521,7 @@ def plan_windows(rules, N, W, X, cw, tmp, order, bound, long_runs):
                     tmp[K, CW_VAL + i] = run_value(lo + i)
                 _window_row(tmp, K, KIND_RUN, L, N, X)
                 K += 1
+    smin = rules[R_SET_MIN]
     smax = rules[R_SET_MAX] if rules[R_SET_MAX] > 0 else 4
     for r in range(13):
         held = 0
@@ -479,13 +529,13 @@ def plan_windows(rules, N, W, X, cw, tmp, order, bound, long_runs):
             c = r * 4 + t
             if N[c] > 0 and not is_wild(rules, c):
                 held |= 1 << t
-        if held == 0:
+        if held == 0 or POP14[held] + W < smin:
             continue
         for m in range(1, 16):
-            L = _popcount(m)
-            if L < rules[R_SET_MIN] or L > smax:
+            L = POP14[m]
+            if L < smin or L > smax:
                 continue
-            nat = _popcount(m & held)
+            nat = POP14[m & held]
             if nat == 0 or L - nat > W or nat < rules[R_MIN_NATURAL] or K >= MAX_WINDOWS:
                 continue
             i = 0
@@ -496,6 +546,26 @@ def plan_windows(rules, N, W, X, cw, tmp, order, bound, long_runs):
                     i += 1
             _window_row(tmp, K, KIND_SET, L, N, X)
             K += 1
+    if X == JOKER and W >= 1:
+        # the joker to lay may stand where the hand holds the natural card: one variant per
+        # such position (the natural stays in hand)
+        K0 = K
+        for k in range(K0):
+            L = tmp[k, CW_LEN]
+            for i in range(L):
+                c = tmp[k, CW_CARD + i]
+                if c < 0 or N[c] == 0 or K >= MAX_WINDOWS:
+                    continue
+                for f in range(CW_CARD):
+                    tmp[K, f] = tmp[k, f]
+                for f in range(L):
+                    tmp[K, CW_CARD + f] = tmp[k, CW_CARD + f]
+                    tmp[K, CW_VAL + f] = tmp[k, CW_VAL + f]
+                tmp[K, CW_CARD + i] = -1
+                tmp[K, CW_VAL + i] = 0
+                _window_row(tmp, K, tmp[k, CW_KIND], L, N, X)
+                if _has_natural(tmp, K, L, N) or rules[R_MIN_NATURAL] == 0:
+                    K += 1
     if W >= 3 and rules[R_MIN_NATURAL] == 0 and K < MAX_WINDOWS:
         L = min(rules[R_SET_MIN], rules[R_RUN_MIN])
         for i in range(L):
@@ -505,53 +575,104 @@ def plan_windows(rules, N, W, X, cw, tmp, order, bound, long_runs):
         K += 1
     # counting sort: X holders first, then by decreasing points
     NB = 2 * 64
-    counts = np.zeros(NB + 1, dtype=np.int64)
+    for b in range(NB + 1):
+        scratch[SC_COUNTS + b] = 0
     for k in range(K):
         key = (0 if tmp[k, CW_XIN] else 64) + 63 - min(np.int64(tmp[k, CW_PTS]), 63)
-        counts[key + 1] += 1
+        scratch[SC_COUNTS + key + 1] += 1
     for b in range(NB):
-        counts[b + 1] += counts[b]
+        scratch[SC_COUNTS + b + 1] += scratch[SC_COUNTS + b]
     for k in range(K):
         key = (0 if tmp[k, CW_XIN] else 64) + 63 - min(np.int64(tmp[k, CW_PTS]), 63)
-        order[counts[key]] = k
-        counts[key] += 1
+        order[scratch[SC_COUNTS + key]] = k
+        scratch[SC_COUNTS + key] += 1
     for j in range(K):
         k = order[j]
-        for f in range(CW_FIELDS):
+        L = tmp[k, CW_LEN]
+        for f in range(CW_CARD):
             cw[j, f] = tmp[k, f]
-    # bound[j]: every natural of the hand that some candidate j.. holds, at its best value
+        for f in range(L):
+            cw[j, CW_CARD + f] = tmp[k, CW_CARD + f]
+            cw[j, CW_VAL + f] = tmp[k, CW_VAL + f]
+    # bound[j]: every natural of the hand that some candidate j.. holds, at its best value;
+    # bound0[j]: the same over the candidates that need no wild (all a branch without
+    # wilds left can still take: the hand only shrinks)
+    bound0 = pb[8]
     union = np.int64(0)
+    union0 = np.int64(0)
     b = np.int64(0)
+    b0 = np.int64(0)
     bound[K] = 0
+    bound0[K] = 0
     for j in range(K - 1, -1, -1):
-        for i in range(cw[j, CW_LEN]):
+        L = cw[j, CW_LEN]
+        full = cw[j, CW_KIND] == KIND_RUN or cw[j, CW_KIND] == KIND_SET
+        for i in range(L):
             c = np.int64(cw[j, CW_CARD + i])
             if c < 0 or N[c] == 0:
+                full = False
                 continue
             bit = np.int64(1) << c
             if union & bit:
                 continue
             union |= bit
             b += rank_value(c // 4) * np.int64(N[c])
+        if full:
+            for i in range(L):
+                c = np.int64(cw[j, CW_CARD + i])
+                bit = np.int64(1) << c
+                if not union0 & bit:
+                    union0 |= bit
+                    b0 += rank_value(c // 4) * np.int64(N[c])
         bound[j] = b
+        bound0[j] = b0
+    scratch[SC_U0] = union
     return K
 
 
 @njit(cache=True)
-def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K, bound):
+def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, pb, K):
     """Append to ``cw`` (from row K) the lay-off chains that would put card X on a table
     meld: the cards from the meld's end up to X's position (naturals or wilds), or X alone
     on a set missing its suit. Chains score no points (their ``bound`` is 0). Returns the
     new row count."""
+    cw, bound, bound0 = pb[0], pb[3], pb[8]
     K0 = K
     K = _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K)
     for j in range(K0, K + 1):
         bound[j] = 0
+        bound0[j] = 0
     return K
 
 
 @njit(cache=True)
 def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K):
+    if X == JOKER:
+        # a joker laid off anywhere a card can go: one row is enough (they are all alike)
+        if W == 0 or K >= MAX_WINDOWS:
+            return K
+        for m in range(num_melds):
+            ok = False
+            if table_kind[m] == KIND_SET:
+                size = 0
+                for t in range(4):
+                    if table_slots[m, t] >= 0:
+                        size += 1
+                ok = size < 4 if rules[R_SET_DISTINCT] else (rules[R_SET_MAX] == 0 or size < rules[R_SET_MAX])
+            elif table_kind[m] == KIND_RUN:
+                lo = np.int64(table_lo[m])
+                hi = np.int64(table_hi[m])
+                ok = (lo > 0 and run_window_ok(rules, lo - 1, hi)) or (
+                    hi < NUM_POS - 1 and run_window_ok(rules, lo, hi + 1)
+                )
+            if ok:
+                cw[K, CW_CARD] = -1
+                cw[K, CW_VAL] = 0
+                _window_row(cw, K, CW_CHAIN, 1, N, X)
+                cw[K, CW_CLEAN] = 0
+                cw[K, CW_XIN] = 1
+                return K + 1
+        return K
     if X < 0 or X >= NUM_FACES or N[X] == 0:
         return K
     xr = X // 4
@@ -611,36 +732,47 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
 
 
 @njit(cache=True)
-def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo):
+def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     """Take the cards of candidate j from the hand, naturals first, wilds for the rest.
-    Returns (wilds used, points gained), or (-1, 0) when it cannot (then nothing changed).
-    ``undo[i]``: 0 natural, 1 wild, 2 wild by an ace swap, 3 natural low ace (swappable)."""
+    Returns (wilds used, points gained, drop of the points potential ``srem``), or
+    (-1, 0, 0) when it cannot (then nothing changed). ``undo[i]``: 0 natural, 1 wild,
+    2 wild by an ace swap, 3 natural low ace (swappable). The potential counts each
+    natural of ``u0`` (the cards candidates hold) at its best value, plus 10 for each
+    swappable low ace laid."""
     L = cw[j, CW_LEN]
     used = 0
     pts = 0
+    drop = 0
     for i in range(L):
         c = np.int64(cw[j, CW_CARD + i])
         v = np.int64(cw[j, CW_VAL + i])
         if c >= 0 and N[c] > 0:
             N[c] -= 1
             pts += v
+            if (u0 >> c) & 1:
+                drop += rank_value(c // 4)
             if swap_ok and v == 1 and c < 4:
                 low_ace[c] += 1
+                drop -= 10
                 undo[i] = 3
             else:
                 undo[i] = 0
             continue
         if clean_only or used >= W:
             _untake(cw, j, i, N, low_ace, undo)
-            return -1, 0
+            return -1, 0, 0
         used += 1
         if swap_ok and c >= 0 and c < 4 and v == 11 and low_ace[c] > 0:
             low_ace[c] -= 1  # the earlier low ace becomes the wild; this ace is the natural
             pts += 10
+            drop += 10
             undo[i] = 2
         else:
             undo[i] = 1
-    return used, pts
+    if used == 0 and cw[j, CW_BAN]:
+        _untake(cw, j, L, N, low_ace, undo)
+        return -1, 0, 0
+    return used, pts, drop
 
 
 @njit(cache=True)
@@ -657,41 +789,87 @@ def _untake(cw, j, L, N, low_ace, undo):
             low_ace[c] += 1
 
 
+MAX_DEPTH = 40
+
+
 @njit(cache=True)
-def _dfs(cw, K, j0, N, W, budget, pts, need_pts, X, xbase, need_x, min_win, nwin, low_ace, bound, last_x, undo, depth):
-    """Is there a multiset of candidates j0.. (non-decreasing order) that reaches the
-    points, holds X, adds min_win melds, within ``budget`` cards and ``W`` wilds?"""
-    x_open = need_x and N[X] >= xbase
-    if pts >= need_pts and nwin >= min_win and not x_open:
-        return True
-    for j in range(j0, K):
-        if x_open and j > last_x:
-            return False
-        if pts + bound[j] < need_pts:
-            return False
-        L = cw[j, CW_LEN]
-        if L > budget:
-            continue
-        kind = cw[j, CW_KIND]
-        if kind == CW_CHAIN and not x_open:
-            continue
-        if kind == CW_ALLWILD:
-            if W < L:
-                continue
-            if _dfs(cw, K, j, N, W - L, budget - L, pts, need_pts, X, xbase, need_x, min_win, nwin + 1,
-                    low_ace, bound, last_x, undo, depth + 1):
+def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win, nwin, last_x, depth):
+    """Is there a multiset of candidates j0.. (taken in non-decreasing order) that reaches
+    the points, holds X, adds min_win melds, within ``budget`` cards and ``W`` wilds?
+    An explicit stack (numba's cache does not reload recursive functions reliably);
+    ``undo[depth + d]`` records what level d took. Pruned by three bounds on the points
+    still to come: the candidates' cards (``bound``), the cards left (``srem``) and the
+    budget (11 a card)."""
+    cw, bound, stack, undo, low_ace, scratch, bound0 = pb[0], pb[3], pb[4], pb[5], pb[6], pb[7], pb[8]
+    u0 = scratch[SC_U0]
+    d = 0
+    stack[ST_J, 0] = j0
+    stack[ST_W, 0] = W
+    stack[ST_B, 0] = budget
+    stack[ST_P, 0] = pts
+    stack[ST_N, 0] = nwin
+    stack[ST_S, 0] = srem
+    entering = True
+    while True:
+        Wd = stack[ST_W, d]
+        x_open = need_x and ((X == JOKER and Wd >= xbase) or (X != JOKER and N[X] >= xbase))
+        pd = stack[ST_P, d]
+        if entering:
+            if pd >= need_pts and stack[ST_N, d] >= min_win and not x_open:
+                while d > 0:
+                    d -= 1
+                    j = stack[ST_T, d]
+                    if cw[j, CW_KIND] != CW_ALLWILD:
+                        _untake(cw, j, cw[j, CW_LEN], N, low_ace, undo[depth + d])
                 return True
+            entering = False
+        pushed = False
+        if d < MAX_DEPTH - 1:
+            bd = stack[ST_B, d]
+            cap = min(stack[ST_S, d], 11 * bd)
+            j = stack[ST_J, d]
+            while j < K:
+                if x_open and j > last_x:
+                    break
+                if pd + min(bound[j] if Wd > 0 else bound0[j], cap) < need_pts:
+                    break
+                L = cw[j, CW_LEN]
+                kind = cw[j, CW_KIND]
+                if L > bd or (kind == CW_CHAIN and not x_open):
+                    j += 1
+                    continue
+                if kind == CW_ALLWILD:
+                    if Wd < L:
+                        j += 1
+                        continue
+                    used = L
+                    gained = 0
+                    drop = 0
+                else:
+                    used, gained, drop = _take(cw, j, N, Wd, low_ace, False, kind != CW_CHAIN, undo[depth + d], u0)
+                    if used < 0:
+                        j += 1
+                        continue
+                stack[ST_T, d] = j
+                stack[ST_J, d] = j + 1
+                stack[ST_J, d + 1] = j
+                stack[ST_W, d + 1] = Wd - used
+                stack[ST_B, d + 1] = bd - L
+                stack[ST_P, d + 1] = pd + gained
+                stack[ST_N, d + 1] = stack[ST_N, d] + (0 if kind == CW_CHAIN else 1)
+                stack[ST_S, d + 1] = stack[ST_S, d] - drop
+                d += 1
+                pushed = True
+                entering = True
+                break
+        if pushed:
             continue
-        row = undo[depth]
-        used, gained = _take(cw, j, N, W, low_ace, False, kind != CW_CHAIN, row)
-        if used < 0:
-            continue
-        ok = _dfs(cw, K, j, N, W - used, budget - L, pts + gained, need_pts, X, xbase, need_x, min_win,
-                  nwin + (0 if kind == CW_CHAIN else 1), low_ace, bound, last_x, undo, depth + 1)
-        _untake(cw, j, L, N, low_ace, row)
-        if ok:
-            return True
-    return False
+        if d == 0:
+            return False
+        d -= 1
+        j = stack[ST_T, d]
+        if cw[j, CW_KIND] != CW_ALLWILD:
+            _untake(cw, j, cw[j, CW_LEN], N, low_ace, undo[depth + d])
 
 
 @njit(cache=True)
@@ -752,43 +930,168 @@ def _completion(rules, binfo, idx, cw, row):
 
 
 @njit(cache=True)
-def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, cw, K, bound, last_x):
+def points_potential(N, u0):
+    """Points of the naturals of N among the cards ``u0`` (a bit mask), each at its best value."""
+    srem = np.int64(0)
+    for c in range(NUM_FACES):
+        if N[c] > 0 and (u0 >> np.int64(c)) & 1:
+            srem += rank_value(c // 4) * np.int64(N[c])
+    return srem
+
+
+@njit(cache=True)
+def coverage(rules, N, W):
+    """Bit mask of the natural cards of N that some meld of at most W wilds could hold (a
+    necessary condition for laying a card, and the cards whose points an opening can
+    count). A run card needs a 3-card window around it with enough naturals (longer
+    windows contain such one), a set card enough suits of its rank."""
+    cover = np.int64(0)
+    lo_pos = rules[R_POS_LO]
+    hi_pos = rules[R_POS_HI]
+    for t in range(4):
+        m = np.int64(0)
+        for p in range(lo_pos, hi_pos + 1):
+            if N[card_at(t, p)] > 0:
+                m |= np.int64(1) << np.int64(p)
+        if m == 0:
+            continue
+        if W >= 2:
+            cov = m
+        else:
+            if W == 1:
+                st = (m & (m >> np.int64(1))) | (m & (m >> np.int64(2))) | ((m >> np.int64(1)) & (m >> np.int64(2)))
+            else:
+                st = m & (m >> np.int64(1)) & (m >> np.int64(2))
+            cov = (st | (st << np.int64(1)) | (st << np.int64(2))) & m
+        while cov:
+            p = POP14[((cov & -cov) - 1) & 16383]
+            cover |= np.int64(1) << np.int64(card_at(t, p))
+            cov &= cov - 1
+    smin = rules[R_SET_MIN]
+    for r in range(13):
+        k = 0
+        for t in range(4):
+            c = r * 4 + t
+            if N[c] > 0 and not is_wild(rules, c):
+                k += 1 if rules[R_SET_DISTINCT] else N[c]
+        if k == 0 or k + W < smin:
+            continue
+        for t in range(4):
+            if N[r * 4 + t] > 0:
+                cover |= np.int64(1) << np.int64(r * 4 + t)
+    return cover
+
+
+@njit(cache=True)
+def _root_bound(cw, K, N, W):
+    """Points any plan can reach: the naturals that melds without wilds hold, plus the
+    best naturals outside them that melds with wilds add (each such meld needs at least
+    its missing cards in wilds: a small knapsack over the wilds)."""
+    A = np.int64(0)
+    for j in range(K):
+        kind = cw[j, CW_KIND]
+        if kind != KIND_RUN and kind != KIND_SET:
+            continue
+        L = cw[j, CW_LEN]
+        full = True
+        for i in range(L):
+            c = cw[j, CW_CARD + i]
+            if c < 0 or N[c] == 0:
+                full = False
+                break
+        if full:
+            for i in range(L):
+                A |= np.int64(1) << np.int64(cw[j, CW_CARD + i])
+    total = points_potential(N, A)
+    if W == 0:
+        return total
+    best = np.zeros(W + 1, dtype=np.int64)
+    for j in range(K):
+        kind = cw[j, CW_KIND]
+        if kind != KIND_RUN and kind != KIND_SET:
+            continue
+        L = cw[j, CW_LEN]
+        miss = 0
+        g = 0
+        copies = 99
+        for i in range(L):
+            c = np.int64(cw[j, CW_CARD + i])
+            if c < 0 or N[c] == 0:
+                miss += 1
+            else:
+                copies = min(copies, np.int64(N[c]))
+                if not (A >> c) & 1:
+                    g += rank_value(c // 4)
+        if miss == 0 or miss > W or g == 0:
+            continue
+        for _ in range(min(copies, W // miss)):  # each copy of the meld once (0/1 knapsack)
+            for w in range(W, miss - 1, -1):
+                if best[w - miss] + g > best[w]:
+                    best[w] = best[w - miss] + g
+    top = np.int64(0)
+    for w in range(W + 1):
+        top = max(top, best[w])
+    return total + top
+
+
+@njit(cache=True)
+def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, pb, K, last_x, srem_in=-1):
     """The turn planner. Is there a way to finish the turn: complete the meld being built
-    (``binfo``, may be empty), lay further melds from the candidates ``cw[:K]`` (from
-    :func:`plan_windows`, chains from :func:`plan_chains` after them), so that
+    (``binfo``, may be empty), lay further melds from the candidates ``cw[:K]`` of the
+    workspace ``pb`` (from :func:`plan_windows`, chains from :func:`plan_chains` after
+    them), so that
 
     - their points (the meld being built included) reach ``need_pts``,
     - one of them is a clean run (a run of natural cards only) when ``need_clean``,
-    - a natural X is among the cards laid when ``need_x``,
+    - the card X (a natural, or a joker when X is 52) is among the cards laid when ``need_x``,
     - at least ``min_win`` new melds are laid when nothing is being built,
     - at most ``budget`` cards of the hand are used and at most ``W`` wilds?
 
     ``N`` (length 53, the hand's natural counts; wilds are counted in ``W`` only) is
-    modified during the search and restored. ``bound`` and ``last_x`` (the last row
-    holding X) come with the candidates."""
-    xbase = np.int64(N[X]) if X >= 0 else np.int64(0)
-    low_ace = np.zeros(4, dtype=np.int64)
-    undo = np.empty((40, NUM_POS), dtype=np.int64)
+    modified during the search and restored. ``last_x`` is the last row holding X.
+    ``srem_in``: the points potential of N (see :func:`points_potential`) when the caller
+    has it, else -1."""
+    cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
+    if X == JOKER:
+        xbase = np.int64(W)  # a joker is laid when the wilds left drop below this
+    else:
+        xbase = np.int64(N[X]) if X >= 0 else np.int64(0)
+    low_ace[:] = 0
+    u0 = scratch[SC_U0]
+    srem = np.int64(srem_in)
+    if need_pts <= 0:
+        srem = 0  # nothing to bound
+    elif srem < 0:
+        srem = points_potential(N, u0)
     brow = MAX_WINDOWS + 1  # a scratch row past the candidates
     bk = binfo[B_KIND]
+    for j in range(K):
+        cw[j, CW_BAN] = 0
+    cw[brow, CW_BAN] = 0
     if bk == BK_EMPTY:
+        if need_pts > 0 and _root_bound(cw, K, N, W) < need_pts:
+            return False
         if not need_clean:
-            return _dfs(cw, K, 0, N, W, budget, 0, need_pts, X, xbase, need_x, min_win, 0, low_ace, bound,
-                        last_x, undo, 1)
+            return _dfs(pb, K, 0, N, W, budget, 0, srem, need_pts, X, xbase, need_x, min_win, 0, last_x, 1)
         for i in range(K):
             if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN] or cw[i, CW_LEN] > budget:
                 continue
-            used, gained = _take(cw, i, N, 0, low_ace, True, False, undo[0])
+            used, gained, drop = _take(cw, i, N, 0, low_ace, True, False, undo[0], u0)
             if used < 0:
                 continue
-            ok = _dfs(cw, K, 0, N, W, budget - cw[i, CW_LEN], gained, need_pts, X, xbase, need_x, min_win, 1,
-                      low_ace, bound, last_x, undo, 1)
+            ok = _dfs(pb, K, 0, N, W, budget - cw[i, CW_LEN], gained, srem - drop, need_pts, X, xbase, need_x,
+                      min_win, 1, last_x, 1)
             _untake(cw, i, cw[i, CW_LEN], N, low_ace, undo[0])
             if ok:
                 return True
+            # no plan has this run as its clean run: later searches may not lay it clean
+            # (a plan where it is clean was just searched)
+            cw[i, CW_BAN] = 1
         return False
-    # a meld is being built: try each completion (it counts as the meld laid)
+    # a meld is being built: try each completion (it counts as the meld laid); when the
+    # card to lay is a joker, also each completion with the joker where a natural is held
     idx = 0
+    forced_ok = X == JOKER and need_x and W >= 1
     while True:
         kind = _completion(rules, binfo, idx, cw, brow)
         idx += 1
@@ -800,53 +1103,78 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         if L > budget:
             continue
         base = binfo[B_PTS_RUN] if kind == KIND_RUN else binfo[B_PTS_SET]
-        # (a) the meld being built is the clean run
-        if need_clean and kind == KIND_RUN and not binfo[B_JOKER]:
-            used, gained = _take(cw, brow, N, 0, low_ace, True, False, undo[0])
-            if used >= 0:
-                ok = _dfs(cw, K, 0, N, W, budget - L, base + gained, need_pts, X, xbase, need_x, 0, 1, low_ace,
-                          bound, last_x, undo, 1)
-                _untake(cw, brow, L, N, low_ace, undo[0])
-                if ok:
-                    return True
-        if need_clean:
-            # (b) another clean run first, then the completion
-            for i in range(K):
-                if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN] or cw[i, CW_LEN] + L > budget:
+        for v in range(-1, L if forced_ok else 0):
+            c = 0
+            keep_val = 0
+            if v >= 0:
+                c = cw[brow, CW_CARD + v]
+                if N[c] == 0:
                     continue
-                used0, g0 = _take(cw, i, N, 0, low_ace, True, False, undo[0])
-                if used0 < 0:
-                    continue
-                used, gained = _take(cw, brow, N, W, low_ace, False, False, undo[1])
-                if used >= 0:
-                    ok = _dfs(cw, K, 0, N, W - used, budget - L - cw[i, CW_LEN], base + g0 + gained, need_pts, X,
-                              xbase, need_x, 0, 2, low_ace, bound, last_x, undo, 2)
-                    _untake(cw, brow, L, N, low_ace, undo[1])
-                else:
-                    ok = False
-                _untake(cw, i, cw[i, CW_LEN], N, low_ace, undo[0])
-                if ok:
-                    return True
-            continue
-        used, gained = _take(cw, brow, N, W, low_ace, False, False, undo[0])
-        if used < 0:
-            continue
-        ok = _dfs(cw, K, 0, N, W - used, budget - L, base + gained, need_pts, X, xbase, need_x, 0, 1, low_ace,
-                  bound, last_x, undo, 1)
-        _untake(cw, brow, L, N, low_ace, undo[0])
-        if ok:
-            return True
+                keep_val = cw[brow, CW_VAL + v]
+                cw[brow, CW_CARD + v] = -1
+                cw[brow, CW_VAL + v] = 0
+            ok = _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
+                                    brow, kind, L, base, v < 0, srem)
+            if v >= 0:
+                cw[brow, CW_CARD + v] = c
+                cw[brow, CW_VAL + v] = keep_val
+            if ok:
+                return True
     return False
 
 
 @njit(cache=True)
-def new_plan_buffers():
-    """Work arrays for the planner: (cw, tmp, order, bound)."""
-    cw = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
-    tmp = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
-    order = np.empty(MAX_WINDOWS + 3, dtype=np.int64)
-    bound = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)
-    return cw, tmp, order, bound
+def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
+                       brow, kind, L, base, may_be_clean, srem):
+    """Take the completion in row ``brow``, then search the rest of the turn. Bans (see
+    CW_BAN) hold within this call only."""
+    cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
+    u0 = scratch[SC_U0]
+    for j in range(K):
+        cw[j, CW_BAN] = 0
+    cw[brow, CW_BAN] = 0
+    # (a) the meld being built is the clean run
+    banned_b = False
+    if need_clean and may_be_clean and kind == KIND_RUN and not binfo[B_JOKER]:
+        used, gained, drop = _take(cw, brow, N, 0, low_ace, True, False, undo[0], u0)
+        if used >= 0:
+            ok = _dfs(pb, K, 0, N, W, budget - L, base + gained, srem - drop, need_pts, X, xbase, need_x, 0, 1,
+                      last_x, 1)
+            _untake(cw, brow, L, N, low_ace, undo[0])
+            if ok:
+                return True
+            banned_b = True  # plans where it is the clean run were just searched
+    if need_clean:
+        # (b) another clean run first, then the completion
+        for j in range(K):
+            cw[j, CW_BAN] = 0
+        cw[brow, CW_BAN] = 1 if banned_b else 0
+        ok = False
+        for i in range(K):
+            if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN] or cw[i, CW_LEN] + L > budget:
+                continue
+            used0, g0, d0 = _take(cw, i, N, 0, low_ace, True, False, undo[0], u0)
+            if used0 < 0:
+                continue
+            used, gained, drop = _take(cw, brow, N, W, low_ace, False, False, undo[1], u0)
+            if used >= 0:
+                ok = _dfs(pb, K, 0, N, W - used, budget - L - cw[i, CW_LEN], base + g0 + gained, srem - d0 - drop,
+                          need_pts, X, xbase, need_x, 0, 2, last_x, 2)
+                _untake(cw, brow, L, N, low_ace, undo[1])
+            _untake(cw, i, cw[i, CW_LEN], N, low_ace, undo[0])
+            if ok:
+                break
+            cw[i, CW_BAN] = 1
+        cw[brow, CW_BAN] = 0
+        return ok
+    # (c) the completion, then the rest
+    used, gained, drop = _take(cw, brow, N, W, low_ace, False, False, undo[0], u0)
+    if used < 0:
+        return False
+    ok = _dfs(pb, K, 0, N, W - used, budget - L, base + gained, srem - drop, need_pts, X, xbase, need_x, 0, 1,
+              last_x, 1)
+    _untake(cw, brow, L, N, low_ace, undo[0])
+    return ok
 
 
 @njit(cache=True)
@@ -870,14 +1198,13 @@ def opening_feasible(rules, counts, threshold, X, max_cards):
             W += counts[c]
         else:
             N[c] = counts[c]
-    cw, tmp, order, bound = new_plan_buffers()
-    K = plan_windows(rules, N, W, X, cw, tmp, order, bound, False)
+    pb = new_plan_buffers()
+    K = plan_windows(rules, N, W, X, pb, False)
     binfo = np.zeros(B_FIELDS, dtype=np.int64)
-    need_x = X >= 0 and N[X] > 0
+    need_x = X >= 0 and (W > 0 if X == JOKER else N[X] > 0)
     if X >= 0 and not need_x:
         return False
-    return plan_feasible(rules, N, W, max_cards, threshold, True, X, need_x, 1, binfo, cw, K, bound,
-                         last_x_row(cw, K))
+    return plan_feasible(rules, N, W, max_cards, threshold, True, X, need_x, 1, binfo, pb, K, last_x_row(pb[0], K))
 
 
 # --------------------------------------------------------------------------- full split (frime)
@@ -913,97 +1240,150 @@ def _leftover_ok(rules, W, cap):
     return False
 
 
+SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
+MAX_LEVELS = 64
+
+
 @njit(cache=True)
-def _split(rules, R, W, cap, left):
-    if left == 0:
-        return _leftover_ok(rules, W, cap)
-    c = _lowest_natural(rules, R)
+def _split_option(rules, R, W, c, idx, avail, took):
+    """Apply option ``idx`` for placing the lowest natural ``c`` (runs through it, then
+    sets with each choice of the other naturals of its rank). Returns (status, taken,
+    wilds, room, naturals): status 1 applied (``took[:taken]`` removed from R), 0 skip,
+    -1 no more options."""
     r = c // 4
     s = c % 4
-    smax = rules[R_SET_MAX]
-    long_extra = 2  # longer runs split (or absorb their surplus wilds): see split_all
-    # ---- runs holding c
-    if r != 1 or not rules[R_TWOS_WILD]:
-        for p in (r if r > 0 else ACE_LOW, r if r > 0 else ACE_HIGH):
-            if p < rules[R_POS_LO] or p > rules[R_POS_HI]:
-                continue
-            for lo in range(p - 4, p + 1):
-                if lo < rules[R_POS_LO]:
-                    continue
-                for hi in range(max(p, lo + rules[R_RUN_MIN] - 1), lo + rules[R_RUN_MIN] + long_extra):
-                    if hi > rules[R_POS_HI] or not run_window_ok(rules, lo, hi):
+    if idx < SPLIT_RUN_OPTIONS:
+        a = idx // 15
+        rem = idx % 15
+        lo_off = rem // 3
+        L = rules[R_RUN_MIN] + rem % 3
+        if a == 1 and r != 0:
+            return 0, 0, 0, 0, 0
+        p = (r if r > 0 else ACE_LOW) if a == 0 else ACE_HIGH
+        if p < rules[R_POS_LO] or p > rules[R_POS_HI]:
+            return 0, 0, 0, 0, 0
+        lo = p - 4 + lo_off
+        hi = lo + L - 1
+        if lo < rules[R_POS_LO] or hi < p or hi > rules[R_POS_HI] or not run_window_ok(rules, lo, hi):
+            return 0, 0, 0, 0, 0
+        n = 0
+        need = 0
+        for q in range(lo, hi + 1):
+            got = -1
+            if q == p:
+                got = c
+            else:
+                t0 = s if rules[R_RUN_SUIT] else 0
+                t1 = s + 1 if rules[R_RUN_SUIT] else 4
+                for t in range(t0, t1):
+                    cc = card_at(t, q)
+                    if R[cc] > 0 and not is_wild(rules, cc):
+                        got = cc
                         break
-                    # take naturals first, wilds for the rest
-                    need = 0
-                    took = np.zeros(NUM_POS, dtype=np.int64)
-                    for q in range(lo, hi + 1):
-                        suit_list_start = s if rules[R_RUN_SUIT] else 0
-                        got = -1
-                        for t in range(suit_list_start, 4 if not rules[R_RUN_SUIT] else s + 1):
-                            cc = card_at(t, q)
-                            if R[cc] > 0 and not is_wild(rules, cc):
-                                got = cc
-                                break
-                        if q == p:
-                            got = c if R[c] > 0 else -1
-                        if got >= 0:
-                            R[got] -= 1
-                            took[q] = got + 1
-                        else:
-                            need += 1
-                            took[q] = 0
-                    n_nat = (hi - lo + 1) - need
-                    if need <= W and n_nat >= rules[R_MIN_NATURAL] and took[p] > 0:
-                        room = (rules[R_POS_HI] - rules[R_POS_LO] + 1) - (hi - lo + 1)
-                        if rules[R_POS_LO] == ACE_LOW and rules[R_POS_HI] == ACE_HIGH:
-                            room -= 1
-                        if _split(rules, R, W - need, cap + room, left - n_nat):
-                            for q in range(lo, hi + 1):
-                                if took[q] > 0:
-                                    R[took[q] - 1] += 1
-                            return True
-                    for q in range(lo, hi + 1):
-                        if took[q] > 0:
-                            R[took[q] - 1] += 1
-    # ---- sets holding c: any choice of the other naturals of its rank
-    if r == 1 and rules[R_TWOS_WILD]:
-        return False
-    avail = np.zeros(4, dtype=np.int64)
-    for t in range(4):
-        avail[t] = R[r * 4 + t]
-    avail[s] -= 1  # c itself is in
-    if rules[R_SET_DISTINCT]:
-        for t in range(4):
-            avail[t] = min(avail[t], 1)
-        avail[s] = 0
+            if got >= 0:
+                R[got] -= 1
+                took[n] = got
+                n += 1
+            else:
+                need += 1
+        if need > W or n < rules[R_MIN_NATURAL]:
+            for i in range(n):
+                R[took[i]] += 1
+            return 0, 0, 0, 0, 0
+        room = (rules[R_POS_HI] - rules[R_POS_LO] + 1) - L
+        if rules[R_POS_LO] == ACE_LOW and rules[R_POS_HI] == ACE_HIGH:
+            room -= 1
+        return 1, n, need, room, n
+    k = idx - SPLIT_RUN_OPTIONS
     pick = np.zeros(4, dtype=np.int64)
+    for t in range(4):
+        pick[t] = k % (avail[t] + 1)
+        k //= avail[t] + 1
+    if k > 0:
+        return -1, 0, 0, 0, 0
+    n_nat = 1 + pick[0] + pick[1] + pick[2] + pick[3]
+    smax = rules[R_SET_MAX]
+    need = max(0, rules[R_SET_MIN] - n_nat)
+    if need > W or n_nat < rules[R_MIN_NATURAL] or (smax > 0 and n_nat + need > smax):
+        return 0, 0, 0, 0, 0
+    n = 0
+    R[c] -= 1
+    took[n] = c
+    n += 1
+    for t in range(4):
+        for _ in range(pick[t]):
+            R[r * 4 + t] -= 1
+            took[n] = r * 4 + t
+            n += 1
+    room = 1 << 20 if smax == 0 else smax - n_nat - need
+    if rules[R_SET_DISTINCT]:
+        room = min(room, 4 - n_nat - need)
+    return 1, n, need, room, n_nat
+
+
+@njit(cache=True)
+def _split(rules, R, W0, left0):
+    """Depth-first over the melds holding the lowest natural left (explicit stack)."""
+    lv_c = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_idx = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_w = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_cap = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_left = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_n = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_took = np.empty((MAX_LEVELS, 24), dtype=np.int64)
+    lv_avail = np.empty((MAX_LEVELS, 4), dtype=np.int64)
+    d = 0
+    lv_w[0] = W0
+    lv_cap[0] = 0
+    lv_left[0] = left0
+    entering = True
     while True:
-        n_nat = 1 + pick[0] + pick[1] + pick[2] + pick[3]
-        size_cap = smax if smax > 0 else n_nat + W + 1
-        need = max(0, rules[R_SET_MIN] - n_nat)
-        if need <= W and n_nat + need <= size_cap and n_nat >= rules[R_MIN_NATURAL]:
-            R[c] -= 1
-            for t in range(4):
-                R[r * 4 + t] -= pick[t]
-            room = 1 << 20 if smax == 0 else smax - n_nat - need
-            if rules[R_SET_DISTINCT]:
-                room = min(room, 4 - n_nat - need)
-            ok = _split(rules, R, W - need, cap + room, left - n_nat)
-            R[c] += 1
-            for t in range(4):
-                R[r * 4 + t] += pick[t]
-            if ok:
-                return True
-        # next pick vector
-        t = 0
-        while t < 4:
-            if pick[t] < avail[t]:
-                pick[t] += 1
+        if entering:
+            entering = False
+            if lv_left[d] == 0:
+                if _leftover_ok(rules, lv_w[d], lv_cap[d]):
+                    while d > 0:
+                        d -= 1
+                        for i in range(lv_n[d]):
+                            R[lv_took[d, i]] += 1
+                    return True
+                lv_idx[d] = 1 << 30  # nothing to place: back up
+            else:
+                c = _lowest_natural(rules, R)
+                lv_c[d] = c
+                lv_idx[d] = 0
+                r = c // 4
+                for t in range(4):
+                    lv_avail[d, t] = R[r * 4 + t]
+                lv_avail[d, c % 4] -= 1
+                if rules[R_SET_DISTINCT]:
+                    for t in range(4):
+                        lv_avail[d, t] = min(lv_avail[d, t], 1)
+                    lv_avail[d, c % 4] = 0
+        pushed = False
+        while lv_idx[d] < (1 << 30) and d < MAX_LEVELS - 1:
+            status, n, need, room, n_nat = _split_option(rules, R, lv_w[d], lv_c[d], lv_idx[d], lv_avail[d],
+                                                         lv_took[d])
+            lv_idx[d] += 1
+            if status < 0:
                 break
-            pick[t] = 0
-            t += 1
-        if t == 4:
+            if status == 0:
+                continue
+            lv_n[d] = n
+            lv_w[d + 1] = lv_w[d] - need
+            lv_cap[d + 1] = min(lv_cap[d] + room, 1 << 20)
+            lv_left[d + 1] = lv_left[d] - n_nat
+            d += 1
+            pushed = True
+            entering = True
+            break
+        if pushed:
+            continue
+        if d == 0:
             return False
+        d -= 1
+        for i in range(lv_n[d]):
+            R[lv_took[d, i]] += 1
 
 
 @njit(cache=True)
@@ -1027,7 +1407,7 @@ def split_all(rules, counts):
         return False
     if left == 0:
         return _leftover_ok(rules, W, 0)
-    return _split(rules, R, W, 0, left)
+    return _split(rules, R, W, left)
 
 
 # --------------------------------------------------------------------------- contracts (classes)
@@ -1053,98 +1433,128 @@ def _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nwin):
         return False
     if rules[R_MIN_NATURAL] == 0:
         return True
-    # a system of distinct representatives: each meld one natural copy it demands
+    return _sdr(N, win_cards, win_rank, win_kind, nwin)
+
+
+@njit(cache=True)
+def _sdr(N, win_cards, win_rank, win_kind, nwin):
+    """A system of distinct representatives: each meld one natural copy it asks for
+    (a 'set' row: any card of its rank; a run row: one of its cards). Odometer search."""
+    choice = np.zeros(max(nwin, 1), dtype=np.int64)
     used = np.zeros(NUM_FACES, dtype=np.int64)
-    return _sdr(N, win_cards, win_rank, win_kind, nwin, 0, used)
-
-
-@njit(cache=True)
-def _sdr(N, win_cards, win_rank, win_kind, nwin, i, used):
-    if i == nwin:
-        return True
-    if win_kind[i] == KIND_SET:
-        r = win_rank[i]
-        for t in range(4):
-            c = r * 4 + t
-            if used[c] < N[c]:
-                used[c] += 1
-                if _sdr(N, win_cards, win_rank, win_kind, nwin, i + 1, used):
-                    return True
-                used[c] -= 1
-        return False
-    for k in range(NUM_POS):
-        c = win_cards[i, k]
-        if c < 0:
-            break
-        if c < NUM_FACES and used[c] < N[c]:
+    while True:
+        ok = True
+        used[:] = 0
+        for i in range(nwin):
+            if win_kind[i] == KIND_SET:
+                if choice[i] >= 4:
+                    ok = False
+                    break
+                c = win_rank[i] * 4 + choice[i]
+            else:
+                c = win_cards[i, choice[i]] if choice[i] < NUM_POS else -1
+                if c < 0:
+                    ok = False
+                    break
             used[c] += 1
-            if _sdr(N, win_cards, win_rank, win_kind, nwin, i + 1, used):
-                return True
-            used[c] -= 1
-    return False
+            if used[c] > N[c]:
+                ok = False
+                break
+        if ok:
+            return True
+        # next choice vector
+        i = 0
+        while i < nwin:
+            choice[i] += 1
+            limit = 4 if win_kind[i] == KIND_SET else NUM_POS
+            if choice[i] < limit and (win_kind[i] == KIND_SET or win_cards[i, choice[i]] >= 0):
+                break
+            choice[i] = 0
+            i += 1
+        if i == nwin:
+            return False
 
 
 @njit(cache=True)
-def _contract(rules, N, W, items, nitems, i, D, A, win_cards, win_rank, win_kind):
-    if i == nitems:
-        return _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nitems)
+def _contract_apply(rules, items, i, opt, D, A, win_cards, win_rank, win_kind, sign):
+    """Add (sign 1) or remove (sign -1) the demands of option ``opt`` for item i; returns
+    False (nothing changed) when the option does not exist."""
     kind = items[i, 0]
     size = items[i, 1]
-    win_kind[i] = kind
     if kind == KIND_SET:
-        for r in range(13):
-            if is_wild(rules, r * 4):
-                continue
-            A[r] += size
-            win_rank[i] = r
-            if _contract(rules, N, W, items, nitems, i + 1, D, A, win_cards, win_rank, win_kind):
-                A[r] -= size
-                return True
-            A[r] -= size
+        r = opt
+        if r >= 13 or is_wild(rules, r * 4):
+            return False
+        A[r] += sign * size
+        win_kind[i] = KIND_SET
+        win_rank[i] = r
+        return True
+    if rules[R_RUN_SUIT]:
+        s = opt // NUM_POS
+        lo = opt % NUM_POS
+        hi = lo + size - 1
+        if s >= 4 or hi >= NUM_POS or not run_window_ok(rules, lo, hi):
+            return False
+        for k in range(NUM_POS):
+            win_cards[i, k] = -1
+        for q in range(lo, hi + 1):
+            c = card_at(s, q)
+            D[c] += sign
+            win_cards[i, q - lo] = c
+        win_kind[i] = KIND_RUN
+        return True
+    # mixed suits: each position asks for any card of its rank; the natural card the
+    # meld needs is one of some rank of the window (opt chooses which position)
+    lo = opt // NUM_POS
+    q_rep = lo + opt % NUM_POS
+    hi = lo + size - 1
+    if hi >= NUM_POS or q_rep > hi or not run_window_ok(rules, lo, hi):
         return False
-    same_suit = rules[R_RUN_SUIT] != 0
-    for s in range(4 if same_suit else 1):
-        for lo in range(rules[R_POS_LO], NUM_POS):
-            hi = lo + size - 1
-            if hi > rules[R_POS_HI] or not run_window_ok(rules, lo, hi):
-                break
-            if same_suit:
-                for k in range(NUM_POS):
-                    win_cards[i, k] = -1
-                short = 0
-                for q in range(lo, hi + 1):
-                    c = card_at(s, q)
-                    D[c] += 1
-                    win_cards[i, q - lo] = c
-                    if D[c] > N[c]:
-                        short += 1
-                ok = short <= W and _contract(rules, N, W, items, nitems, i + 1, D, A, win_cards, win_rank, win_kind)
-                for q in range(lo, hi + 1):
-                    D[card_at(s, q)] -= 1
-            else:
-                # mixed suits: each position asks for any card of its rank
-                for q in range(lo, hi + 1):
-                    A[pos_rank(q)] += 1
-                ok = _mixed_run_then(rules, N, W, items, nitems, i, lo, hi, D, A, win_cards, win_rank, win_kind)
-                for q in range(lo, hi + 1):
-                    A[pos_rank(q)] -= 1
-            if ok:
-                return True
-    return False
+    for q in range(lo, hi + 1):
+        A[pos_rank(q)] += sign
+    win_kind[i] = KIND_SET
+    win_rank[i] = pos_rank(q_rep)
+    return True
 
 
 @njit(cache=True)
-def _mixed_run_then(rules, N, W, items, nitems, i, lo, hi, D, A, win_cards, win_rank, win_kind):
-    """A mixed-suit run needs one natural of some rank in its window: try each rank as
-    its representative rank (encoded as a one-rank 'set' row for the SDR)."""
-    for q in range(lo, hi + 1):
-        win_kind[i] = KIND_SET
-        win_rank[i] = pos_rank(q)
-        if _contract(rules, N, W, items, nitems, i + 1, D, A, win_cards, win_rank, win_kind):
-            win_kind[i] = KIND_RUN
-            return True
-    win_kind[i] = KIND_RUN
-    return False
+def _contract(rules, N, W, items, nitems, D, A, win_cards, win_rank, win_kind):
+    """Depth-first over one meld per contract item (explicit stack)."""
+    opt = np.zeros(CONTRACT_ITEMS + 1, dtype=np.int64)
+    n_opts = np.int64(NUM_POS * NUM_POS)
+    d = 0
+    while True:
+        if d == nitems:
+            if _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nitems):
+                return True
+            d -= 1
+            if d < 0:
+                return False
+            _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, -1)
+            continue
+        pushed = False
+        while opt[d] < n_opts:
+            o = opt[d]
+            opt[d] += 1
+            if _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, 1):
+                # prune on specific shortfall
+                short = 0
+                for c in range(NUM_FACES):
+                    if D[c] > N[c]:
+                        short += D[c] - N[c]
+                if short > W:
+                    _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, -1)
+                    continue
+                d += 1
+                opt[d] = 0
+                pushed = True
+                break
+        if pushed:
+            continue
+        if d == 0:
+            return False
+        d -= 1
+        _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, -1)
 
 
 @njit(cache=True)
@@ -1179,7 +1589,7 @@ def contract_feasible(rules, counts, items):
     win_cards = np.full((max(nitems, 1), NUM_POS), -1, dtype=np.int64)
     win_rank = np.zeros(max(nitems, 1), dtype=np.int64)
     win_kind = np.zeros(max(nitems, 1), dtype=np.int64)
-    return _contract(rules, N, W, sorted_items, nitems, 0, D, A, win_cards, win_rank, win_kind)
+    return _contract(rules, N, W, sorted_items, nitems, D, A, win_cards, win_rank, win_kind)
 
 
 # --------------------------------------------------------------------------- Python helpers

@@ -50,10 +50,14 @@ class Field:
     ``symbol`` (an index into ``names``, a string; -1 is None), ``seats_int``,
     ``seats_bool``, ``seats_float`` (one value per player), ``seats_card`` (a card
     id per player, -1 is None), ``hands`` (card counts per player), ``cards``
-    (card counts), ``seat_list`` (seats in order; ``count`` names the length field).
+    (card counts), ``seat_list`` (seats in order; ``count`` names the length field),
+    ``card_seq`` (card ids in order, such as a stock or a discard pile: a list of card
+    strings; ``count`` names the length field), ``custom`` (written and read by the game
+    module's ``custom_to_dict(rec, name)`` and ``custom_from_dict(rec, name, value)``;
+    ``custom_counts(rec, name)`` gives its card counts for conservation).
     ``option`` marks a constructor option: a scenario may repeat it but not change it.
-    ``counted=False`` leaves a ``hands``/``cards`` field out of card conservation (a
-    subset of other cards, such as Odin's publicly known cards of each hand).
+    ``counted=False`` leaves a card field out of card conservation (a subset of other
+    cards, such as Odin's publicly known cards of each hand).
     """
 
     name: str
@@ -100,8 +104,8 @@ def state_to_dict(spec: GameSpec, rec: np.void) -> dict[str, Any]:
     P = int(rec["num_players"])
     out: dict[str, Any] = {"game": spec.name}
     for f in spec.module.STATE_FIELDS:
-        v = rec[f.name]
         k = f.kind
+        v = rec[f.name] if k != "custom" else None
         if k == "int":
             out[f.name] = int(v)
         elif k == "bool":
@@ -128,6 +132,10 @@ def state_to_dict(spec: GameSpec, rec: np.void) -> dict[str, Any]:
             out[f.name] = counts_to_cards(v, odin=spec.odin_cards)
         elif k == "seat_list":
             out[f.name] = [int(x) for x in v[: int(rec[f.count])]]
+        elif k == "card_seq":
+            out[f.name] = [_fmt_card(spec, int(x)) for x in v[: int(rec[f.count])]]
+        elif k == "custom":
+            out[f.name] = spec.module.custom_to_dict(rec, f.name)
         else:  # pragma: no cover - a game declared an unknown kind
             raise AssertionError(f"unknown field kind {k!r}")
     return out
@@ -155,7 +163,7 @@ def _seat(value: Any, P: int, where: str, allow_none: bool = False) -> int:
 def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> None:
     k = f.kind
     name = f.name
-    size = rec[name].shape[-1] if rec[name].shape else 0
+    size = rec[name].shape[-1] if k != "custom" and rec[name].shape else 0
     if k in ("int", "float"):
         if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
             raise ValueError(f"scenario {name!r}: expected a number, got {value!r}")
@@ -201,8 +209,26 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
         for i, v in enumerate(value):
             rec[name][i] = _seat(v, P, f"{name}[{i}]")
         rec[f.count] = len(value)
+    elif k == "card_seq":
+        if not isinstance(value, (list, tuple)) or len(value) > size:
+            raise ValueError(f"scenario {name!r}: expected a list of at most {size} cards, got {value!r}")
+        ids = parse_cards(list(value), odin=spec.odin_cards)
+        rec[name][:] = 0
+        rec[name][: len(ids)] = ids
+        rec[f.count] = len(ids)
+    elif k == "custom":
+        spec.module.custom_from_dict(rec, name, value)
     else:  # pragma: no cover
         raise AssertionError(f"unknown field kind {k!r}")
+
+
+def _field_counts(spec: GameSpec, rec: np.void, f: Field, size: int) -> np.ndarray:
+    """Card counts (length ``size``) a card field holds, for card conservation."""
+    if f.kind == "card_seq":
+        return np.bincount(rec[f.name][: int(rec[f.count])].astype(np.int64), minlength=size)
+    if f.kind == "custom":
+        return np.asarray(spec.module.custom_counts(rec, f.name), dtype=np.int64)
+    return rec[f.name].astype(np.int64).reshape(-1, size).sum(axis=0)
 
 
 def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng: np.random.Generator) -> None:
@@ -233,10 +259,14 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
     for name, value in scenario.items():
         if name != "game" and not fields[name].option:
             _set_field(spec, rec, fields[name], value, P)
+    prepare = getattr(spec.module, "prepare_scenario", None)
+    if prepare is not None:
+        prepare(rec, scenario)  # e.g. clear dealt cards the scenario's own keys replace
 
     deck = spec.module.deck_counts(rec).astype(np.int64)
     rest = spec.module.REST_FIELD
-    card_fields = [f.name for f in spec.module.STATE_FIELDS if f.kind in ("hands", "cards") and f.counted]
+    card_kinds = ("hands", "cards", "card_seq", "custom")
+    card_fields = [f.name for f in spec.module.STATE_FIELDS if f.kind in card_kinds and f.counted]
     random_hands = []
     if "hands" in scenario:
         random_hands = [p for p, h in enumerate(scenario["hands"]) if h is None]
@@ -244,10 +274,11 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
     for name in card_fields:
         if name == rest and rest not in scenario:
             continue
-        arr = rec[name].astype(np.int64)
         if name == "hands":
-            arr = np.delete(arr[:P], random_hands, axis=0)
-        placed += arr.reshape(-1, deck.size).sum(axis=0)
+            arr = np.delete(rec[name].astype(np.int64)[:P], random_hands, axis=0)
+            placed += arr.reshape(-1, deck.size).sum(axis=0)
+        else:
+            placed += _field_counts(spec, rec, fields[name], deck.size)
     too_many = [(_fmt_card(spec, c), int(placed[c]), int(deck[c])) for c in np.flatnonzero(placed > deck)]
     if too_many:
         desc = ", ".join(f"{c} appears {n} times but the decks hold {d}" for c, n, d in too_many)
@@ -267,6 +298,10 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
                 f"scenario accounts for {int(deck.sum()) - free.size} of {int(deck.sum())} cards; "
                 f"missing: {missing} (put them in a hand or in {rest!r})"
             )
+    elif fields[rest].kind == "card_seq":
+        rec[rest][:] = 0
+        rec[rest][: free.size] = free  # in the seeded shuffled order
+        rec[fields[rest].count] = free.size
     else:
         rec[rest] = np.bincount(free, minlength=deck.size) if free.size else 0
     complete = getattr(spec.module, "complete_scenario", None)

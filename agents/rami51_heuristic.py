@@ -1,0 +1,154 @@
+"""A rule-based Rami 51 player that reads only the observation vector and the mask.
+
+The masks are exact (every legal step can still be finished into a legal turn), so the
+agent can be greedy without planning a whole turn:
+
+- draw: take the discard top whenever it is legal (then it can be laid this turn), else
+  draw from the stock;
+- lay down whenever possible: start a meld when ``meld`` is legal, else lay off;
+- build melds long: add a natural card when one fits, else lay the meld, and spend a
+  joker only when nothing else is legal (jokers cost 20 in hand but make future melds);
+  the first card of a meld is the one with the most partners in hand;
+- discard the card that fits the hand least: partners are the other cards of its rank
+  (a set) and of its suit one or two positions away (a run); among equals, the one that
+  costs most in hand. Never a joker while another card can go.
+
+The decision is a small numba kernel over plain arrays; ``act_batch`` runs it over the
+batch in one call. Observation offsets and action ids are passed in as an array (numba's
+cache would keep another module's globals stale).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from agents.base import CompiledHeuristic
+
+# indices into the layout array
+_HAND, _DRAW, _TAKE, _MELD, _LAYOFF0, _ADD0, _JOKER0, _CLOSE, _DISCARD0, _MAX_MELDS = range(10)
+_LAYOUT_SIZE = 10
+
+# indices into the tuning array
+_W_SET = 0  # per other card of the rank (distinct suit)
+_W_NEAR = 1  # per card of the suit one position away
+_W_GAP = 2  # per card of the suit two positions away
+_W_COST = 3  # per penalty point (a tie-break: shed expensive cards)
+_JOKER_LAST = 4  # 1: spend jokers only when nothing else is legal
+DEFAULT_TUNING = (30, 30, 12, 1, 1)
+
+
+def _layout(game: Any) -> np.ndarray:
+    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
+    L[_HAND] = game.OBS_HAND
+    L[_DRAW] = game.DRAW_STOCK
+    L[_TAKE] = game.TAKE_DISCARD
+    L[_MELD] = game.NEW_MELD
+    L[_LAYOFF0] = game.LAYOFF0
+    L[_ADD0] = game.ADD0
+    L[_JOKER0] = game.JOKER0
+    L[_CLOSE] = game.CLOSE
+    L[_DISCARD0] = game.DISCARD0
+    L[_MAX_MELDS] = game.MAX_MELDS
+    return L
+
+
+@njit(cache=True)
+def _penalty(c):
+    if c == 52:
+        return 20
+    r = c // 4
+    if r == 0:
+        return 11
+    return min(r + 1, 10)
+
+
+@njit(cache=True)
+def _partners(obs, L, T, c):
+    """How well card c fits the hand: other cards of its rank, and of its suit near it."""
+    h = L[_HAND]
+    r = c // 4
+    t = c % 4
+    score = 0
+    for u in range(4):
+        if u != t and obs[h + r * 4 + u] > 0:
+            score += T[_W_SET]
+    for d in (-2, -1, 1, 2):
+        q = r + d
+        # the ace sits below the 2 and above the king
+        if q == -1 or q == 13:
+            q = 0
+        elif q < 0 or q > 13:
+            continue
+        if obs[h + q * 4 + t] > 0:
+            score += T[_W_NEAR] if d == -1 or d == 1 else T[_W_GAP]
+    return score
+
+
+@njit(cache=True)
+def _decide(obs, mask, L, T):
+    """The heuristic's action for one observation; -1 if nothing is legal."""
+    n = mask.shape[0]
+    first = -1
+    for a in range(n):
+        if mask[a]:
+            first = a
+            break
+    if first < 0:
+        return -1
+    if mask[L[_TAKE]]:
+        return L[_TAKE]
+    if mask[L[_DRAW]]:
+        return L[_DRAW]
+    if mask[L[_MELD]]:
+        return L[_MELD]
+    for m in range(L[_MAX_MELDS]):
+        if mask[L[_LAYOFF0] + m]:
+            return L[_LAYOFF0] + m
+    # building a meld or laying off: the natural card with the most partners
+    best = -1
+    best_score = -1
+    for c in range(52):
+        if mask[L[_ADD0] + c]:
+            sc = _partners(obs, L, T, c)
+            if sc > best_score:
+                best, best_score = L[_ADD0] + c, sc
+    if best >= 0:
+        return best
+    if mask[L[_CLOSE]]:
+        return L[_CLOSE]
+    for c in range(52):
+        if mask[L[_JOKER0] + c]:
+            return L[_JOKER0] + c
+    # discard: the card that fits least, the most expensive among equals, a joker last
+    best = -1
+    best_score = 1 << 30
+    for c in range(53):
+        if not mask[L[_DISCARD0] + c]:
+            continue
+        if c == 52:
+            sc = 1 << 20
+        else:
+            sc = _partners(obs, L, T, c) * 100 - T[_W_COST] * _penalty(c)
+        if sc < best_score:
+            best, best_score = L[_DISCARD0] + c, sc
+    if best >= 0:
+        return best
+    return first
+
+
+@njit(cache=True)
+def _decide_batch(obs, masks, L, T, out):
+    for i in range(obs.shape[0]):
+        out[i] = _decide(obs[i], masks[i], L, T)
+
+
+class Rami51Heuristic(CompiledHeuristic):
+    """Greedy Rami 51 player (see the module docstring)."""
+
+    decide = staticmethod(_decide)
+    decide_batch = staticmethod(_decide_batch)
+    layout = staticmethod(_layout)
+    default_tuning = DEFAULT_TUNING

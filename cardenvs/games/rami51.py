@@ -1,0 +1,1695 @@
+"""Rami 51: the rules as numba kernels over a record per game.
+
+Reads like the rule book (seed 001 with the rami51 section of RULINGS.md): state
+layout, deal, legal actions, apply an action, scoring, observation, then the batch
+kernels and the Python side. The player-facing page is ``docs/games/rami51.md``.
+
+A turn is a short sequence of atomic actions by the same player: draw (stock or the
+discard top), then any number of melds and lay-offs, then a discard. A new meld is
+built card by card in a canonical order (runs from their lowest position up, sets by
+suit c d h s), a joker placed with the card it stands for; a lay-off picks a table meld,
+then one card. The masks are exact: a step is legal only when the turn can still be
+finished legally after it (the meld completed, the opening reaching 51 with a clean run,
+the card taken from the discard used, a card kept to discard). The search behind them is
+the shared turn planner of :mod:`cardenvs.core.melds`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cardenvs.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
+from cardenvs.core import melds as M
+from cardenvs.core.melds import (
+    B_HI,
+    B_JOKER,
+    B_KIND,
+    B_LO,
+    B_N,
+    B_PTS_RUN,
+    B_PTS_SET,
+    B_RANK,
+    B_SUIT,
+    BK_EMPTY,
+    BK_ONE,
+    BK_RUN,
+    BK_SET,
+    KIND_RUN,
+    KIND_SET,
+    card_at,
+    rami_penalty,
+    rank_value,
+    run_value,
+    run_window_ok,
+)
+from cardenvs.core.protocol import (
+    EVENT_ILLEGAL,
+    EVENT_REWARD,
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    Field,
+    check_int_option,
+)
+from cardenvs.core.rng import rand_below, shuffle
+
+# --------------------------------------------------------------------------- layout
+MAX_PLAYERS = 6
+NUM_FACES = 52
+NUM_TYPES = 53  # 52 faces + the joker type
+HAND_SIZE = 14
+MAX_CARDS = 108  # two decks with their jokers
+MAX_MELDS = 36  # 108 cards make at most 36 melds: every meld has a slot
+NUM_POS = 14  # run positions: 0 ace low, 1 the 2, ..., 12 the king, 13 ace high
+RULES = M.rules_rami51()
+
+# Action encoding (see docs/games/rami51.md):
+DRAW_STOCK = 0  # draw the top of the stock
+TAKE_DISCARD = 1  # take the top of the discard pile (it must be laid this turn)
+NEW_MELD = 2  # start a new meld
+LAYOFF0 = 3  # LAYOFF0 + m: lay off a card on table meld m (the card comes next)
+ADD0 = LAYOFF0 + MAX_MELDS  # ADD0 + c: put the natural card c on the meld being built / the table meld
+JOKER0 = ADD0 + NUM_FACES  # JOKER0 + c: put a joker there, standing for card c
+CLOSE = JOKER0 + NUM_FACES  # lay the meld being built on the table
+DISCARD0 = CLOSE + 1  # DISCARD0 + c: discard card c (0..52), ending the turn
+NUM_ACTIONS = DISCARD0 + NUM_TYPES  # 197
+
+# Phases
+PHASE_DRAW = 0  # the player to move draws
+PHASE_PLAY = 1  # melds, lay-offs, or the discard
+PHASE_BUILD = 2  # a new meld is being built
+PHASE_LAYOFF = 3  # a table meld was picked: the card to lay off comes next
+PHASE_OVER = 4
+PHASE_NAMES = ("draw", "play", "build", "layoff", "over")
+
+REWARD_MATCH = 0
+REWARD_ROUND = 1
+REWARD_MODES = ("match", "round")
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64),
+        # options, copied from the template at every reset
+        ("num_players", np.int8),
+        ("decks", np.int8),
+        ("opening_points", np.int16),
+        ("single_round", np.bool_),
+        ("reward_mode", np.int8),
+        ("max_steps", np.int32),
+        ("max_turns_per_round", np.int32),
+        ("turn_seconds", np.float64),
+        ("elimination_score", np.int32),
+        # match
+        ("scores", np.int32, (MAX_PLAYERS,)),  # penalty totals
+        ("eliminated", np.uint8, (MAX_PLAYERS,)),
+        ("round", np.int16),
+        ("dealer", np.int8),
+        ("num_steps", np.int32),
+        ("turns", np.int32),  # turns completed in this round
+        ("terminated", np.bool_),
+        ("truncated", np.bool_),
+        ("rewards", np.float32, (MAX_PLAYERS,)),
+        ("round_points", np.int32, (MAX_PLAYERS,)),  # penalties of the last finished round
+        ("winner", np.int8),  # who won the last finished round (-1: none yet, or a void round)
+        # round
+        ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
+        ("stock", np.uint8, (MAX_CARDS,)),  # bottom first; the top is stock[stock_n - 1]
+        ("stock_n", np.int16),
+        ("pile", np.uint8, (MAX_CARDS,)),  # the discard pile, bottom first; the top is pile[pile_n - 1]
+        ("pile_n", np.int16),
+        ("meld_kind", np.int8, (MAX_MELDS,)),  # 0 empty slot, KIND_SET, KIND_RUN
+        ("meld_key", np.int8, (MAX_MELDS,)),  # set: rank; run: suit
+        ("meld_lo", np.int8, (MAX_MELDS,)),  # run: lowest position
+        ("meld_hi", np.int8, (MAX_MELDS,)),  # run: highest position
+        ("meld_slot", np.int8, (MAX_MELDS, NUM_POS)),  # the card at each position (set: each suit), -1 empty
+        ("meld_owner", np.int8, (MAX_MELDS,)),
+        ("num_melds", np.int8),
+        ("opened", np.uint8, (MAX_PLAYERS,)),
+        # turn
+        ("phase", np.int8),
+        ("current", np.int8),
+        ("turn_points", np.int16),  # points of the melds laid this turn (for the opening)
+        ("turn_clean", np.bool_),  # a clean run was laid this turn
+        ("turn_melds", np.int8),  # melds laid this turn
+        ("pending", np.int8),  # card taken from the discard this turn, -1 if none
+        ("pending_used", np.bool_),  # ... and laid already
+        ("drawn", np.int8),  # card drawn from the stock this turn, -1 if none
+        ("build_rep", np.int8, (NUM_POS,)),  # the meld being built: card each card stands for
+        ("build_phys", np.int8, (NUM_POS,)),  # ... and the card itself (52: a joker)
+        ("build_n", np.int8),
+        ("target", np.int8),  # table meld picked for a lay-off, -1
+        # derived (recounted after a scenario load)
+        ("held", np.uint8, (MAX_PLAYERS,)),
+        ("legal", np.uint8, (NUM_ACTIONS,)),
+    ]
+)
+
+# Observation layout (float32), seen from the observer's seat (seat 0 = the observer)
+OBS_HAND = 0  # 53: own cards
+OBS_TOP = OBS_HAND + NUM_TYPES  # 53: one-hot top of the discard pile
+OBS_PILE = OBS_TOP + NUM_TYPES  # 53: cards in the discard pile
+OBS_TABLE = OBS_PILE + NUM_TYPES  # 53: cards on the table
+OBS_MELDS = OBS_TABLE + NUM_TYPES  # MAX_MELDS x MELD_FEATURES
+# per meld: set, run, key, lo, hi, cards, owner (relative seat + 1), 14 positions (1 natural, 2 joker)
+MELD_FEATURES = 7 + NUM_POS
+OBS_PHASE = OBS_MELDS + MAX_MELDS * MELD_FEATURES  # 4: draw, play, build, layoff
+OBS_BUILD = OBS_PHASE + 4  # 52: cards the meld being built stands for (1 natural, 2 joker)
+OBS_TARGET = OBS_BUILD + NUM_FACES  # 36: one-hot table meld picked for a lay-off
+OBS_PENDING = OBS_TARGET + MAX_MELDS  # 53: one-hot card taken from the discard, still to lay
+OBS_TURN = OBS_PENDING + NUM_TYPES  # turn points, clean run laid, melds laid, opening points, stock, pile, round, turns
+OBS_SEATS = OBS_TURN + 8  # per relative seat, SEAT_FEATURES values
+SEAT_FEATURES = 8  # present, cards held, opened, score, eliminated, to move, dealer, last round's points
+OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
+
+
+# --------------------------------------------------------------------------- helpers
+@njit(cache=True)
+def recount(s):
+    for p in range(MAX_PLAYERS):
+        n = 0
+        for c in range(NUM_TYPES):
+            n += s.hands[p, c]
+        s.held[p] = n
+
+
+@njit(cache=True)
+def _add(s, p, c):
+    s.hands[p, c] += 1
+    s.held[p] += 1
+
+
+@njit(cache=True)
+def _remove(s, p, c):
+    s.hands[p, c] -= 1
+    s.held[p] -= 1
+
+
+@njit(cache=True)
+def _next_active(s, seat):
+    P = s.num_players
+    for i in range(1, P + 1):
+        q = (seat + i) % P
+        if not s.eliminated[q]:
+            return q
+    return -1
+
+
+@njit(cache=True)
+def _active_count(s):
+    n = 0
+    for p in range(s.num_players):
+        if not s.eliminated[p]:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _clear_build(s):
+    s.build_rep[:] = -1
+    s.build_phys[:] = -1
+    s.build_n = 0
+
+
+@njit(cache=True)
+def _clear_table(s):
+    s.meld_kind[:] = 0
+    s.meld_key[:] = 0
+    s.meld_lo[:] = 0
+    s.meld_hi[:] = 0
+    s.meld_slot[:] = -1
+    s.meld_owner[:] = -1
+    s.num_melds = 0
+
+
+@njit(cache=True)
+def pos_of(rep, first):
+    """Run position of a card; an ace is low when it starts a run, else high."""
+    r = rep // 4
+    if r == 0:
+        return 0 if first else 13
+    return r
+
+
+# --------------------------------------------------------------------------- deal
+@njit(cache=True)
+def _deal(s):
+    """Shuffle the decks (52 cards and 2 jokers each); 14 cards to every player still in
+    the match, one at a time from the dealer's left; the next card turned up starts the
+    discard pile; the rest is the stock."""
+    P = s.num_players
+    n = 54 * s.decks
+    deck = np.empty(n, dtype=np.int64)
+    for i in range(NUM_FACES * s.decks):
+        deck[i] = i % NUM_FACES
+    for i in range(NUM_FACES * s.decks, n):
+        deck[i] = JOKER
+    shuffle(s, deck, n)
+    s.hands[:] = 0
+    k = 0
+    for _ in range(HAND_SIZE):
+        q = s.dealer
+        for _ in range(P):
+            q = (q + 1) % P
+            if s.eliminated[q]:
+                continue
+            s.hands[q, deck[k]] += 1
+            k += 1
+    s.pile[:] = 0
+    s.pile[0] = deck[k]
+    s.pile_n = 1
+    k += 1
+    s.stock[:] = 0
+    s.stock_n = n - k
+    for i in range(n - k):
+        s.stock[i] = deck[k + i]
+    _clear_table(s)
+    s.opened[:] = 0
+    s.turns = 0
+    recount(s)
+
+
+@njit(cache=True)
+def _reset_turn(s):
+    s.turn_points = 0
+    s.turn_clean = False
+    s.turn_melds = 0
+    s.pending = -1
+    s.pending_used = False
+    s.drawn = -1
+    s.target = -1
+    _clear_build(s)
+
+
+@njit(cache=True)
+def _start_round(s):
+    """Deal; the player left of the dealer moves first (no checks yet: see _enter_turn)."""
+    s.round += 1
+    _deal(s)
+    _reset_turn(s)
+    s.phase = PHASE_DRAW
+    s.current = _next_active(s, s.dealer)
+
+
+@njit(cache=True)
+def new_match(s):
+    """Reset every match field (options and rng are kept) and deal round 1."""
+    P = s.num_players
+    s.scores[:] = 0
+    s.eliminated[:] = 0
+    s.round = 0
+    s.dealer = rand_below(s, P)
+    s.num_steps = 0
+    s.terminated = False
+    s.truncated = False
+    s.rewards[:] = 0.0
+    s.round_points[:] = 0
+    s.winner = -1
+    _start_round(s)
+
+
+@njit(cache=True)
+def _rebuild_stock(s):
+    """An empty stock is rebuilt from the discard pile but its top card, shuffled."""
+    n = s.pile_n - 1
+    top = s.pile[n]
+    for i in range(n):
+        s.stock[i] = s.pile[i]
+    s.stock_n = n
+    shuffle(s, s.stock, n)
+    s.pile[:] = 0
+    s.pile[0] = top
+    s.pile_n = 1
+
+
+@njit(cache=True)
+def _begin_turn(s, ws):
+    """Start the current player's turn. Returns False when they cannot draw at all (the
+    stock is empty and cannot be rebuilt from the discard pile, and the discard top
+    cannot be used): the round is void."""
+    _reset_turn(s)
+    s.phase = PHASE_DRAW
+    if s.stock_n > 0 or s.pile_n >= 2:
+        return True
+    return s.pile_n > 0 and _take_ok(s, s.current, ws)
+
+
+@njit(cache=True)
+def _enter_turn(s, p, ws):
+    """Give the turn to p (rounds that end void deal again). Returns True when a round ended."""
+    ended = False
+    s.current = p
+    while True:
+        if s.phase == PHASE_OVER and (s.terminated or s.truncated):
+            return ended
+        if _begin_turn(s, ws):
+            return ended
+        ended = True
+        if _finish_round(s, -1):
+            return ended
+
+
+# --------------------------------------------------------------------------- the turn planner, per game
+@njit(cache=True)
+def workspace():
+    """Work arrays for the masks: planner buffers, natural counts, meld summary."""
+    pb = M.new_plan_buffers()
+    N = np.zeros(NUM_TYPES, dtype=np.int64)
+    binfo = np.zeros(M.B_FIELDS, dtype=np.int64)
+    ext = np.zeros((16, 2), dtype=np.int64)
+    return pb, N, binfo, ext
+
+
+@njit(cache=True)
+def _hand_nw(s, p, N):
+    """Natural counts of p's hand into N; returns the jokers held."""
+    for c in range(NUM_FACES):
+        N[c] = s.hands[p, c]
+    N[JOKER] = 0
+    return np.int64(s.hands[p, JOKER])
+
+
+@njit(cache=True)
+def _binfo(s, b):
+    """Summary of the meld being built (see melds.B_*)."""
+    b[:] = 0
+    n = s.build_n
+    if n == 0:
+        b[B_KIND] = BK_EMPTY
+        return
+    c0 = np.int64(s.build_rep[0])
+    b[B_N] = n
+    for i in range(n):
+        if s.build_phys[i] == JOKER:
+            b[B_JOKER] = 1
+    if n == 1:
+        r = c0 // 4
+        p = 0 if r == 0 else r
+        b[B_KIND] = BK_ONE
+        b[B_RANK] = r
+        b[B_SUIT] = c0 % 4
+        b[B_LO] = p
+        b[B_HI] = p
+        if s.build_phys[0] != JOKER:
+            b[B_PTS_RUN] = run_value(p)
+            b[B_PTS_SET] = rank_value(r)
+        return
+    c1 = np.int64(s.build_rep[1])
+    if c1 // 4 == c0 // 4:
+        b[B_KIND] = BK_SET
+        b[B_RANK] = c0 // 4
+        b[B_LO] = c0 % 4
+        b[B_HI] = s.build_rep[n - 1] % 4
+        pts = 0
+        for i in range(n):
+            if s.build_phys[i] != JOKER:
+                pts += rank_value(c0 // 4)
+        b[B_PTS_SET] = pts
+    else:
+        lo = pos_of(c0, True)
+        b[B_KIND] = BK_RUN
+        b[B_SUIT] = c0 % 4
+        b[B_LO] = lo
+        b[B_HI] = lo + n - 1
+        pts = 0
+        for i in range(n):
+            if s.build_phys[i] != JOKER:
+                pts += run_value(lo + i)
+        b[B_PTS_RUN] = pts
+
+
+@njit(cache=True)
+def _needs(s, p):
+    """(points still needed for the opening, a clean run still needed)."""
+    if s.opened[p]:
+        return 0, False
+    return max(0, np.int64(s.opening_points) - np.int64(s.turn_points)), not s.turn_clean
+
+
+@njit(cache=True)
+def _x_open(s):
+    """The card taken from the discard, while it still has to be laid (else -1)."""
+    if s.pending >= 0 and not s.pending_used:
+        return np.int64(s.pending)
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
+    """Cheap necessary conditions for an opening: the cards some meld could hold are worth
+    the points still needed, X (when it must be laid) is one of them or can go on a table
+    meld, and three consecutive natural cards of a suit make the clean run."""
+    cover = M.coverage(RULES, N, W)
+    if X >= 0 and X != JOKER and not (cover >> np.int64(X)) & 1 and not _chain_quick(s, N, W, X, budget):
+        return False
+    if M.points_potential(N, cover) < need_pts:
+        return False
+    if not need_clean:
+        return True
+    for t in range(4):
+        m = np.int64(0)
+        for r in range(13):
+            if N[r * 4 + t]:
+                m |= np.int64(1) << np.int64(r)
+        if N[t]:
+            m |= np.int64(1) << np.int64(13)  # the ace above the king
+        if m & (m >> np.int64(1)) & (m >> np.int64(2)):
+            return True
+    return False
+
+
+@njit(cache=True)
+def _lay_x_quick(s, N, W, X, budget):
+    """An opened player with nothing else to do: can the natural card X (in N) be laid,
+    in a meld of 3 (longer ones hold a 3-card meld with X) or on a table meld?"""
+    if budget >= 3:
+        r = X // 4
+        t = X % 4
+        # a run of 3 through X
+        for xp in (r if r > 0 else 0, r if r > 0 else 13):
+            for lo in range(xp - 2, xp + 1):
+                if lo < 0 or lo + 2 > 13 or (lo == 0 and lo + 2 == 13):
+                    continue
+                miss = 0
+                for q in range(lo, lo + 3):
+                    if q != xp and N[card_at(t, q)] == 0:
+                        miss += 1
+                if miss <= W:
+                    return True
+            if r > 0:
+                break
+        # a set of 3 with X
+        k = 0
+        for u in range(4):
+            if u != t and N[r * 4 + u] > 0:
+                k += 1
+        if k + W >= 2:
+            return True
+    # a lay-off chain onto a table meld
+    return _chain_quick(s, N, W, X, budget)
+
+
+@njit(cache=True)
+def _chain_quick(s, N, W, X, budget):
+    r = X // 4
+    t = X % 4
+    for m in range(s.num_melds):
+        if s.meld_kind[m] == KIND_SET:
+            if s.meld_key[m] == r and s.meld_slot[m, t] < 0:
+                return True
+        elif s.meld_kind[m] == KIND_RUN and s.meld_key[m] == t:
+            lo = np.int64(s.meld_lo[m])
+            hi = np.int64(s.meld_hi[m])
+            for xp in (r if r > 0 else 0, r if r > 0 else 13):
+                if xp > hi:
+                    a, b = hi + 1, xp
+                    if not run_window_ok(RULES, lo, xp):
+                        continue
+                elif xp < lo:
+                    a, b = xp, lo - 1
+                    if not run_window_ok(RULES, xp, hi):
+                        continue
+                else:
+                    continue
+                if b - a + 1 > budget:
+                    continue
+                miss = 0
+                for q in range(a, b + 1):
+                    c = card_at(t, q)
+                    if c != X and N[c] == 0:
+                        miss += 1
+                if miss <= W:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _any_meld_quick(N, W):
+    """Does the hand hold any meld (3 cards; longer ones hold one)?"""
+    if W >= 3:
+        return True
+    for t in range(4):
+        m = np.int64(0)
+        for r in range(13):
+            if N[r * 4 + t]:
+                m |= np.int64(1) << np.int64(r)
+        if N[t]:
+            m |= np.int64(1) << np.int64(13)
+        if m == 0:
+            continue
+        if W == 0:
+            st = m & (m >> np.int64(1)) & (m >> np.int64(2))
+        elif W == 1:
+            st = (m & (m >> np.int64(1))) | (m & (m >> np.int64(2))) | ((m >> np.int64(1)) & (m >> np.int64(2)))
+        else:
+            st = m
+        if st & np.int64(0x0FFF):  # windows starting at positions 0..11
+            return True
+    for r in range(13):
+        k = 0
+        for t in range(4):
+            if N[r * 4 + t]:
+                k += 1
+        if k >= 1 and k + W >= 3:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _windows(s, N, W, X, ws):
+    return M.plan_windows(RULES, N, W, X, ws[0], False)
+
+
+@njit(cache=True)
+def _plan(s, p, N, W, X, binfo, min_win, K, ws, total=-1, srem=-1):
+    """Can p finish the turn from here (hand N/W, the meld being built binfo, the card X
+    still to lay, the table as it is), given the candidate rows cw[:K]? ``total``: the
+    cards in N and W when known; ``srem``: their points potential when known."""
+    pb = ws[0]
+    need_pts, need_clean = _needs(s, p)
+    if total < 0:
+        total = W
+        for c in range(NUM_FACES):
+            total += N[c]
+    budget = total - 1
+    if budget < 0:
+        return False
+    need_x = X >= 0
+    Kc = K
+    if need_x:
+        Kc = M.plan_chains(RULES, N, W, X, s.meld_kind, s.meld_key, s.meld_lo, s.meld_hi, s.meld_slot,
+                           s.num_melds, pb, K)
+    last_x = M.last_x_row(pb[0], Kc) if need_x else -1
+    return M.plan_feasible(RULES, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, pb, Kc, last_x,
+                           srem)
+
+
+@njit(cache=True)
+def _take_ok(s, p, ws):
+    """May p take the top of the discard pile? It must be laid this turn (opening with
+    it when p has not opened), keeping a card to discard."""
+    if s.pile_n == 0:
+        return False
+    X = np.int64(s.pile[s.pile_n - 1])
+    N = ws[1]
+    binfo = ws[2]
+    W = _hand_nw(s, p, N)
+    if X == JOKER:
+        W += 1
+    else:
+        N[X] += 1
+    total = np.int64(s.held[p]) + 1
+    if s.opened[p]:
+        if X != JOKER:
+            return _lay_x_quick(s, N, W, X, total - 1)
+    elif not _quick_opening(s, N, W, np.int64(s.opening_points), True, X, total - 1):
+        return False
+    K = _windows(s, N, W, X, ws)
+    binfo[:] = 0
+    return _plan(s, p, N, W, X, binfo, 0, K, ws)
+
+
+# --------------------------------------------------------------------------- legal actions
+@njit(cache=True)
+def legal_mask(s, ws):
+    """Compute the current player's legal actions into ``s.legal``."""
+    s.legal[:] = 0
+    if s.phase == PHASE_OVER:
+        return
+    p = s.current
+    if s.phase == PHASE_DRAW:
+        if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
+            s.legal[DRAW_STOCK] = 1
+        if _take_ok(s, p, ws):
+            s.legal[TAKE_DISCARD] = 1
+        return
+    if s.phase == PHASE_PLAY:
+        _mask_play(s, p, ws)
+    elif s.phase == PHASE_BUILD:
+        _mask_build(s, p, ws)
+    else:
+        _mask_layoff(s, p, ws)
+
+
+@njit(cache=True)
+def _mask_play(s, p, ws):
+    N = ws[1]
+    binfo = ws[2]
+    X = _x_open(s)
+    # the discard ends the turn: only with every obligation met
+    if (s.opened[p] or s.turn_melds == 0) and X < 0:
+        for c in range(NUM_TYPES):
+            if s.hands[p, c]:
+                s.legal[DISCARD0 + c] = 1
+    W = _hand_nw(s, p, N)
+    need_pts, need_clean = _needs(s, p)
+    binfo[:] = 0
+    if s.num_melds < MAX_MELDS and s.held[p] >= 4:
+        if s.opened[p] and X < 0:
+            if _any_meld_quick(N, W):
+                s.legal[NEW_MELD] = 1
+        elif s.opened[p] or _quick_opening(s, N, W, need_pts, need_clean, X, np.int64(s.held[p]) - 1):
+            K = _windows(s, N, W, X, ws)
+            if _plan(s, p, N, W, X, binfo, 1, K, ws):
+                s.legal[NEW_MELD] = 1
+    if s.opened[p] and s.held[p] >= 2:
+        ext = ws[3]
+        for m in range(s.num_melds):
+            n = _extensions(s, m, ext)
+            for i in range(n):
+                c = ext[i, 0]
+                if (s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], False, ws)) or (
+                    s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[i, 1], True, ws)
+                ):
+                    s.legal[LAYOFF0 + m] = 1
+                    break
+
+
+@njit(cache=True)
+def _extensions(s, m, ext):
+    """(card, position) pairs that extend table meld m by one card."""
+    occ = 0
+    size = 0
+    if s.meld_kind[m] == KIND_SET:
+        for t in range(4):
+            if s.meld_slot[m, t] >= 0:
+                occ |= 1 << t
+                size += 1
+    n = M.extension_options(RULES, np.int64(s.meld_kind[m]), np.int64(s.meld_key[m]), np.int64(s.meld_lo[m]),
+                            np.int64(s.meld_hi[m]), occ, size, ext)
+    # the ace fits both ends of 2..K: one way (below) is enough, both give the same meld
+    if n == 2 and ext[0, 0] == ext[1, 0]:
+        n = 1
+    return n
+
+
+@njit(cache=True)
+def _place(s, m, c, pos, phys):
+    """Put a card on table meld m at ``pos`` (a set: the suit)."""
+    s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = phys
+    if s.meld_kind[m] == KIND_RUN:
+        if pos < s.meld_lo[m]:
+            s.meld_lo[m] = pos
+        else:
+            s.meld_hi[m] = pos
+
+
+@njit(cache=True)
+def _unplace(s, m, c, pos, lo, hi):
+    s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = -1
+    s.meld_lo[m] = lo
+    s.meld_hi[m] = hi
+
+
+@njit(cache=True)
+def _layoff_ok(s, p, m, c, pos, joker, ws):
+    """May p lay card c (a joker standing for c) at ``pos`` of table meld m, and still
+    finish the turn (a card kept, the card taken from the discard laid)?"""
+    if s.held[p] < 2:
+        return False
+    X = _x_open(s)
+    if X < 0 or (not joker and c == X) or (joker and X == JOKER):
+        return True
+    N = ws[1]
+    binfo = ws[2]
+    lo = s.meld_lo[m]
+    hi = s.meld_hi[m]
+    phys = JOKER if joker else c
+    _place(s, m, c, pos, phys)
+    _remove(s, p, phys)
+    W = _hand_nw(s, p, N)
+    K = _windows(s, N, W, X, ws)
+    binfo[:] = 0
+    ok = _plan(s, p, N, W, X, binfo, 0, K, ws)
+    _add(s, p, phys)
+    _unplace(s, m, c, pos, lo, hi)
+    return ok
+
+
+@njit(cache=True)
+def _mask_layoff(s, p, ws):
+    m = s.target
+    ext = ws[3]
+    n = _extensions(s, m, ext)
+    for i in range(n):
+        c = ext[i, 0]
+        if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], False, ws):
+            s.legal[ADD0 + c] = 1
+        if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[i, 1], True, ws):
+            s.legal[JOKER0 + c] = 1
+
+
+@njit(cache=True)
+def _next_cards(s, out):
+    """Cards that may come next in the meld being built (canonical order); -1: any."""
+    n = s.build_n
+    if n == 0:
+        return -1
+    k = 0
+    c0 = np.int64(s.build_rep[0])
+    last = np.int64(s.build_rep[n - 1])
+    r = c0 // 4
+    if n == 1:
+        p = pos_of(c0, True)
+        if p + 1 <= 13 and not (p == 0 and p + 1 == 13):
+            out[k] = card_at(c0 % 4, p + 1)
+            k += 1
+        for t in range(c0 % 4 + 1, 4):
+            out[k] = r * 4 + t
+            k += 1
+        return k
+    c1 = np.int64(s.build_rep[1])
+    if c1 // 4 == r:
+        if n < 4:
+            for t in range(last % 4 + 1, 4):
+                out[k] = r * 4 + t
+                k += 1
+        return k
+    lo = pos_of(c0, True)
+    hi = lo + n - 1
+    if hi + 1 <= 13 and run_window_ok(RULES, lo, hi + 1) or (hi + 1 <= 13 and hi + 1 - lo + 1 < 3):
+        out[k] = card_at(c0 % 4, hi + 1)
+        k += 1
+    return k
+
+
+@njit(cache=True)
+def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
+    """After adding rep (a joker standing for it) to the meld being built, can the turn
+    still be finished? N/W: the hand now (restored on return); ``srem`` its points
+    potential over the candidates' cards ``u0``."""
+    binfo = ws[2]
+    phys = JOKER if joker else rep
+    n = s.build_n
+    s.build_rep[n] = rep
+    s.build_phys[n] = phys
+    s.build_n = n + 1
+    X = _x_open(s)
+    if X >= 0 and phys == X:
+        X = -1
+    if joker:
+        W2 = W - 1
+        sr = srem
+    else:
+        N[rep] -= 1
+        W2 = W
+        sr = srem - (rank_value(rep // 4) if (u0 >> np.int64(rep)) & 1 else 0)
+    _binfo(s, binfo)
+    ok = _plan(s, p, N, W2, X, binfo, 0, K, ws, total - 1, sr)
+    if not joker:
+        N[rep] += 1
+    s.build_n = n
+    s.build_rep[n] = -1
+    s.build_phys[n] = -1
+    return ok
+
+
+@njit(cache=True)
+def _meld_value(s):
+    """(kind, points, clean) of the meld being built if it were laid now; kind 0 if it is
+    not a valid meld yet."""
+    n = s.build_n
+    if n < 3:
+        return 0, 0, False
+    binfo = np.zeros(M.B_FIELDS, dtype=np.int64)
+    _binfo(s, binfo)
+    if binfo[B_KIND] == BK_SET:
+        return KIND_SET, binfo[B_PTS_SET], False
+    if not run_window_ok(RULES, binfo[B_LO], binfo[B_HI]):
+        return 0, 0, False
+    return KIND_RUN, binfo[B_PTS_RUN], binfo[B_JOKER] == 0
+
+
+@njit(cache=True)
+def _close_ok(s, p, ws):
+    """May the meld being built be laid now, with the turn still finishable after?"""
+    kind, pts, clean = _meld_value(s)
+    if kind == 0:
+        return False
+    if s.held[p] < 1:
+        return False
+    X = _x_open(s)
+    opened = s.opened[p] != 0
+    tp = np.int64(s.turn_points) + pts
+    tc = s.turn_clean or clean
+    if not opened and tp >= s.opening_points and tc:
+        opened = True
+    if opened and X < 0:
+        return True
+    # simulate the closed meld's effect on the opening, then search the rest
+    keep_tp = s.turn_points
+    keep_tc = s.turn_clean
+    keep_op = s.opened[p]
+    s.turn_points = tp
+    s.turn_clean = tc
+    s.opened[p] = 1 if opened else 0
+    N = ws[1]
+    binfo = ws[2]
+    W = _hand_nw(s, p, N)
+    binfo[:] = 0
+    K = _windows(s, N, W, X, ws)
+    ok = _plan(s, p, N, W, X, binfo, 0, K, ws)
+    s.turn_points = keep_tp
+    s.turn_clean = keep_tc
+    s.opened[p] = keep_op
+    return ok
+
+
+@njit(cache=True)
+def _mask_build(s, p, ws):
+    N = ws[1]
+    nxt = np.empty(64, dtype=np.int64)
+    X = _x_open(s)
+    W = _hand_nw(s, p, N)
+    total = np.int64(s.held[p])
+    K = _windows(s, N, W, X, ws)
+    u0 = ws[0][7][M.SC_U0]
+    srem = M.points_potential(N, u0) if not s.opened[p] else np.int64(0)
+    k = _next_cards(s, nxt)
+    if k < 0:
+        # the first card: a natural some meld could hold, or a joker standing for a card
+        # that two more cards at hand could follow
+        cover = M.coverage(RULES, N, W)
+        for c in range(NUM_FACES):
+            if N[c] and (cover >> np.int64(c)) & 1 and _build_ok(s, p, c, False, K, ws, N, W, total, srem, u0):
+                s.legal[ADD0 + c] = 1
+        if W:
+            for c in range(NUM_FACES):
+                if _first_joker_possible(s, p, c) and _build_ok(s, p, c, True, K, ws, N, W, total, srem, u0):
+                    s.legal[JOKER0 + c] = 1
+        return
+    for i in range(k):
+        c = nxt[i]
+        if N[c] and _build_ok(s, p, c, False, K, ws, N, W, total, srem, u0):
+            s.legal[ADD0 + c] = 1
+        if W and _build_ok(s, p, c, True, K, ws, N, W, total, srem, u0):
+            s.legal[JOKER0 + c] = 1
+    if _close_ok(s, p, ws):
+        s.legal[CLOSE] = 1
+
+
+@njit(cache=True)
+def _first_joker_possible(s, p, c):
+    """Cheap filter for a meld opened by a joker standing for c: two more cards must be
+    at hand (naturals or the other jokers) for a run up from c or a set of c's rank with
+    higher suits."""
+    W = np.int64(s.hands[p, JOKER]) - 1
+    r = c // 4
+    t = c % 4
+    have = 0
+    for u in range(t + 1, 4):
+        if s.hands[p, r * 4 + u]:
+            have += 1
+    if min(have + W, 3 - t) >= 2:
+        return True
+    pos = 0 if r == 0 else r
+    if pos + 2 > 13:
+        return False
+    have = 0
+    for q in (pos + 1, pos + 2):
+        if s.hands[p, card_at(t, q)]:
+            have += 1
+    return have + W >= 2
+
+
+# --------------------------------------------------------------------------- apply an action
+@njit(cache=True)
+def _close(s, p):
+    """Lay the meld being built in the first free slot; count it for the opening."""
+    kind, pts, clean = _meld_value(s)
+    m = s.num_melds
+    n = s.build_n
+    c0 = np.int64(s.build_rep[0])
+    s.meld_kind[m] = kind
+    s.meld_owner[m] = p
+    s.meld_slot[m, :] = -1
+    if kind == KIND_SET:
+        s.meld_key[m] = c0 // 4
+        s.meld_lo[m] = 0
+        s.meld_hi[m] = 0
+        for i in range(n):
+            s.meld_slot[m, s.build_rep[i] % 4] = s.build_phys[i]
+    else:
+        lo = pos_of(c0, True)
+        s.meld_key[m] = c0 % 4
+        s.meld_lo[m] = lo
+        s.meld_hi[m] = lo + n - 1
+        for i in range(n):
+            s.meld_slot[m, lo + i] = s.build_phys[i]
+    s.num_melds = m + 1
+    s.turn_points += pts
+    s.turn_melds += 1
+    if clean:
+        s.turn_clean = True
+    if not s.opened[p] and s.turn_points >= s.opening_points and s.turn_clean:
+        s.opened[p] = 1
+    _clear_build(s)
+
+
+@njit(cache=True)
+def _finish_round(s, winner):
+    """Score the round (the winner 0, the others their cards; a void round scores
+    nothing), eliminate players at the elimination score, end the match or deal again.
+    Returns True when the match ended."""
+    P = s.num_players
+    s.winner = winner
+    s.round_points[:] = 0
+    if winner >= 0:
+        for p in range(P):
+            if s.eliminated[p] or p == winner:
+                continue
+            pts = 0
+            for c in range(NUM_TYPES):
+                pts += rami_penalty(c) * np.int64(s.hands[p, c])
+            s.round_points[p] = pts
+            s.scores[p] += pts
+            if s.reward_mode == REWARD_ROUND:
+                s.rewards[p] -= pts / 100.0
+    for p in range(P):
+        if not s.eliminated[p] and s.scores[p] >= s.elimination_score:
+            s.eliminated[p] = 1
+    if s.single_round or _active_count(s) <= 1:
+        s.terminated = True
+        s.phase = PHASE_OVER
+        if s.reward_mode == REWARD_MATCH:
+            best = winner if s.single_round else _next_active(s, P - 1)
+            if best >= 0:
+                for p in range(P):
+                    s.rewards[p] += 1.0 if p == best else -1.0 / (P - 1)
+        return True
+    s.dealer = _next_active(s, s.dealer)
+    _start_round(s)
+    return False
+
+
+@njit(cache=True)
+def apply_action(s, a, ws):
+    """Apply a legal action of the current player; return True when a round ended."""
+    p = s.current
+    if a == DRAW_STOCK:
+        if s.stock_n == 0:
+            _rebuild_stock(s)
+        c = s.stock[s.stock_n - 1]
+        s.stock[s.stock_n - 1] = 0
+        s.stock_n -= 1
+        _add(s, p, c)
+        s.drawn = c
+        s.phase = PHASE_PLAY
+        return False
+    if a == TAKE_DISCARD:
+        c = s.pile[s.pile_n - 1]
+        s.pile[s.pile_n - 1] = 0
+        s.pile_n -= 1
+        _add(s, p, c)
+        s.pending = c
+        s.pending_used = False
+        s.phase = PHASE_PLAY
+        return False
+    if a == NEW_MELD:
+        s.phase = PHASE_BUILD
+        _clear_build(s)
+        return False
+    if a < ADD0:
+        s.target = a - LAYOFF0
+        s.phase = PHASE_LAYOFF
+        return False
+    if a < CLOSE:
+        joker = a >= JOKER0
+        rep = a - JOKER0 if joker else a - ADD0
+        phys = JOKER if joker else rep
+        _remove(s, p, phys)
+        if s.pending >= 0 and phys == s.pending:
+            s.pending_used = True
+        if s.phase == PHASE_BUILD:
+            n = s.build_n
+            s.build_rep[n] = rep
+            s.build_phys[n] = phys
+            s.build_n = n + 1
+        else:
+            m = s.target
+            ext = np.zeros((16, 2), dtype=np.int64)
+            k = _extensions(s, m, ext)
+            for i in range(k):
+                if ext[i, 0] == rep:
+                    _place(s, m, rep, ext[i, 1], phys)
+                    break
+            s.target = -1
+            s.phase = PHASE_PLAY
+        return False
+    if a == CLOSE:
+        _close(s, p)
+        s.phase = PHASE_PLAY
+        return False
+    # discard: the turn ends; discarding the last card wins the round
+    c = a - DISCARD0
+    _remove(s, p, c)
+    s.pile[s.pile_n] = c
+    s.pile_n += 1
+    s.turns += 1
+    if s.held[p] == 0:
+        if _finish_round(s, p):
+            return True
+        _enter_turn(s, s.current, ws)
+        return True
+    if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
+        s.truncated = True
+        s.phase = PHASE_OVER
+        return False
+    return _enter_turn(s, _next_active(s, p), ws)
+
+
+@njit(cache=True)
+def penalise(s, offender):
+    """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
+    s.rewards[offender] = -1.0
+    s.terminated = True
+    s.phase = PHASE_OVER
+
+
+# --------------------------------------------------------------------------- observation
+@njit(cache=True)
+def observe(s, viewer, out):
+    """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the discard pile,
+    the table melds, the turn in progress, public seat data; never another player's
+    cards or the stock order."""
+    out[:] = 0.0
+    P = s.num_players
+    for c in range(NUM_TYPES):
+        out[OBS_HAND + c] = s.hands[viewer, c]
+    for i in range(s.pile_n):
+        out[OBS_PILE + s.pile[i]] += 1.0
+    if s.pile_n > 0:
+        out[OBS_TOP + s.pile[s.pile_n - 1]] = 1.0
+    for m in range(s.num_melds):
+        o = OBS_MELDS + m * MELD_FEATURES
+        kind = s.meld_kind[m]
+        out[o] = kind == KIND_SET
+        out[o + 1] = kind == KIND_RUN
+        out[o + 2] = s.meld_key[m]
+        out[o + 3] = s.meld_lo[m]
+        out[o + 4] = s.meld_hi[m]
+        rel = s.meld_owner[m] - viewer
+        if rel < 0:
+            rel += P
+        out[o + 6] = rel + 1
+        n = 0
+        for q in range(NUM_POS):
+            c = s.meld_slot[m, q]
+            if c >= 0:
+                n += 1
+                out[OBS_TABLE + c] += 1.0
+                out[o + 7 + q] = 2.0 if c == JOKER else 1.0
+        out[o + 5] = n
+    if s.phase < PHASE_OVER:
+        out[OBS_PHASE + s.phase] = 1.0
+    for i in range(s.build_n):
+        out[OBS_BUILD + s.build_rep[i]] = 2.0 if s.build_phys[i] == JOKER else 1.0
+    if s.target >= 0:
+        out[OBS_TARGET + s.target] = 1.0
+    if s.pending >= 0 and not s.pending_used:
+        out[OBS_PENDING + s.pending] = 1.0
+    out[OBS_TURN] = s.turn_points
+    out[OBS_TURN + 1] = s.turn_clean
+    out[OBS_TURN + 2] = s.turn_melds
+    out[OBS_TURN + 3] = s.opening_points
+    out[OBS_TURN + 4] = s.stock_n
+    out[OBS_TURN + 5] = s.pile_n
+    out[OBS_TURN + 6] = s.round
+    out[OBS_TURN + 7] = s.turns
+    live = s.phase != PHASE_OVER
+    q = np.int64(viewer)
+    for j in range(P):
+        o = OBS_SEATS + j * SEAT_FEATURES
+        out[o] = 1.0
+        out[o + 1] = s.held[q]
+        out[o + 2] = s.opened[q]
+        out[o + 3] = s.scores[q]
+        out[o + 4] = s.eliminated[q]
+        out[o + 5] = live and q == s.current
+        out[o + 6] = q == s.dealer
+        out[o + 7] = s.round_points[q]
+        q += 1
+        if q == P:
+            q = 0
+
+
+# --------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def _step_env(s, a, mask, obs, rewards, auto_reset, ws):
+    """One decision of one game: apply (or penalise), auto-reset, next mask and obs."""
+    rewards[:] = 0.0
+    if s.phase == PHASE_OVER:
+        _outputs(s, mask, obs, ws)
+        return EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+    events = 0
+    s.rewards[:] = 0.0
+    if 0 <= a < NUM_ACTIONS and s.legal[a]:
+        if apply_action(s, a, ws):
+            events |= EVENT_ROUND_END
+    else:
+        penalise(s, s.current)
+        events |= EVENT_ILLEGAL
+    s.num_steps += 1
+    if not s.terminated and not s.truncated and s.max_steps > 0 and s.num_steps >= s.max_steps:
+        s.truncated = True
+        s.phase = PHASE_OVER
+    for p in range(s.num_players):
+        rewards[p] = s.rewards[p]
+        if s.rewards[p] != 0.0:
+            events |= EVENT_REWARD
+    if s.terminated:
+        events |= EVENT_TERMINATED
+    if s.truncated:
+        events |= EVENT_TRUNCATED
+    if (s.terminated or s.truncated) and auto_reset:
+        new_match(s)
+        _enter_turn(s, s.current, ws)
+    _outputs(s, mask, obs, ws)
+    return events
+
+
+@njit(cache=True)
+def _outputs(s, mask, obs, ws):
+    """Legal mask (kept in the state and copied out) and the observation of the player to move."""
+    legal_mask(s, ws)
+    for a in range(NUM_ACTIONS):
+        mask[a] = s.legal[a] != 0
+    observe(s, s.current, obs)
+
+
+@njit(cache=True)
+def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset):
+    """Step every game of the batch by its action (one compiled call)."""
+    ws = workspace()
+    for i in range(states.shape[0]):
+        s = states[i]
+        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset, ws)
+        current[i] = s.current
+
+
+@njit(cache=True)
+def _step_one(s, a, mask, obs, rewards, auto_reset):
+    ws = workspace()
+    return _step_env(s, a, mask, obs, rewards, auto_reset, ws)
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, auto_reset):
+    """:func:`step_batch` over numba threads (worth it from about 1,000 games)."""
+    for i in prange(states.shape[0]):
+        s = states[i]
+        events[i] = _step_one(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
+        current[i] = s.current
+
+
+@njit(cache=True)
+def reset_batch(states, masks, obs, current):
+    """Start a new match in every game (rng and options already set)."""
+    ws = workspace()
+    for i in range(states.shape[0]):
+        s = states[i]
+        new_match(s)
+        _enter_turn(s, s.current, ws)
+        _outputs(s, masks[i], obs[i], ws)
+        current[i] = s.current
+
+
+@njit(cache=True)
+def refresh_batch(states, masks, obs, current):
+    """Recompute masks and observations after states were loaded from outside."""
+    ws = workspace()
+    for i in range(states.shape[0]):
+        s = states[i]
+        recount(s)
+        _outputs(s, masks[i], obs[i], ws)
+        current[i] = s.current
+
+
+@njit(cache=True)
+def observe_batch(states, viewer, obs):
+    """Observation of seat ``viewer[i]`` in game i."""
+    for i in range(states.shape[0]):
+        observe(states[i], viewer[i], obs[i])
+
+
+@njit(cache=True)
+def mask_batch(states):
+    """Recompute the legal mask of every game in place (to measure the mask's cost)."""
+    ws = workspace()
+    n = 0
+    for i in range(states.shape[0]):
+        legal_mask(states[i], ws)
+        n += states[i].legal[0]
+    return n
+
+
+# --------------------------------------------------------------------------- Python side
+CARD_NAMES = tuple(card_str(c) for c in range(NUM_TYPES))
+
+
+def action_to_str(a: int) -> str:
+    """``draw`` (the stock), ``take`` (the discard top), ``meld`` (start a new meld),
+    ``layoff 3`` (lay off on table meld 3), ``add 7h``, ``add X=7h`` (a joker standing
+    for 7h), ``close`` (lay the meld), ``discard 7h``."""
+    a = int(a)
+    if a == DRAW_STOCK:
+        return "draw"
+    if a == TAKE_DISCARD:
+        return "take"
+    if a == NEW_MELD:
+        return "meld"
+    if LAYOFF0 <= a < ADD0:
+        return f"layoff {a - LAYOFF0}"
+    if ADD0 <= a < JOKER0:
+        return "add " + card_str(a - ADD0)
+    if JOKER0 <= a < CLOSE:
+        return "add X=" + card_str(a - JOKER0)
+    if a == CLOSE:
+        return "close"
+    if DISCARD0 <= a < NUM_ACTIONS:
+        return "discard " + card_str(a - DISCARD0)
+    raise ValueError(f"not a rami51 action: {a!r} (0..{NUM_ACTIONS - 1})")
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_str`; also ``stock``, ``pile``, a bare card (``7h``
+    means ``add 7h``, ``X=7h`` means ``add X=7h``)."""
+    t = " ".join(str(text).split())
+    low = t.lower()
+    words = t.split(" ")
+    try:
+        if low in ("draw", "stock", "draw stock"):
+            return DRAW_STOCK
+        if low in ("take", "pile", "take discard"):
+            return TAKE_DISCARD
+        if low in ("meld", "new meld"):
+            return NEW_MELD
+        if low == "close":
+            return CLOSE
+        if len(words) == 2 and words[0].lower() == "layoff" and words[1].isdigit() and int(words[1]) < MAX_MELDS:
+            return LAYOFF0 + int(words[1])
+        if len(words) == 2 and words[0].lower() == "discard":
+            return DISCARD0 + card_id(words[1])
+        card = words[1] if len(words) == 2 and words[0].lower() == "add" else (words[0] if len(words) == 1 else "")
+        if card.upper().startswith("X="):
+            c = card_id(card[2:])
+            if c < NUM_FACES:
+                return JOKER0 + c
+        elif card:
+            c = card_id(card)
+            if c < NUM_FACES:
+                return ADD0 + c
+    except ValueError:
+        pass
+    raise ValueError(
+        f"cannot read {text!r}: expected 'draw', 'take', 'meld', 'layoff N', 'add 7h' (or just '7h'), "
+        f"'add X=7h' (a joker standing for 7h), 'close' or 'discard 7h' (ranks {' '.join(RANKS)}, "
+        f"suits {' '.join(SUITS)}, joker X)"
+    )
+
+
+def deck_counts(state) -> np.ndarray:
+    return standard_deck_counts(int(state["decks"]), jokers_per_deck=2)
+
+
+def _meld_tokens(rec, m: int) -> list[str]:
+    out = []
+    kind = int(rec["meld_kind"][m])
+    key = int(rec["meld_key"][m])
+    for q in range(NUM_POS):
+        c = int(rec["meld_slot"][m, q])
+        if c < 0:
+            continue
+        rep = card_at(key, q) if kind == KIND_RUN else key * 4 + q
+        out.append(f"X={card_str(rep)}" if c == JOKER else card_str(c))
+    return out
+
+
+def _parse_tokens(tokens, where: str) -> tuple[list[int], list[int]]:
+    if not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', 'X=6h', '7h'], got {tokens!r}")
+    reps, phys = [], []
+    for tok in tokens:
+        t = str(tok).strip()
+        if t.upper().startswith("X="):
+            rep = card_id(t[2:])
+            reps.append(rep)
+            phys.append(JOKER)
+        else:
+            c = card_id(t)
+            if c == JOKER:
+                raise ValueError(f"scenario {where}: a joker on the table names its card: write 'X=7h', not 'X'")
+            reps.append(c)
+            phys.append(c)
+        if reps[-1] >= NUM_FACES:
+            raise ValueError(f"scenario {where}: {t!r} does not name a card")
+    return reps, phys
+
+
+def _meld_shape(reps: list[int], partial: bool) -> tuple[int, int, int] | None:
+    """(kind, key, lo) of cards in canonical order: a set (one rank, suits increasing) or
+    a run (one suit, positions increasing by one, an ace low when first, high when last);
+    None if they are neither. ``partial``: a prefix of a meld (fewer than 3 cards allowed)."""
+    n = len(reps)
+    if n == 0 or (n < 3 and not partial):
+        return None
+    if n == 1:
+        r = reps[0] // 4
+        return (0, reps[0], 0 if r == 0 else r)
+    if all(c // 4 == reps[0] // 4 for c in reps):
+        suits = [c % 4 for c in reps]
+        if all(a < b for a, b in zip(suits, suits[1:], strict=False)) and n <= 4:
+            return (KIND_SET, reps[0] // 4, 0)
+        return None
+    if any(c % 4 != reps[0] % 4 for c in reps):
+        return None
+    lo = 0 if reps[0] // 4 == 0 else reps[0] // 4
+    for i, c in enumerate(reps):
+        want = lo + i
+        if want > 13 or card_at(reps[0] % 4, want) != c:
+            return None
+    hi = lo + n - 1
+    if lo == 0 and hi == 13:
+        return None
+    if not partial and not run_window_ok(RULES, lo, hi):
+        return None
+    return (KIND_RUN, reps[0] % 4, lo)
+
+
+def custom_to_dict(rec, name: str):
+    if name == "melds":
+        return [
+            {"owner": int(rec["meld_owner"][m]), "cards": _meld_tokens(rec, m)} for m in range(int(rec["num_melds"]))
+        ]
+    if name == "build":
+        n = int(rec["build_n"])
+        reps = [card_str(int(rec["build_rep"][i])) for i in range(n)]
+        return [f"X={r}" if rec["build_phys"][i] == JOKER else r for i, r in enumerate(reps)]
+    raise AssertionError(name)
+
+
+def custom_from_dict(rec, name: str, value) -> None:
+    P = int(rec["num_players"])
+    if name == "melds":
+        if not isinstance(value, (list, tuple)) or len(value) > MAX_MELDS:
+            raise ValueError(f"scenario 'melds': expected a list of at most {MAX_MELDS} melds, got {value!r}")
+        rec["meld_kind"] = 0
+        rec["meld_key"] = 0
+        rec["meld_lo"] = 0
+        rec["meld_hi"] = 0
+        rec["meld_slot"] = -1
+        rec["meld_owner"] = -1
+        for m, meld in enumerate(value):
+            where = f"melds[{m}]"
+            if isinstance(meld, dict):
+                unknown = set(meld) - {"owner", "cards"}
+                if unknown:
+                    raise ValueError(f"scenario {where}: unknown key(s) {sorted(unknown)}; use 'owner' and 'cards'")
+                owner, tokens = meld.get("owner", 0), meld.get("cards")
+            else:
+                owner, tokens = 0, meld
+            if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < P:
+                raise ValueError(f"scenario {where}: owner must be a seat 0..{P - 1}, got {owner!r}")
+            reps, phys = _parse_tokens(tokens, where)
+            shape = _meld_shape(reps, partial=False)
+            if shape is None:
+                raise ValueError(
+                    f"scenario {where}: {tokens!r} is not a meld in order (a set: one rank, suits in c d h s "
+                    f"order, 3 or 4 cards; a run: one suit, consecutive from its lowest card, 3 or more)"
+                )
+            kind, key, lo = shape
+            rec["meld_kind"][m] = kind
+            rec["meld_key"][m] = key
+            rec["meld_owner"][m] = owner
+            if kind == KIND_SET:
+                for rep, ph in zip(reps, phys, strict=True):
+                    rec["meld_slot"][m, rep % 4] = ph
+            else:
+                rec["meld_lo"][m] = lo
+                rec["meld_hi"][m] = lo + len(reps) - 1
+                for i, ph in enumerate(phys):
+                    rec["meld_slot"][m, lo + i] = ph
+        rec["num_melds"] = len(value)
+        return
+    if name == "build":
+        reps, phys = _parse_tokens(value, "'build'")
+        if reps and _meld_shape(reps, partial=True) is None:
+            raise ValueError(
+                f"scenario 'build': {value!r} is not the start of a meld in canonical order (runs from the "
+                f"lowest card up, sets by suit c d h s)"
+            )
+        if len(reps) > NUM_POS:
+            raise ValueError("scenario 'build': at most 14 cards")
+        rec["build_rep"] = -1
+        rec["build_phys"] = -1
+        for i, (rep, ph) in enumerate(zip(reps, phys, strict=True)):
+            rec["build_rep"][i] = rep
+            rec["build_phys"][i] = ph
+        rec["build_n"] = len(reps)
+        return
+    raise AssertionError(name)
+
+
+def custom_counts(rec, name: str) -> np.ndarray:
+    counts = np.zeros(NUM_TYPES, dtype=np.int64)
+    if name == "melds":
+        for m in range(int(rec["num_melds"])):
+            for c in rec["meld_slot"][m]:
+                if c >= 0:
+                    counts[int(c)] += 1
+    elif name == "build":
+        for i in range(int(rec["build_n"])):
+            counts[int(rec["build_phys"][i])] += 1
+    return counts
+
+
+REST_FIELD = "stock"  # cards a scenario does not place make the stock (in a seeded shuffled order)
+
+STATE_FIELDS = (
+    Field("num_players", "int", option=True),
+    Field("decks", "int", option=True),
+    Field("opening_points", "int", option=True),
+    Field("single_round", "bool", option=True),
+    Field("reward_mode", "enum", REWARD_MODES, option=True),
+    Field("max_steps", "int", option=True),
+    Field("max_turns_per_round", "int", option=True),
+    Field("turn_seconds", "float", option=True),
+    Field("elimination_score", "int", option=True),
+    Field("rng", "hex64"),
+    Field("scores", "seats_int"),
+    Field("eliminated", "seats_bool"),
+    Field("round", "int"),
+    Field("dealer", "int"),
+    Field("num_steps", "int"),
+    Field("turns", "int"),
+    Field("terminated", "bool"),
+    Field("truncated", "bool"),
+    Field("rewards", "seats_float"),
+    Field("round_points", "seats_int"),
+    Field("winner", "int"),
+    Field("hands", "hands"),
+    Field("stock", "card_seq", count="stock_n"),
+    Field("pile", "card_seq", count="pile_n"),
+    Field("melds", "custom"),
+    Field("opened", "seats_bool"),
+    Field("phase", "enum", PHASE_NAMES),
+    Field("current", "int"),
+    Field("turn_points", "int"),
+    Field("turn_clean", "bool"),
+    Field("turn_melds", "int"),
+    Field("pending", "symbol", CARD_NAMES),
+    Field("pending_used", "bool"),
+    Field("drawn", "symbol", CARD_NAMES),
+    Field("build", "custom"),
+    Field("target", "int"),
+)
+
+
+def make_template(
+    num_players: int = 2,
+    decks: int | None = None,
+    opening_points: int = 51,
+    single_round: bool = False,
+    reward_mode: str = "match",
+    max_steps: int = 0,
+    max_turns_per_round: int = 300,
+    turn_seconds: float = 30.0,
+    elimination_score: int = 1000,
+) -> np.ndarray:
+    """A one-game state array holding the options (validated); the rest is dealt at reset.
+
+    num_players: 2-6. decks: 1 (54 cards) for 2-3 players, 2 (108) from 4 (default by
+    count). opening_points: the first laying's minimum (51). single_round: one round is
+    the match. reward_mode: "match" (zero-sum at the end: the last player left +1, the
+    others share -1) or "round" (minus each round's penalty points / 100).
+    max_steps: truncate the match after this many decisions (0: never).
+    max_turns_per_round: truncate the match when a round reaches this many turns (0:
+    never). turn_seconds: the CLI's turn timer for people (0: none). elimination_score:
+    a player at or above it after a round is out (1000).
+    """
+    check_int_option("rami51", "num_players", num_players, 2, MAX_PLAYERS)
+    if decks is None:
+        decks = 1 if num_players <= 3 else 2
+    if isinstance(decks, bool) or decks not in (1, 2):
+        raise ValueError(f"rami51: decks must be 1 or 2, got {decks!r}")
+    if num_players * HAND_SIZE + 2 > 54 * decks:
+        raise ValueError(f"rami51: {decks} deck(s) are too few for {num_players} players")
+    check_int_option("rami51", "opening_points", opening_points, 0, 1000)
+    if not isinstance(single_round, (bool, np.bool_)):
+        raise ValueError(f"rami51: single_round must be True or False, got {single_round!r}")
+    if reward_mode not in REWARD_MODES:
+        raise ValueError(f"rami51: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_int_option("rami51", "max_steps", max_steps, 0)
+    check_int_option("rami51", "max_turns_per_round", max_turns_per_round, 0)
+    if isinstance(turn_seconds, bool) or not isinstance(turn_seconds, (int, float)) or turn_seconds < 0:
+        raise ValueError(f"rami51: turn_seconds must be a number >= 0, got {turn_seconds!r}")
+    check_int_option("rami51", "elimination_score", elimination_score, 1, 1_000_000)
+    t = np.zeros(1, dtype=STATE_DTYPE)
+    t["num_players"] = num_players
+    t["decks"] = decks
+    t["opening_points"] = opening_points
+    t["single_round"] = bool(single_round)
+    t["reward_mode"] = REWARD_MODES.index(reward_mode)
+    t["max_steps"] = max_steps
+    t["max_turns_per_round"] = max_turns_per_round
+    t["turn_seconds"] = float(turn_seconds)
+    t["elimination_score"] = elimination_score
+    return t
+
+
+def prepare_scenario(rec, scenario: dict) -> None:
+    """Before card conservation: a scenario that does not give the discard pile gets one
+    card turned up from the stock (see complete_scenario), not the dealt one."""
+    if "pile" not in scenario:
+        rec["pile"] = 0
+        rec["pile_n"] = 0
+
+
+def complete_scenario(rec, scenario: dict) -> None:
+    """Fill what a partial scenario implies: without 'pile' (and without 'stock'), the top
+    of the stock is turned up to start the discard pile."""
+    if "pile" not in scenario and "stock" not in scenario and rec["stock_n"] > 0:
+        n = int(rec["stock_n"]) - 1
+        rec["pile"][0] = rec["stock"][n]
+        rec["pile_n"] = 1
+        rec["stock"][n] = 0
+        rec["stock_n"] = n
+
+
+def validate_state(rec) -> None:
+    """Consistency checks of a loaded scenario beyond card conservation."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    sizes = rec["hands"][:P].sum(axis=1)
+    for p in range(P):
+        if rec["eliminated"][p] and sizes[p]:
+            raise ValueError(f"scenario: player {p} is eliminated but holds {sizes[p]} cards")
+    for name in ("dealer", "winner"):
+        v = int(rec[name])
+        if not (-1 if name == "winner" else 0) <= v < P:
+            raise ValueError(f"scenario: {name} must be a seat 0..{P - 1}, got {v}")
+    if phase == PHASE_OVER:
+        return
+    cur = int(rec["current"])
+    if not 0 <= cur < P or rec["eliminated"][cur]:
+        raise ValueError(f"scenario: current player {cur} is not a player still in the match")
+    for p in range(P):
+        if not rec["eliminated"][p] and sizes[p] == 0 and not (p == cur and rec["build_n"] > 0):
+            raise ValueError(f"scenario: player {p} holds no card, but the round would have ended")
+    if rec["build_n"] and phase != PHASE_BUILD:
+        raise ValueError("scenario: a meld is being built ('build') only in the build phase")
+    target = int(rec["target"])
+    if (phase == PHASE_LAYOFF) != (target >= 0) or target >= int(rec["num_melds"]):
+        raise ValueError("scenario: 'target' (a table meld 0..) is set exactly in the layoff phase")
+    if phase == PHASE_DRAW and (rec["turn_melds"] or rec["pending"] >= 0 or rec["drawn"] >= 0 or rec["turn_points"]):
+        raise ValueError("scenario: in the draw phase nothing has happened yet this turn (no pending, drawn, turn_*)")
+    pend = int(rec["pending"])
+    if pend >= 0 and not rec["pending_used"] and not rec["hands"][cur, pend]:
+        raise ValueError(f"scenario: the card taken from the discard ({card_str(pend)}) must still be in hand")
+    if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
+        raise ValueError("scenario: the player to move cannot draw (no stock, no discard pile)")
+    # the position must leave the player to move a legal action
+    tmp = np.zeros(1, dtype=STATE_DTYPE)
+    tmp[0] = rec
+    masks = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
+    obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
+    current = np.zeros(1, dtype=np.int32)
+    refresh_batch(tmp, masks, obs, current)
+    if not masks.any():
+        raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")
+
+
+def observation_bounds(template) -> tuple[float, float]:
+    """Low and high of every observation entry (counts, positions, scores)."""
+    return 0.0, float(int(template["elimination_score"][0]) + 2500)
+
+
+def round_info(rec) -> dict:
+    """Infos for the AEC env: round number, penalty totals, eliminations, the last round."""
+    P = int(rec["num_players"])
+    return {
+        "round": int(rec["round"]),
+        "scores": [int(x) for x in rec["scores"][:P]],
+        "eliminated": [bool(x) for x in rec["eliminated"][:P]],
+        "round_points": [int(x) for x in rec["round_points"][:P]],
+        "round_winner": int(rec["winner"]),
+    }
+
+
+def timeout_actions(rec) -> list[int]:
+    """What the CLI plays for a person whose turn timer ran out, one step at a time
+    (call again after each): draw from the stock; then discard the card drawn (or, when
+    the turn's obligations are not met yet, the first legal step towards them; then the
+    highest-penalty legal discard)."""
+    legal = [int(a) for a in np.flatnonzero(rec["legal"])]
+    if not legal:
+        return []
+    if DRAW_STOCK in legal:
+        return [DRAW_STOCK]
+    discards = [a for a in legal if a >= DISCARD0]
+    if discards:
+        drawn = int(rec["drawn"])
+        if drawn >= 0 and DISCARD0 + drawn in discards:
+            return [DISCARD0 + drawn]
+        return [max(discards, key=lambda a: (rami_penalty(a - DISCARD0), a))]
+    return [legal[0]]
+
+
+def render_text(rec, viewer: int | None = None) -> str:
+    """The table as text; ``viewer`` None shows every hand, else only that player's."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    over = phase == PHASE_OVER
+    lines = [
+        f"Rami 51 — round {int(rec['round'])}, phase {PHASE_NAMES[phase]}, turn {int(rec['turns']) + 1}"
+        f"{' (match over)' if over else ''}"
+    ]
+    top = card_str(int(rec["pile"][int(rec["pile_n"]) - 1])) if rec["pile_n"] else "empty"
+    lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top} ({int(rec['pile_n'])} in the pile)")
+    for m in range(int(rec["num_melds"])):
+        lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(_meld_tokens(rec, m))}")
+    if not rec["num_melds"]:
+        lines.append("  no meld on the table")
+    if rec["build_n"]:
+        lines.append(f"building: {' '.join(custom_to_dict(rec, 'build'))}")
+    if phase == PHASE_LAYOFF:
+        lines.append(f"laying off on meld {int(rec['target'])}")
+    if rec["pending"] >= 0 and not rec["pending_used"]:
+        lines.append(f"must lay {card_str(int(rec['pending']))} (taken from the discard pile) this turn")
+    for p in range(P):
+        mark = "->" if p == rec["current"] and not over else "  "
+        held = int(rec["hands"][p].sum())
+        status = " eliminated" if rec["eliminated"][p] else (" opened" if rec["opened"][p] else "")
+        cards = " ".join(_hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        lines.append(f"{mark} player_{p} penalty {int(rec['scores'][p]):4d}{status}: {cards or '(none)'}")
+    return "\n".join(lines)
+
+
+def _hand_cards(counts) -> list[str]:
+    """Cards by suit then rank, jokers last."""
+    out = []
+    for t in range(4):
+        for r in range(13):
+            out += [card_str(r * 4 + t)] * int(counts[r * 4 + t])
+    out += ["X"] * int(counts[JOKER])
+    return out
