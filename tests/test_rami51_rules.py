@@ -365,6 +365,26 @@ def test_opening_lays_the_taken_card_by_layoff_after_it():
     assert legal(env) == {"discard 2c"}
 
 
+def test_opening_with_points_reached_but_no_clean_run_yet():
+    """Regression (found by random play): 30 + 22 points laid but no clean run yet, the
+    taken Jd still to lay: the set closes, then the clean run A 2 3 opens, then the Jd goes
+    on another player's set."""
+    table = [{"owner": 1, "cards": ["Jc", "Jh", "Js"]}, {"owner": 0, "cards": ["Kd", "Kh", "Ks"]}]
+    env = make(4)
+    load(env, **position(["Ac 2c 3c 3s 5d 6c 9s Jd Jh As", None, None, None], melds=table,
+                         opened=[False, True, False, False], build=["Ad", "X=Ah"], phase="build", turn_points=30,
+                         turn_melds=1, pending="Jd"))
+    assert "add As" in legal(env)
+    act(env, "add As")
+    assert legal(env) == {"close"}
+    act(env, "close")
+    assert legal(env) == {"meld"}  # 52 points, but the clean run is still missing
+    meld(env, "Ac 2c 3c")
+    assert st(env)["opened"][0] and legal(env) == {"layoff 0"}
+    act(env, "layoff 0", "add Jd")
+    assert "discard 9s" in legal(env)
+
+
 def test_taken_joker():
     env = load(make(2), hands=["5h 6h 2c 9s", "3c 3d"], pile=["5c", "X"], phase="draw", current=0, opened=[True, True])
     assert legal(env) == {"draw", "take"}

@@ -831,7 +831,7 @@ def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win
             while j < K:
                 if x_open and j > last_x:
                     break
-                if pd + min(bound[j] if Wd > 0 else bound0[j], cap) < need_pts:
+                if need_pts > 0 and pd + min(bound[j] if Wd > 0 else bound0[j], cap) < need_pts:
                     break
                 L = cw[j, CW_LEN]
                 kind = cw[j, CW_KIND]
@@ -983,6 +983,12 @@ def coverage(rules, N, W):
 
 
 @njit(cache=True)
+def reset_bans(cw, K):
+    for j in range(K):
+        cw[j, CW_BAN] = 0
+
+
+@njit(cache=True)
 def _root_bound(cw, K, N, W):
     """Points any plan can reach: the naturals that melds without wilds hold, plus the
     best naturals outside them that melds with wilds add (each such meld needs at least
@@ -1060,7 +1066,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
     u0 = scratch[SC_U0]
     srem = np.int64(srem_in)
     if need_pts <= 0:
-        srem = 0  # nothing to bound
+        srem = np.int64(1) << np.int64(40)  # nothing to bound
     elif srem < 0:
         srem = points_potential(N, u0)
     brow = MAX_WINDOWS + 1  # a scratch row past the candidates

@@ -856,6 +856,58 @@ def _close_ok(s, p, ws):
 
 
 @njit(cache=True)
+def _first_card_bound(c, joker, N, W, K, ws):
+    """Most opening points a turn can reach when its meld being built starts with c (a
+    joker standing for c): over the candidate melds starting with c (longer melds split
+    into these) and every placement of jokers on them (a joker may stand where the hand
+    holds the natural, which then stays for other melds), the meld's points plus the
+    joker-aware bound of the rest of the hand (``melds._root_bound``)."""
+    pb = ws[0]
+    cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
+    u0 = scratch[M.SC_U0]
+    best = np.int64(-1)
+    for j in range(K):
+        kind = cw[j, M.CW_KIND]
+        if (kind != KIND_RUN and kind != KIND_SET) or cw[j, M.CW_CARD] != c:
+            continue
+        if (joker and W == 0) or (not joker and N[c] == 0):
+            continue
+        L = cw[j, M.CW_LEN]
+        cards = np.empty(M.NUM_POS, dtype=np.int64)
+        vals = np.empty(M.NUM_POS, dtype=np.int64)
+        for i in range(L):
+            cards[i] = cw[j, M.CW_CARD + i]
+            vals[i] = cw[j, M.CW_VAL + i]
+        cw[j, M.CW_BAN] = 0
+        # jokers forced on natural positions: the first one by the candidate, others free
+        for m in range(1 << L):
+            if joker != ((m & 1) == 1):
+                continue
+            forced = 0
+            skip = False
+            for i in range(L):
+                if (m >> i) & 1:
+                    if N[cards[i]] == 0 and i > 0:
+                        skip = True  # a missing card is a joker anyway: counted with m's bit clear
+                    forced += 1
+            if skip or forced > W:
+                continue
+            for i in range(L):
+                if (m >> i) & 1:
+                    cw[j, M.CW_CARD + i] = -1
+                    cw[j, M.CW_VAL + i] = 0
+            used, gained, drop = M._take(cw, j, N, W, low_ace, False, False, undo[0], u0)
+            if used >= 0:
+                rest = M._root_bound(cw, K, N, W - used)
+                M._untake(cw, j, L, N, low_ace, undo[0])
+                best = max(best, gained + rest)
+            for i in range(L):
+                cw[j, M.CW_CARD + i] = cards[i]
+                cw[j, M.CW_VAL + i] = vals[i]
+    return best
+
+
+@njit(cache=True)
 def _mask_build(s, p, ws):
     N = ws[1]
     nxt = np.empty(64, dtype=np.int64)
@@ -868,15 +920,23 @@ def _mask_build(s, p, ws):
     k = _next_cards(s, nxt)
     if k < 0:
         # the first card: a natural some meld could hold, or a joker standing for a card
-        # that two more cards at hand could follow
+        # that two more cards at hand could follow; when opening, only if a meld starting
+        # with it and the rest of the hand may still reach the points
         cover = M.coverage(RULES, N, W)
+        need, _ = _needs(s, p)
         for c in range(NUM_FACES):
-            if N[c] and (cover >> np.int64(c)) & 1 and _build_ok(s, p, c, False, K, ws, N, W, total, srem, u0):
-                s.legal[ADD0 + c] = 1
+            if N[c] and (cover >> np.int64(c)) & 1:
+                if need > 0 and _first_card_bound(c, False, N, W, K, ws) < need:
+                    continue
+                if _build_ok(s, p, c, False, K, ws, N, W, total, srem, u0):
+                    s.legal[ADD0 + c] = 1
         if W:
             for c in range(NUM_FACES):
-                if _first_joker_possible(s, p, c) and _build_ok(s, p, c, True, K, ws, N, W, total, srem, u0):
-                    s.legal[JOKER0 + c] = 1
+                if _first_joker_possible(s, p, c):
+                    if need > 0 and _first_card_bound(c, True, N, W, K, ws) < need:
+                        continue
+                    if _build_ok(s, p, c, True, K, ws, N, W, total, srem, u0):
+                        s.legal[JOKER0 + c] = 1
         return
     for i in range(k):
         c = nxt[i]
