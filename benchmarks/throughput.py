@@ -22,6 +22,7 @@ import time
 
 import numba
 import numpy as np
+from anchors import _aec_loop as aec_game  # the same random-agent loop as the anchors' runs
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
@@ -34,24 +35,13 @@ def bench_aec(name: str, players: int, seconds: float, seed: int = 0) -> dict:
     env = cardenvs.make(name, num_players=players)
     rng = random.Random(seed)
     env.reset(seed=seed)
+    aec_game(env, rng)  # warm-up: one full match compiles everything
+    env.reset(seed=seed)
     decisions = 0
     games = 0
-    # warm-up: one full match compiles everything
-    for _agent in env.agent_iter():
-        obs, _, term, trunc, _ = env.last()
-        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
-    env.reset(seed=seed)
     start = time.perf_counter()
     while True:
-        for _agent in env.agent_iter():
-            obs, _, term, trunc, _ = env.last()
-            if term or trunc:
-                action = None
-            else:
-                legal = np.flatnonzero(obs["action_mask"])
-                action = int(legal[rng.randrange(len(legal))])
-                decisions += 1
-            env.step(action)
+        decisions += aec_game(env, rng)
         games += 1
         elapsed = time.perf_counter() - start
         if elapsed >= seconds:
