@@ -26,6 +26,7 @@ from cardenvs.core.protocol import (
     check_int_option,
 )
 from cardenvs.core.rng import rand_below, shuffle
+from cardenvs.core.seats import count_clear, next_seat
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 10
@@ -164,26 +165,6 @@ def _add_card(s, p, card):
     s.hands[p, card] += 1
     s.rank_counts[p, _pres_rank(card)] += 1
     s.held[p] += 1
-
-
-@njit(cache=True)
-def next_in_play(s, seat):
-    """The first seat after ``seat`` (clockwise) that still holds cards."""
-    P = s.num_players
-    for i in range(1, P + 1):
-        q = (seat + i) % P
-        if not s.out[q]:
-            return q
-    return -1
-
-
-@njit(cache=True)
-def _count_in_play(s):
-    n = 0
-    for p in range(s.num_players):
-        if not s.out[p]:
-            n += 1
-    return n
 
 
 @njit(cache=True)
@@ -335,7 +316,7 @@ def _lead_after_clear(s, seat):
     """After the pile clears the same player leads again, or the next one in play."""
     _clear_pile(s)
     s.phase = PHASE_PLAY
-    s.current = seat if not s.out[seat] else next_in_play(s, seat)
+    s.current = seat if not s.out[seat] else next_seat(s.out, seat, s.num_players)
 
 
 @njit(cache=True)
@@ -469,7 +450,7 @@ def _play(s, p, rank, count):
         s.out[p] = 1  # only 2s left: stuck, ranks last
         s.stuck_order[s.num_stuck] = p
         s.num_stuck += 1
-    if _count_in_play(s) <= 1:
+    if count_clear(s.out, s.num_players) <= 1:
         _end_round(s)
         return True
     if cleared:

@@ -53,6 +53,7 @@ from cardenvs.core.protocol import (
     check_int_option,
 )
 from cardenvs.core.rng import rand_below, shuffle
+from cardenvs.core.seats import count_clear, next_seat
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
@@ -186,25 +187,6 @@ def _remove(s, p, c):
 
 
 @njit(cache=True)
-def _next_active(s, seat):
-    P = s.num_players
-    for i in range(1, P + 1):
-        q = (seat + i) % P
-        if not s.eliminated[q]:
-            return q
-    return -1
-
-
-@njit(cache=True)
-def _active_count(s):
-    n = 0
-    for p in range(s.num_players):
-        if not s.eliminated[p]:
-            n += 1
-    return n
-
-
-@njit(cache=True)
 def _clear_build(s):
     s.build_rep[:] = -1
     s.build_phys[:] = -1
@@ -288,7 +270,7 @@ def _start_round(s):
     _deal(s)
     _reset_turn(s)
     s.phase = PHASE_DRAW
-    s.current = _next_active(s, s.dealer)
+    s.current = next_seat(s.eliminated, s.dealer, s.num_players)
 
 
 @njit(cache=True)
@@ -1028,16 +1010,16 @@ def _finish_round(s, winner):
     for p in range(P):
         if not s.eliminated[p] and s.scores[p] >= s.elimination_score:
             s.eliminated[p] = 1
-    if s.single_round or _active_count(s) <= 1:
+    if s.single_round or count_clear(s.eliminated, s.num_players) <= 1:
         s.terminated = True
         s.phase = PHASE_OVER
         if s.reward_mode == REWARD_MATCH:
-            best = winner if s.single_round else _next_active(s, P - 1)
+            best = winner if s.single_round else next_seat(s.eliminated, P - 1, s.num_players)
             if best >= 0:
                 for p in range(P):
                     s.rewards[p] += 1.0 if p == best else -1.0 / (P - 1)
         return True
-    s.dealer = _next_active(s, s.dealer)
+    s.dealer = next_seat(s.eliminated, s.dealer, s.num_players)
     _start_round(s)
     return False
 
@@ -1115,7 +1097,7 @@ def apply_action(s, a, ws):
         s.truncated = True
         s.phase = PHASE_OVER
         return False
-    return _enter_turn(s, _next_active(s, p), ws)
+    return _enter_turn(s, next_seat(s.eliminated, p, s.num_players), ws)
 
 
 @njit(cache=True)
