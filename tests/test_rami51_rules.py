@@ -16,6 +16,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from numba import njit
 
 import cardenvs
 from cardenvs.cards import JOKER, card_id, card_str
@@ -397,6 +398,38 @@ def test_taken_joker():
     assert legal(env) == {"add 6h"}
     act(env, "add 6h")
     assert legal(env) == {"add X=7h"}  # closing 5h 6h alone is no meld; the joker must go in
+
+
+def test_joker_may_stand_for_a_card_held_when_opening():
+    """Two sets of 9s from two decks: X=9d 9h 9s beside 9d 9h 9s. Starting a meld with a
+    joker standing for the 9d held is legal (it was once wrongly bounded out)."""
+    hand = "5c 7c 7c 4d 9d Td 9h 9h Th 3s 4s 5s 9s 9s X"
+    env = load(make(4), **position([hand, None, None, None], pending="9s"))
+    assert legal(env) == {"meld"}
+    act(env, "meld")
+    assert "add X=9d" in legal(env)
+    act(env, "add X=9d", "add 9h", "add 9s", "close")
+    meld(env, "9d 9h 9s")
+    meld(env, "3s 4s 5s")
+    assert st(env)["opened"][0]  # 18 + 27 + 12 = 57 with the clean run
+    act(env, "discard Th")
+
+
+def test_meld_of_jokers_only_when_opening():
+    """Three jokers make a meld on their own (worth 0 towards the 51): it may be started
+    while opening, as any meld the opening can include."""
+    hand = "X X X 3s 4s 5s Kc Kd Kh Qc Qd Qh 7h 2c"
+    env = load(make(4), **position([hand, None, None, None]))
+    act(env, "meld")
+    assert {"add X=Ah", "add X=Qs"} <= legal(env)
+    act(env, "add X=Ah", "add X=2h", "add X=3h", "close")
+    meld(env, "3s 4s 5s")
+    meld(env, "Kc Kd Kh")
+    assert not st(env)["opened"][0]  # 0 + 12 + 30 = 42: the queens are still needed
+    assert not any(a.startswith("discard") for a in legal(env))
+    meld(env, "Qc Qd Qh")
+    assert st(env)["opened"][0]
+    act(env, "discard 7h")
 
 
 def test_action_strings():
@@ -854,3 +887,47 @@ def test_heuristic_beats_random():
     agents4 = [make_agent("heuristic", spec)] + [make_agent("random", spec, seed=k) for k in (1, 2, 3)]
     res4 = evaluate(spec, agents4, 100, seed=6, options={"num_players": 4, "single_round": True})
     assert res4[0].win_rate > 0.6 and all(r.win_rate < 0.2 for r in res4[1:])
+
+
+@njit(cache=True)
+def _first_cards_searched(states, out):
+    """Every first card of a new meld searched on its own (no witnesses, no bounds)."""
+    ws = R.workspace()
+    for i in range(states.shape[0]):
+        s = states[i]
+        p = s.current
+        N = ws[1]
+        X = R._x_open(s)
+        W = R._hand_nw(s, p, N)
+        total = np.int64(s.held[p])
+        K = R._windows(s, N, W, X, ws)
+        u0 = ws[0][7][M.SC_U0]
+        srem = M.points_potential(N, u0) if not s.opened[p] else np.int64(0)
+        for c in range(52):
+            if N[c]:
+                out[i, c] = R._build_ok(s, p, c, M.FALSE, K, ws, N, W, total, srem, u0)
+            if W:
+                out[i, 52 + c] = R._build_ok(s, p, c, M.TRUE, K, ws, N, W, total, srem, u0)
+
+
+def test_first_card_mask_matches_the_search_in_random_play():
+    """The mask of a meld's first card (bounds, witnesses from earlier searches) agrees with
+    searching every card alone, on positions from random play (15-card hands, jokers)."""
+    venv = cardenvs.make_vec("rami51_v0", num_envs=256, seed=5, num_players=4)
+    sample = RandomSampler(5)
+    state = venv.reset()
+    found = []
+    for _ in range(1500):
+        state = venv.step(sample(state.legal_action_mask))
+        at = (venv.states["phase"] == R.PHASE_BUILD) & (venv.states["build_n"] == 0)
+        if at.any():
+            found.append(venv.states[at].copy())
+    positions = np.concatenate(found)
+    unopened = ~positions["opened"][np.arange(len(positions)), positions["current"]].astype(bool)
+    assert len(positions) >= 300 and unopened.sum() >= 200
+    out = np.zeros((len(positions), 104), dtype=np.bool_)
+    _first_cards_searched(positions, out)
+    masks = positions["legal"].astype(bool)
+    got = np.concatenate([masks[:, R.ADD0:R.ADD0 + 52], masks[:, R.JOKER0:R.JOKER0 + 52]], axis=1)
+    bad = np.flatnonzero((got != out).any(axis=1))
+    assert not len(bad), R.render_text(positions[bad[0]])

@@ -61,6 +61,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+# Plain (non-literal) constants for calls between kernels: numba compiles a kernel once
+# more for each literal argument value it sees (Literal[bool](True), Literal[int](0), ...),
+# which multiplied the cold compile time; np.bool_ and np.int64 values are typed plainly.
+TRUE = np.bool_(True)
+FALSE = np.bool_(False)
+ZERO = np.int64(0)
+ONE = np.int64(1)
+
 # --------------------------------------------------------------------------- cards, positions
 NUM_FACES = 52
 JOKER = 52
@@ -324,16 +332,16 @@ def meld_options(rules, counts, out):
     for ace_pos in (ACE_LOW, ACE_HIGH):
         if aces == 0 and ace_pos == ACE_HIGH:
             break
-        natpos = np.int64(0)
+        natpos = ZERO
         for r in range(13):
             if (seen >> r) & 1:
                 p = r if r > 0 else ace_pos
-                natpos |= np.int64(1) << np.int64(p)
+                natpos |= ONE << np.int64(p)
         for lo in range(NUM_POS):
             hi = lo + total - 1
             if hi >= NUM_POS or not run_window_ok(rules, lo, hi):
                 continue
-            window = ((np.int64(1) << np.int64(total)) - 1) << np.int64(lo)
+            window = ((ONE << np.int64(total)) - 1) << np.int64(lo)
             if natpos & ~window:
                 continue
             out[n, 0] = KIND_RUN
@@ -464,6 +472,11 @@ def _has_natural(cw, k, L, N):
 POP14 = np.array([bin(i).count("1") for i in range(1 << 14)], dtype=np.int64)
 SC_COUNTS = 0  # scratch[0:130]: counting-sort buckets
 SC_U0 = 200  # scratch[200]: bit mask of the natural cards some candidate holds
+# witness recording (see record_witnesses): when scratch[SC_WIT_ON] is set, every plan the
+# search finds adds the first card (in canonical order) of each of its melds to these masks
+SC_WIT_ON = 201
+SC_WIT_NAT = 202  # ... first cards laid as naturals
+SC_WIT_WILD = 203  # ... first cards a wild stands for
 SCRATCH = 256
 ST_J, ST_T, ST_W, ST_B, ST_P, ST_N, ST_S = 0, 1, 2, 3, 4, 5, 6  # rows of the search stack
 
@@ -500,10 +513,10 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     extra = W if long_runs else 2
     rmin = rules[R_RUN_MIN]
     for s in range(4):
-        held = np.int64(0)
+        held = ZERO
         for p in range(lo_pos, hi_pos + 1):
             if N[card_at(s, p)] > 0:
-                held |= np.int64(1) << np.int64(p)
+                held |= ONE << np.int64(p)
         if held == 0:
             continue
         for lo in range(lo_pos, hi_pos + 1):
@@ -513,13 +526,13 @@ def plan_windows(rules, N, W, X, pb, long_runs):
                 hi = lo + L - 1
                 if hi > hi_pos or (lo == ACE_LOW and hi == ACE_HIGH):
                     break
-                nat = POP14[(held >> np.int64(lo)) & ((np.int64(1) << np.int64(L)) - 1)]
+                nat = POP14[(held >> np.int64(lo)) & ((ONE << np.int64(L)) - 1)]
                 if nat == 0 or L - nat > W or nat < rules[R_MIN_NATURAL] or K >= MAX_WINDOWS:
                     continue
                 for i in range(L):
                     tmp[K, CW_CARD + i] = card_at(s, lo + i)
                     tmp[K, CW_VAL + i] = run_value(lo + i)
-                _window_row(tmp, K, KIND_RUN, L, N, X)
+                _window_row(tmp, K, np.int64(KIND_RUN), L, N, X)
                 K += 1
     smin = rules[R_SET_MIN]
     smax = rules[R_SET_MAX] if rules[R_SET_MAX] > 0 else 4
@@ -544,7 +557,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
                     tmp[K, CW_CARD + i] = r * 4 + t
                     tmp[K, CW_VAL + i] = rank_value(r)
                     i += 1
-            _window_row(tmp, K, KIND_SET, L, N, X)
+            _window_row(tmp, K, np.int64(KIND_SET), L, N, X)
             K += 1
     if X == JOKER and W >= 1:
         # the joker to lay may stand where the hand holds the natural card: one variant per
@@ -571,7 +584,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
         for i in range(L):
             tmp[K, CW_CARD + i] = -1
             tmp[K, CW_VAL + i] = 0
-        _window_row(tmp, K, CW_ALLWILD, L, N, X)
+        _window_row(tmp, K, np.int64(CW_ALLWILD), L, N, X)
         K += 1
     # counting sort: X holders first, then by decreasing points
     NB = 2 * 64
@@ -598,10 +611,10 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     # bound0[j]: the same over the candidates that need no wild (all a branch without
     # wilds left can still take: the hand only shrinks)
     bound0 = pb[8]
-    union = np.int64(0)
-    union0 = np.int64(0)
-    b = np.int64(0)
-    b0 = np.int64(0)
+    union = ZERO
+    union0 = ZERO
+    b = ZERO
+    b0 = ZERO
     bound[K] = 0
     bound0[K] = 0
     for j in range(K - 1, -1, -1):
@@ -612,7 +625,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
             if c < 0 or N[c] == 0:
                 full = False
                 continue
-            bit = np.int64(1) << c
+            bit = ONE << c
             if union & bit:
                 continue
             union |= bit
@@ -620,7 +633,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
         if full:
             for i in range(L):
                 c = np.int64(cw[j, CW_CARD + i])
-                bit = np.int64(1) << c
+                bit = ONE << c
                 if not union0 & bit:
                     union0 |= bit
                     b0 += rank_value(c // 4) * np.int64(N[c])
@@ -668,7 +681,7 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
             if ok:
                 cw[K, CW_CARD] = -1
                 cw[K, CW_VAL] = 0
-                _window_row(cw, K, CW_CHAIN, 1, N, X)
+                _window_row(cw, K, np.int64(CW_CHAIN), ONE, N, X)
                 cw[K, CW_CLEAN] = 0
                 cw[K, CW_XIN] = 1
                 return K + 1
@@ -694,7 +707,7 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
                 break
             cw[K, CW_CARD] = X
             cw[K, CW_VAL] = 0
-            _window_row(cw, K, CW_CHAIN, 1, N, X)
+            _window_row(cw, K, np.int64(CW_CHAIN), ONE, N, X)
             cw[K, CW_CLEAN] = 0
             K += 1
         elif kind == KIND_RUN:
@@ -723,7 +736,7 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
                         nat += 1
                 if L - nat > W:
                     continue
-                _window_row(cw, K, CW_CHAIN, L, N, X)
+                _window_row(cw, K, np.int64(CW_CHAIN), L, N, X)
                 cw[K, CW_CLEAN] = 0
                 K += 1
                 if xr > 0:
@@ -793,6 +806,58 @@ MAX_DEPTH = 40
 
 
 @njit(cache=True)
+def _record_row(cw, j, undo_row, scratch):
+    """Add the first card of candidate j, as the search took it, to the witness masks."""
+    kind = cw[j, CW_KIND]
+    if kind != KIND_RUN and kind != KIND_SET:
+        return
+    c = np.int64(cw[j, CW_CARD])
+    if c < 0:
+        return  # a wild standing where the hand holds the natural: card not recorded
+    u = undo_row[0]
+    if u == 0 or u == 3:
+        scratch[SC_WIT_NAT] |= ONE << c
+    elif u == 1:
+        scratch[SC_WIT_WILD] |= ONE << c
+
+
+@njit(cache=True)
+def _swapped(cw, j, undo_row):
+    """Did taking candidate j swap an ace with an earlier low ace (which then turns wild)?"""
+    for i in range(cw[j, CW_LEN]):
+        if undo_row[i] == 2:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _record_dfs_plan(cw, stack, undo, depth, d, scratch):
+    """The search found a plan (levels 0..d-1 of its stack): record its melds' first cards.
+    A plan with an ace swap is skipped (which ace ended up wild is not tracked)."""
+    for e in range(d):
+        j = stack[ST_T, e]
+        if cw[j, CW_KIND] != CW_ALLWILD and _swapped(cw, j, undo[depth + e]):
+            return
+    for e in range(d):
+        j = stack[ST_T, e]
+        if cw[j, CW_KIND] != CW_ALLWILD:
+            _record_row(cw, j, undo[depth + e], scratch)
+
+
+@njit(cache=True)
+def record_witnesses(pb, on):
+    """Start (``on``) or stop recording witnesses: while on, each plan the planner finds adds
+    the first card of every meld it lays (and whether a wild stands for it) to
+    ``scratch[SC_WIT_NAT]``/``scratch[SC_WIT_WILD]``. Each such card can start a new meld
+    with the turn still finishable (that plan, that meld first), so a mask over first
+    cards need not search for it again."""
+    scratch = pb[7]
+    scratch[SC_WIT_ON] = 1 if on else 0
+    scratch[SC_WIT_NAT] = 0
+    scratch[SC_WIT_WILD] = 0
+
+
+@njit(cache=True)
 def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win, nwin, last_x, depth):
     """Is there a multiset of candidates j0.. (taken in non-decreasing order) that reaches
     the points, holds X, adds min_win melds, within ``budget`` cards and ``W`` wilds?
@@ -816,6 +881,8 @@ def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win
         pd = stack[ST_P, d]
         if entering:
             if pd >= need_pts and stack[ST_N, d] >= min_win and not x_open:
+                if scratch[SC_WIT_ON]:
+                    _record_dfs_plan(cw, stack, undo, depth, d, scratch)
                 while d > 0:
                     d -= 1
                     j = stack[ST_T, d]
@@ -846,7 +913,7 @@ def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win
                     gained = 0
                     drop = 0
                 else:
-                    used, gained, drop = _take(cw, j, N, Wd, low_ace, False, kind != CW_CHAIN, undo[depth + d], u0)
+                    used, gained, drop = _take(cw, j, N, Wd, low_ace, FALSE, kind != CW_CHAIN, undo[depth + d], u0)
                     if used < 0:
                         j += 1
                         continue
@@ -932,7 +999,7 @@ def _completion(rules, binfo, idx, cw, row):
 @njit(cache=True)
 def points_potential(N, u0):
     """Points of the naturals of N among the cards ``u0`` (a bit mask), each at its best value."""
-    srem = np.int64(0)
+    srem = ZERO
     for c in range(NUM_FACES):
         if N[c] > 0 and (u0 >> np.int64(c)) & 1:
             srem += rank_value(c // 4) * np.int64(N[c])
@@ -945,27 +1012,27 @@ def coverage(rules, N, W):
     necessary condition for laying a card, and the cards whose points an opening can
     count). A run card needs a 3-card window around it with enough naturals (longer
     windows contain such one), a set card enough suits of its rank."""
-    cover = np.int64(0)
+    cover = ZERO
     lo_pos = rules[R_POS_LO]
     hi_pos = rules[R_POS_HI]
     for t in range(4):
-        m = np.int64(0)
+        m = ZERO
         for p in range(lo_pos, hi_pos + 1):
             if N[card_at(t, p)] > 0:
-                m |= np.int64(1) << np.int64(p)
+                m |= ONE << np.int64(p)
         if m == 0:
             continue
         if W >= 2:
             cov = m
         else:
             if W == 1:
-                st = (m & (m >> np.int64(1))) | (m & (m >> np.int64(2))) | ((m >> np.int64(1)) & (m >> np.int64(2)))
+                st = (m & (m >> ONE)) | (m & (m >> np.int64(2))) | ((m >> ONE) & (m >> np.int64(2)))
             else:
-                st = m & (m >> np.int64(1)) & (m >> np.int64(2))
-            cov = (st | (st << np.int64(1)) | (st << np.int64(2))) & m
+                st = m & (m >> ONE) & (m >> np.int64(2))
+            cov = (st | (st << ONE) | (st << np.int64(2))) & m
         while cov:
             p = POP14[((cov & -cov) - 1) & 16383]
-            cover |= np.int64(1) << np.int64(card_at(t, p))
+            cover |= ONE << np.int64(card_at(t, p))
             cov &= cov - 1
     smin = rules[R_SET_MIN]
     for r in range(13):
@@ -978,7 +1045,7 @@ def coverage(rules, N, W):
             continue
         for t in range(4):
             if N[r * 4 + t] > 0:
-                cover |= np.int64(1) << np.int64(r * 4 + t)
+                cover |= ONE << np.int64(r * 4 + t)
     return cover
 
 
@@ -993,7 +1060,7 @@ def _root_bound(cw, K, N, W):
     """Points any plan can reach: the naturals that melds without wilds hold, plus the
     best naturals outside them that melds with wilds add (each such meld needs at least
     its missing cards in wilds: a small knapsack over the wilds)."""
-    A = np.int64(0)
+    A = ZERO
     for j in range(K):
         kind = cw[j, CW_KIND]
         if kind != KIND_RUN and kind != KIND_SET:
@@ -1007,7 +1074,7 @@ def _root_bound(cw, K, N, W):
                 break
         if full:
             for i in range(L):
-                A |= np.int64(1) << np.int64(cw[j, CW_CARD + i])
+                A |= ONE << np.int64(cw[j, CW_CARD + i])
     total = points_potential(N, A)
     if W == 0:
         return total
@@ -1034,7 +1101,7 @@ def _root_bound(cw, K, N, W):
             for w in range(W, miss - 1, -1):
                 if best[w - miss] + g > best[w]:
                     best[w] = best[w - miss] + g
-    top = np.int64(0)
+    top = ZERO
     for w in range(W + 1):
         top = max(top, best[w])
     return total + top
@@ -1061,12 +1128,12 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
     if X == JOKER:
         xbase = np.int64(W)  # a joker is laid when the wilds left drop below this
     else:
-        xbase = np.int64(N[X]) if X >= 0 else np.int64(0)
+        xbase = np.int64(N[X]) if X >= 0 else ZERO
     low_ace[:] = 0
     u0 = scratch[SC_U0]
     srem = np.int64(srem_in)
     if need_pts <= 0:
-        srem = np.int64(1) << np.int64(40)  # nothing to bound
+        srem = ONE << np.int64(40)  # nothing to bound
     elif srem < 0:
         srem = points_potential(N, u0)
     brow = MAX_WINDOWS + 1  # a scratch row past the candidates
@@ -1078,15 +1145,17 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         if need_pts > 0 and _root_bound(cw, K, N, W) < need_pts:
             return False
         if not need_clean:
-            return _dfs(pb, K, 0, N, W, budget, 0, srem, need_pts, X, xbase, need_x, min_win, 0, last_x, 1)
+            return _dfs(pb, K, ZERO, N, W, budget, ZERO, srem, need_pts, X, xbase, need_x, min_win, ZERO, last_x, ONE)
         for i in range(K):
             if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN] or cw[i, CW_LEN] > budget:
                 continue
-            used, gained, drop = _take(cw, i, N, 0, low_ace, True, False, undo[0], u0)
+            used, gained, drop = _take(cw, i, N, ZERO, low_ace, TRUE, FALSE, undo[0], u0)
             if used < 0:
                 continue
-            ok = _dfs(pb, K, 0, N, W, budget - cw[i, CW_LEN], gained, srem - drop, need_pts, X, xbase, need_x,
-                      min_win, 1, last_x, 1)
+            ok = _dfs(pb, K, ZERO, N, W, budget - cw[i, CW_LEN], gained, srem - drop, need_pts, X, xbase, need_x,
+                      min_win, ONE, last_x, ONE)
+            if ok and scratch[SC_WIT_ON]:
+                _record_row(cw, i, undo[0], scratch)  # the clean run (all natural, no swap)
             _untake(cw, i, cw[i, CW_LEN], N, low_ace, undo[0])
             if ok:
                 return True
@@ -1142,10 +1211,10 @@ def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, bin
     # (a) the meld being built is the clean run
     banned_b = False
     if need_clean and may_be_clean and kind == KIND_RUN and not binfo[B_JOKER]:
-        used, gained, drop = _take(cw, brow, N, 0, low_ace, True, False, undo[0], u0)
+        used, gained, drop = _take(cw, brow, N, ZERO, low_ace, TRUE, FALSE, undo[0], u0)
         if used >= 0:
-            ok = _dfs(pb, K, 0, N, W, budget - L, base + gained, srem - drop, need_pts, X, xbase, need_x, 0, 1,
-                      last_x, 1)
+            ok = _dfs(pb, K, ZERO, N, W, budget - L, base + gained, srem - drop, need_pts, X, xbase, need_x, ZERO, ONE,
+                      last_x, ONE)
             _untake(cw, brow, L, N, low_ace, undo[0])
             if ok:
                 return True
@@ -1159,13 +1228,15 @@ def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, bin
         for i in range(K):
             if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN] or cw[i, CW_LEN] + L > budget:
                 continue
-            used0, g0, d0 = _take(cw, i, N, 0, low_ace, True, False, undo[0], u0)
+            used0, g0, d0 = _take(cw, i, N, ZERO, low_ace, TRUE, FALSE, undo[0], u0)
             if used0 < 0:
                 continue
-            used, gained, drop = _take(cw, brow, N, W, low_ace, False, False, undo[1], u0)
+            used, gained, drop = _take(cw, brow, N, W, low_ace, FALSE, FALSE, undo[1], u0)
             if used >= 0:
-                ok = _dfs(pb, K, 0, N, W - used, budget - L - cw[i, CW_LEN], base + g0 + gained, srem - d0 - drop,
-                          need_pts, X, xbase, need_x, 0, 2, last_x, 2)
+                ok = _dfs(pb, K, ZERO, N, W - used, budget - L - cw[i, CW_LEN], base + g0 + gained, srem - d0 - drop,
+                          need_pts, X, xbase, need_x, ZERO, np.int64(2), last_x, np.int64(2))
+                if ok and scratch[SC_WIT_ON]:
+                    _record_row(cw, i, undo[0], scratch)
                 _untake(cw, brow, L, N, low_ace, undo[1])
             _untake(cw, i, cw[i, CW_LEN], N, low_ace, undo[0])
             if ok:
@@ -1174,11 +1245,11 @@ def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, bin
         cw[brow, CW_BAN] = 0
         return ok
     # (c) the completion, then the rest
-    used, gained, drop = _take(cw, brow, N, W, low_ace, False, False, undo[0], u0)
+    used, gained, drop = _take(cw, brow, N, W, low_ace, FALSE, FALSE, undo[0], u0)
     if used < 0:
         return False
-    ok = _dfs(pb, K, 0, N, W - used, budget - L, base + gained, srem - drop, need_pts, X, xbase, need_x, 0, 1,
-              last_x, 1)
+    ok = _dfs(pb, K, ZERO, N, W - used, budget - L, base + gained, srem - drop, need_pts, X, xbase, need_x, ZERO, ONE,
+              last_x, ONE)
     _untake(cw, brow, L, N, low_ace, undo[0])
     return ok
 
@@ -1205,12 +1276,12 @@ def opening_feasible(rules, counts, threshold, X, max_cards):
         else:
             N[c] = counts[c]
     pb = new_plan_buffers()
-    K = plan_windows(rules, N, W, X, pb, False)
+    K = plan_windows(rules, N, W, X, pb, FALSE)
     binfo = np.zeros(B_FIELDS, dtype=np.int64)
     need_x = X >= 0 and (W > 0 if X == JOKER else N[X] > 0)
     if X >= 0 and not need_x:
         return False
-    return plan_feasible(rules, N, W, max_cards, threshold, True, X, need_x, 1, binfo, pb, K, last_x_row(pb[0], K))
+    return plan_feasible(rules, N, W, max_cards, threshold, TRUE, X, need_x, ONE, binfo, pb, K, last_x_row(pb[0], K))
 
 
 # --------------------------------------------------------------------------- full split (frime)
@@ -1412,7 +1483,7 @@ def split_all(rules, counts):
     if left == 0 and W == 0:
         return False
     if left == 0:
-        return _leftover_ok(rules, W, 0)
+        return _leftover_ok(rules, W, ZERO)
     return _split(rules, R, W, left)
 
 
@@ -1536,20 +1607,20 @@ def _contract(rules, N, W, items, nitems, D, A, win_cards, win_rank, win_kind):
             d -= 1
             if d < 0:
                 return False
-            _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, -1)
+            _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, np.int64(-1))
             continue
         pushed = False
         while opt[d] < n_opts:
             o = opt[d]
             opt[d] += 1
-            if _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, 1):
+            if _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, ONE):
                 # prune on specific shortfall
                 short = 0
                 for c in range(NUM_FACES):
                     if D[c] > N[c]:
                         short += D[c] - N[c]
                 if short > W:
-                    _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, -1)
+                    _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, np.int64(-1))
                     continue
                 d += 1
                 opt[d] = 0
@@ -1560,7 +1631,7 @@ def _contract(rules, N, W, items, nitems, D, A, win_cards, win_rank, win_kind):
         if d == 0:
             return False
         d -= 1
-        _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, -1)
+        _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, np.int64(-1))
 
 
 @njit(cache=True)

@@ -35,8 +35,10 @@ from cardenvs.core.melds import (
     BK_ONE,
     BK_RUN,
     BK_SET,
+    FALSE,
     KIND_RUN,
     KIND_SET,
+    TRUE,
     card_at,
     rami_penalty,
     rank_value,
@@ -64,6 +66,7 @@ MAX_CARDS = 108  # two decks with their jokers
 MAX_MELDS = 36  # 108 cards make at most 36 melds: every meld has a slot
 NUM_POS = 14  # run positions: 0 ace low, 1 the 2, ..., 12 the king, 13 ace high
 RULES = M.rules_rami51()
+NONE = np.int64(-1)  # a plain -1 for calls between kernels (see melds.TRUE)
 
 # Action encoding (see docs/games/rami51.md):
 DRAW_STOCK = 0  # draw the top of the stock
@@ -327,7 +330,7 @@ def _enter_turn(s, p, ws):
         if _begin_turn(s, ws):
             return ended
         ended = True
-        if _finish_round(s, -1):
+        if _finish_round(s, NONE):
             return ended
 
 
@@ -539,11 +542,11 @@ def _any_meld_quick(N, W):
 
 @njit(cache=True)
 def _windows(s, N, W, X, ws):
-    return M.plan_windows(RULES, N, W, X, ws[0], False)
+    return M.plan_windows(RULES, N, W, X, ws[0], FALSE)
 
 
 @njit(cache=True)
-def _plan(s, p, N, W, X, binfo, min_win, K, ws, total=-1, srem=-1):
+def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     """Can p finish the turn from here (hand N/W, the meld being built binfo, the card X
     still to lay, the table as it is), given the candidate rows cw[:K]? ``total``: the
     cards in N and W when known; ``srem``: their points potential when known."""
@@ -584,17 +587,19 @@ def _take_ok(s, p, ws):
     if s.opened[p]:
         if X != JOKER:
             return _lay_x_quick(s, N, W, X, total - 1)
-    elif not _quick_opening(s, N, W, np.int64(s.opening_points), True, X, total - 1):
+    elif not _quick_opening(s, N, W, np.int64(s.opening_points), TRUE, X, total - 1):
         return False
     K = _windows(s, N, W, X, ws)
     binfo[:] = 0
-    return _plan(s, p, N, W, X, binfo, 0, K, ws)
+    return _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
 
 
 # --------------------------------------------------------------------------- legal actions
 @njit(cache=True)
-def legal_mask(s, ws):
-    """Compute the current player's legal actions into ``s.legal``."""
+def legal_mask(s, ws, trusted):
+    """Compute the current player's legal actions into ``s.legal``. ``trusted``: the
+    position was reached by legal actions, so it is no dead end (see :func:`_mask_play`);
+    False for positions loaded from outside, which are searched in full."""
     s.legal[:] = 0
     if s.phase == PHASE_OVER:
         return
@@ -606,7 +611,7 @@ def legal_mask(s, ws):
             s.legal[TAKE_DISCARD] = 1
         return
     if s.phase == PHASE_PLAY:
-        _mask_play(s, p, ws)
+        _mask_play(s, p, ws, trusted)
     elif s.phase == PHASE_BUILD:
         _mask_build(s, p, ws)
     else:
@@ -614,10 +619,16 @@ def legal_mask(s, ws):
 
 
 @njit(cache=True)
-def _mask_play(s, p, ws):
+def _mask_play(s, p, ws, trusted):
     N = ws[1]
     binfo = ws[2]
     X = _x_open(s)
+    if trusted and not s.opened[p] and (X >= 0 or s.turn_melds > 0):
+        # An opening under way (or the discard taken up) leaves a single way on: a new
+        # meld. A position reached by masked-in steps always has a way to finish the turn,
+        # so that meld is legal without searching for it again.
+        s.legal[NEW_MELD] = 1
+        return
     # the discard ends the turn: only with every obligation met
     if (s.opened[p] or s.turn_melds == 0) and X < 0:
         for c in range(NUM_TYPES):
@@ -632,7 +643,7 @@ def _mask_play(s, p, ws):
                 s.legal[NEW_MELD] = 1
         elif s.opened[p] or _quick_opening(s, N, W, need_pts, need_clean, X, np.int64(s.held[p]) - 1):
             K = _windows(s, N, W, X, ws)
-            if _plan(s, p, N, W, X, binfo, 1, K, ws):
+            if _plan(s, p, N, W, X, binfo, M.ONE, K, ws, NONE, NONE):
                 s.legal[NEW_MELD] = 1
     if s.opened[p] and s.held[p] >= 2:
         ext = ws[3]
@@ -640,8 +651,8 @@ def _mask_play(s, p, ws):
             n = _extensions(s, m, ext)
             for i in range(n):
                 c = ext[i, 0]
-                if (s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], False, ws)) or (
-                    s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[i, 1], True, ws)
+                if (s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], FALSE, ws)) or (
+                    s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[i, 1], TRUE, ws)
                 ):
                     s.legal[LAYOFF0 + m] = 1
                     break
@@ -702,7 +713,7 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     W = _hand_nw(s, p, N)
     K = _windows(s, N, W, X, ws)
     binfo[:] = 0
-    ok = _plan(s, p, N, W, X, binfo, 0, K, ws)
+    ok = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     _add(s, p, phys)
     _unplace(s, m, c, pos, lo, hi)
     return ok
@@ -715,9 +726,9 @@ def _mask_layoff(s, p, ws):
     n = _extensions(s, m, ext)
     for i in range(n):
         c = ext[i, 0]
-        if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], False, ws):
+        if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], FALSE, ws):
             s.legal[ADD0 + c] = 1
-        if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[i, 1], True, ws):
+        if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[i, 1], TRUE, ws):
             s.legal[JOKER0 + c] = 1
 
 
@@ -777,7 +788,7 @@ def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
         W2 = W
         sr = srem - (rank_value(rep // 4) if (u0 >> np.int64(rep)) & 1 else 0)
     _binfo(s, binfo)
-    ok = _plan(s, p, N, W2, X, binfo, 0, K, ws, total - 1, sr)
+    ok = _plan(s, p, N, W2, X, binfo, M.ZERO, K, ws, total - 1, sr)
     if not joker:
         N[rep] += 1
     s.build_n = n
@@ -830,7 +841,7 @@ def _close_ok(s, p, ws):
     W = _hand_nw(s, p, N)
     binfo[:] = 0
     K = _windows(s, N, W, X, ws)
-    ok = _plan(s, p, N, W, X, binfo, 0, K, ws)
+    ok = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     s.turn_points = keep_tp
     s.turn_clean = keep_tc
     s.opened[p] = keep_op
@@ -842,12 +853,15 @@ def _first_card_bound(c, joker, N, W, K, ws):
     """Most opening points a turn can reach when its meld being built starts with c (a
     joker standing for c): over the candidate melds starting with c (longer melds split
     into these) and every placement of jokers on them (a joker may stand where the hand
-    holds the natural, which then stays for other melds), the meld's points plus the
-    joker-aware bound of the rest of the hand (``melds._root_bound``)."""
+    holds the natural, which then stays for other melds), and a meld of jokers only, the
+    meld's points plus the joker-aware bound of the rest of the hand (``melds._root_bound``)."""
     pb = ws[0]
     cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
     u0 = scratch[M.SC_U0]
     best = np.int64(-1)
+    if joker and W >= 3:
+        # a meld of jokers only (no candidate row holds it): worth 0, two more jokers gone
+        best = M._root_bound(cw, K, N, W - 3)
     for j in range(K):
         kind = cw[j, M.CW_KIND]
         if (kind != KIND_RUN and kind != KIND_SET) or cw[j, M.CW_CARD] != c:
@@ -878,14 +892,16 @@ def _first_card_bound(c, joker, N, W, K, ws):
                 if (m >> i) & 1:
                     cw[j, M.CW_CARD + i] = -1
                     cw[j, M.CW_VAL + i] = 0
-            used, gained, drop = M._take(cw, j, N, W, low_ace, False, False, undo[0], u0)
+            used, gained, drop = M._take(cw, j, N, W, low_ace, FALSE, FALSE, undo[0], u0)
+            # the row back as it was before bounding the rest: the same cards may form it
+            # again, all natural (jokers standing where the hand holds the naturals)
+            for i in range(L):
+                cw[j, M.CW_CARD + i] = cards[i]
+                cw[j, M.CW_VAL + i] = vals[i]
             if used >= 0:
                 rest = M._root_bound(cw, K, N, W - used)
                 M._untake(cw, j, L, N, low_ace, undo[0])
                 best = max(best, gained + rest)
-            for i in range(L):
-                cw[j, M.CW_CARD + i] = cards[i]
-                cw[j, M.CW_VAL + i] = vals[i]
     return best
 
 
@@ -904,27 +920,38 @@ def _mask_build(s, p, ws):
         # the first card: a natural some meld could hold, or a joker standing for a card
         # that two more cards at hand could follow; when opening, only if a meld starting
         # with it and the rest of the hand may still reach the points
+        # Each plan found also proves the first cards of its other melds (witnesses): those
+        # are legal without a search of their own.
         cover = M.coverage(RULES, N, W)
         need, _ = _needs(s, p)
+        scratch = ws[0][7]
+        M.record_witnesses(ws[0], TRUE)
         for c in range(NUM_FACES):
             if N[c] and (cover >> np.int64(c)) & 1:
-                if need > 0 and _first_card_bound(c, False, N, W, K, ws) < need:
+                if (scratch[M.SC_WIT_NAT] >> np.int64(c)) & 1:
+                    s.legal[ADD0 + c] = 1
                     continue
-                if _build_ok(s, p, c, False, K, ws, N, W, total, srem, u0):
+                if need > 0 and _first_card_bound(c, FALSE, N, W, K, ws) < need:
+                    continue
+                if _build_ok(s, p, c, FALSE, K, ws, N, W, total, srem, u0):
                     s.legal[ADD0 + c] = 1
         if W:
             for c in range(NUM_FACES):
                 if _first_joker_possible(s, p, c):
-                    if need > 0 and _first_card_bound(c, True, N, W, K, ws) < need:
-                        continue
-                    if _build_ok(s, p, c, True, K, ws, N, W, total, srem, u0):
+                    if (scratch[M.SC_WIT_WILD] >> np.int64(c)) & 1:
                         s.legal[JOKER0 + c] = 1
+                        continue
+                    if need > 0 and _first_card_bound(c, TRUE, N, W, K, ws) < need:
+                        continue
+                    if _build_ok(s, p, c, TRUE, K, ws, N, W, total, srem, u0):
+                        s.legal[JOKER0 + c] = 1
+        M.record_witnesses(ws[0], FALSE)
         return
     for i in range(k):
         c = nxt[i]
-        if N[c] and _build_ok(s, p, c, False, K, ws, N, W, total, srem, u0):
+        if N[c] and _build_ok(s, p, c, FALSE, K, ws, N, W, total, srem, u0):
             s.legal[ADD0 + c] = 1
-        if W and _build_ok(s, p, c, True, K, ws, N, W, total, srem, u0):
+        if W and _build_ok(s, p, c, TRUE, K, ws, N, W, total, srem, u0):
             s.legal[JOKER0 + c] = 1
     if _close_ok(s, p, ws):
         s.legal[CLOSE] = 1
@@ -1181,7 +1208,7 @@ def _step_env(s, a, mask, obs, rewards, auto_reset, ws):
     """One decision of one game: apply (or penalise), auto-reset, next mask and obs."""
     rewards[:] = 0.0
     if s.phase == PHASE_OVER:
-        _outputs(s, mask, obs, ws)
+        _outputs(s, mask, obs, ws, TRUE)
         return EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
     events = 0
     s.rewards[:] = 0.0
@@ -1206,14 +1233,14 @@ def _step_env(s, a, mask, obs, rewards, auto_reset, ws):
     if (s.terminated or s.truncated) and auto_reset:
         new_match(s)
         _enter_turn(s, s.current, ws)
-    _outputs(s, mask, obs, ws)
+    _outputs(s, mask, obs, ws, TRUE)
     return events
 
 
 @njit(cache=True)
-def _outputs(s, mask, obs, ws):
+def _outputs(s, mask, obs, ws, trusted):
     """Legal mask (kept in the state and copied out) and the observation of the player to move."""
-    legal_mask(s, ws)
+    legal_mask(s, ws, trusted)
     for a in range(NUM_ACTIONS):
         mask[a] = s.legal[a] != 0
     observe(s, s.current, obs)
@@ -1252,7 +1279,7 @@ def reset_batch(states, masks, obs, current):
         s = states[i]
         new_match(s)
         _enter_turn(s, s.current, ws)
-        _outputs(s, masks[i], obs[i], ws)
+        _outputs(s, masks[i], obs[i], ws, TRUE)
         current[i] = s.current
 
 
@@ -1263,7 +1290,7 @@ def refresh_batch(states, masks, obs, current):
     for i in range(states.shape[0]):
         s = states[i]
         recount(s)
-        _outputs(s, masks[i], obs[i], ws)
+        _outputs(s, masks[i], obs[i], ws, FALSE)
         current[i] = s.current
 
 
@@ -1280,7 +1307,7 @@ def mask_batch(states):
     ws = workspace()
     n = 0
     for i in range(states.shape[0]):
-        legal_mask(states[i], ws)
+        legal_mask(states[i], ws, TRUE)
         n += states[i].legal[0]
     return n
 
