@@ -212,7 +212,7 @@ def run_window_ok(rules, lo, hi):
     return not (lo == ACE_LOW and hi == ACE_HIGH)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _popcount(x):
     n = 0
     while x:
@@ -426,7 +426,7 @@ BK_SET = 2
 BK_RUN = 3
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def clean_all_natural(cw, k, L, N):
     """Every position of row k is a natural card present in the hand (none needs a wild)."""
     for i in range(L):
@@ -436,7 +436,7 @@ def clean_all_natural(cw, k, L, N):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _window_row(cw, k, kind, L, N, X):
     """Fill the summary fields of row k from its cards and values (already written)."""
     cw[k, CW_KIND] = kind
@@ -460,7 +460,7 @@ def _window_row(cw, k, kind, L, N, X):
     cw[k, CW_BAN] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _has_natural(cw, k, L, N):
     for i in range(L):
         c = cw[k, CW_CARD + i]
@@ -507,7 +507,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     first, then by decreasing points); ``bound[j]`` bounds the points rows j.. can add.
     Returns the number of candidates."""
     cw, tmp, order, bound, scratch = pb[0], pb[1], pb[2], pb[3], pb[7]
-    K = 0
+    K = ZERO
     lo_pos = rules[R_POS_LO]
     hi_pos = rules[R_POS_HI]
     extra = W if long_runs else 2
@@ -576,7 +576,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
                     tmp[K, CW_VAL + f] = tmp[k, CW_VAL + f]
                 tmp[K, CW_CARD + i] = -1
                 tmp[K, CW_VAL + i] = 0
-                _window_row(tmp, K, tmp[k, CW_KIND], L, N, X)
+                _window_row(tmp, K, tmp[k, CW_KIND], np.int64(L), N, X)
                 if _has_natural(tmp, K, L, N) or rules[R_MIN_NATURAL] == 0:
                     K += 1
     if W >= 3 and rules[R_MIN_NATURAL] == 0 and K < MAX_WINDOWS:
@@ -643,7 +643,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     return K
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, pb, K):
     """Append to ``cw`` (from row K) the lay-off chains that would put card X on a table
     meld: the cards from the meld's end up to X's position (naturals or wilds), or X alone
@@ -658,7 +658,7 @@ def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table
     return K
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K):
     if X == JOKER:
         # a joker laid off anywhere a card can go: one row is enough (they are all alike)
@@ -744,7 +744,7 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
     return K
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     """Take the cards of candidate j from the hand, naturals first, wilds for the rest.
     Returns (wilds used, points gained, drop of the points potential ``srem``), or
@@ -788,7 +788,7 @@ def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     return used, pts, drop
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _untake(cw, j, L, N, low_ace, undo):
     for i in range(L - 1, -1, -1):
         c = cw[j, CW_CARD + i]
@@ -805,7 +805,7 @@ def _untake(cw, j, L, N, low_ace, undo):
 MAX_DEPTH = 40
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _record_row(cw, j, undo_row, scratch):
     """Add the first card of candidate j, as the search took it, to the witness masks."""
     kind = cw[j, CW_KIND]
@@ -821,7 +821,7 @@ def _record_row(cw, j, undo_row, scratch):
         scratch[SC_WIT_WILD] |= ONE << c
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _swapped(cw, j, undo_row):
     """Did taking candidate j swap an ace with an earlier low ace (which then turns wild)?"""
     for i in range(cw[j, CW_LEN]):
@@ -830,7 +830,7 @@ def _swapped(cw, j, undo_row):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _record_dfs_plan(cw, stack, undo, depth, d, scratch):
     """The search found a plan (levels 0..d-1 of its stack): record its melds' first cards.
     A plan with an ace swap is skipped (which ace ended up wild is not tracked)."""
@@ -844,7 +844,7 @@ def _record_dfs_plan(cw, stack, undo, depth, d, scratch):
             _record_row(cw, j, undo[depth + e], scratch)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def record_witnesses(pb, on):
     """Start (``on``) or stop recording witnesses: while on, each plan the planner finds adds
     the first card of every meld it lays (and whether a wild stands for it) to
@@ -857,7 +857,7 @@ def record_witnesses(pb, on):
     scratch[SC_WIT_WILD] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win, nwin, last_x, depth):
     """Is there a multiset of candidates j0.. (taken in non-decreasing order) that reaches
     the points, holds X, adds min_win melds, within ``budget`` cards and ``W`` wilds?
@@ -882,7 +882,7 @@ def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win
         if entering:
             if pd >= need_pts and stack[ST_N, d] >= min_win and not x_open:
                 if scratch[SC_WIT_ON]:
-                    _record_dfs_plan(cw, stack, undo, depth, d, scratch)
+                    _record_dfs_plan(cw, stack, undo, depth, np.int64(d), scratch)
                 while d > 0:
                     d -= 1
                     j = stack[ST_T, d]
@@ -939,7 +939,7 @@ def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win
             _untake(cw, j, cw[j, CW_LEN], N, low_ace, undo[depth + d])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _completion(rules, binfo, idx, cw, row):
     """Write the idx-th completion of the meld being built into row ``row`` of ``cw``
     (its new cards only; may be none); returns its kind (KIND_SET/KIND_RUN), 0 to skip
@@ -1049,13 +1049,13 @@ def coverage(rules, N, W):
     return cover
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def reset_bans(cw, K):
     for j in range(K):
         cw[j, CW_BAN] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _root_bound(cw, K, N, W):
     """Points any plan can reach: the naturals that melds without wilds hold, plus the
     best naturals outside them that melds with wilds add (each such meld needs at least
@@ -1165,7 +1165,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         return False
     # a meld is being built: try each completion (it counts as the meld laid); when the
     # card to lay is a joker, also each completion with the joker where a natural is held
-    idx = 0
+    idx = ZERO
     forced_ok = X == JOKER and need_x and W >= 1
     while True:
         kind = _completion(rules, binfo, idx, cw, brow)
@@ -1198,7 +1198,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
                        brow, kind, L, base, may_be_clean, srem):
     """Take the completion in row ``brow``, then search the rest of the turn. Bans (see
@@ -1254,7 +1254,7 @@ def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, bin
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def last_x_row(cw, K):
     last = -1
     for j in range(K):
@@ -1285,7 +1285,7 @@ def opening_feasible(rules, counts, threshold, X, max_cards):
 
 
 # --------------------------------------------------------------------------- full split (frime)
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _lowest_natural(rules, R):
     """The lowest natural card left, in run-position order (2s first when they are
     natural, the ace first when it may be low, last when only high); -1 if none."""
@@ -1304,7 +1304,7 @@ def _lowest_natural(rules, R):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _leftover_ok(rules, W, cap):
     """Can ``W`` wilds that no meld needed still be laid (absorbed or as a wild meld)?"""
     if W == 0 or W <= cap:
@@ -1321,7 +1321,7 @@ SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
 MAX_LEVELS = 64
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _split_option(rules, R, W, c, idx, avail, took):
     """Apply option ``idx`` for placing the lowest natural ``c`` (runs through it, then
     sets with each choice of the other naturals of its rank). Returns (status, taken,
@@ -1398,7 +1398,7 @@ def _split_option(rules, R, W, c, idx, avail, took):
     return 1, n, need, room, n_nat
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _split(rules, R, W0, left0):
     """Depth-first over the melds holding the lowest natural left (explicit stack)."""
     lv_c = np.empty(MAX_LEVELS, dtype=np.int64)
@@ -1488,7 +1488,7 @@ def split_all(rules, counts):
 
 
 # --------------------------------------------------------------------------- contracts (classes)
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nwin):
     """Given the chosen melds' demands (D: specific cards, A: any card of a rank), are
     there enough cards, and can every meld get a natural card of its own?"""
@@ -1513,7 +1513,7 @@ def _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nwin):
     return _sdr(N, win_cards, win_rank, win_kind, nwin)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _sdr(N, win_cards, win_rank, win_kind, nwin):
     """A system of distinct representatives: each meld one natural copy it asks for
     (a 'set' row: any card of its rank; a run row: one of its cards). Odometer search."""
@@ -1552,7 +1552,7 @@ def _sdr(N, win_cards, win_rank, win_kind, nwin):
             return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _contract_apply(rules, items, i, opt, D, A, win_cards, win_rank, win_kind, sign):
     """Add (sign 1) or remove (sign -1) the demands of option ``opt`` for item i; returns
     False (nothing changed) when the option does not exist."""
@@ -1594,7 +1594,7 @@ def _contract_apply(rules, items, i, opt, D, A, win_cards, win_rank, win_kind, s
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _contract(rules, N, W, items, nitems, D, A, win_cards, win_rank, win_kind):
     """Depth-first over one meld per contract item (explicit stack)."""
     opt = np.zeros(CONTRACT_ITEMS + 1, dtype=np.int64)

@@ -127,7 +127,7 @@ OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES  # 323
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _uniform(bits):
     """The cards of ``bits`` are all one colour or all one value (an empty set is too)."""
     if bits == 0:
@@ -142,7 +142,7 @@ def _uniform(bits):
     return colours == 1 or popcount(values) == 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _digits(cards):
     """The value of a set of cards (uint8 vector): its digits, largest first."""
     v = np.int64(0)
@@ -159,12 +159,12 @@ def recount(s):
     P = s.num_players
     s.colours = s.two_player_colours if P == 2 else NUM_COLOURS
     for p in range(MAX_PLAYERS):
-        s.hand_bits[p] = bits_of(s.hands[p], 0, NUM_CARDS)
-        s.known_bits[p] = bits_of(s.known[p], 0, NUM_CARDS)
+        s.hand_bits[p] = bits_of(s.hands[p], np.int64(0), NUM_CARDS)
+        s.known_bits[p] = bits_of(s.known[p], np.int64(0), NUM_CARDS)
         s.held[p] = popcount(s.hand_bits[p])
-    s.table_bits = bits_of(s.table, 0, NUM_CARDS)
-    s.sel_bits = bits_of(s.selected, 0, NUM_CARDS)
-    s.disc_bits = bits_of(s.discarded, 0, NUM_CARDS)
+    s.table_bits = bits_of(s.table, np.int64(0), NUM_CARDS)
+    s.sel_bits = bits_of(s.selected, np.int64(0), NUM_CARDS)
+    s.disc_bits = bits_of(s.discarded, np.int64(0), NUM_CARDS)
     s.table_count = popcount(s.table_bits)
     s.table_value = _digits(s.table)
     s.sel_count = 0
@@ -177,7 +177,7 @@ def recount(s):
             _note_selected(s, c)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _note_selected(s, c):
     """Derived selection fields after card c (below every card selected) joins it."""
     col = c // NUM_VALUES
@@ -195,14 +195,14 @@ def _note_selected(s, c):
     s.sel_value = s.sel_value * 10 + v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _add_card(s, p, c):
     s.hands[p, c] = 1
     s.hand_bits[p] |= bit(c)
     s.held[p] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _remove_card(s, p, c):
     s.hands[p, c] = 0
     s.hand_bits[p] &= ~bit(c)
@@ -210,7 +210,7 @@ def _remove_card(s, p, c):
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _clear_selection(s):
     s.selected[:] = 0
     s.sel_bits = 0
@@ -221,7 +221,7 @@ def _clear_selection(s):
     s.sel_rank = -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _clear_table(s):
     s.table[:] = 0
     s.table_bits = 0
@@ -230,7 +230,7 @@ def _clear_table(s):
     s.last_player = -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _deal(s):
     """Shuffle the deck (the first ``colours`` colours) and deal 9 cards each; the rest is set aside."""
     P = s.num_players
@@ -255,7 +255,7 @@ def _deal(s):
     recount(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _start_round(s):
     """Deal a round; the round's leader (moving left every round) leads."""
     s.round += 1
@@ -281,7 +281,7 @@ def new_match(s):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _best_colour_play(prefix, lower, need):
     """``prefix`` followed by the ``need`` highest values of the 9-bit set ``lower``."""
     v = prefix
@@ -294,7 +294,7 @@ def _best_colour_play(prefix, lower, need):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _completable(s, H, c):
     """Following: can the selection plus card c (below the selection) still become a
     legal play with cards of ``H`` below c? Sizes n or n+1 of the table's n, one
@@ -381,7 +381,7 @@ def legal_mask(s):
     s.legal_select = legal
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def is_legal(s, a):
     """Whether action ``a`` is in the legal set computed by :func:`legal_mask`."""
     if a == PASS:
@@ -396,7 +396,7 @@ def is_legal(s, a):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _pass_turn(s, p):
     """The next player moves; when everybody else passed, the table is discarded and
     the player who made it leads."""
@@ -410,7 +410,7 @@ def _pass_turn(s, p):
     s.current = q
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _select(s, p, c):
     _remove_card(s, p, c)
     s.known[p, c] = 0
@@ -420,7 +420,7 @@ def _select(s, p, c):
     _note_selected(s, c)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _commit(s, p, take):
     """The selection becomes the table. The covered play: card ``take`` (if >= 0)
     goes to the hand, the rest is discarded. Returns True when the hand is empty."""
@@ -449,7 +449,7 @@ def _commit(s, p, take):
     return emptied
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _end_round(s):
     """Every card left in a hand is a point; end the match or deal the next round."""
     P = s.num_players
@@ -473,7 +473,7 @@ def _end_round(s):
     _start_round(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _match_outcome(s, best):
     """Zero-sum outcome: the lowest totals share +1, the others share -1 (all tied: 0)."""
     P = s.num_players
@@ -490,7 +490,7 @@ def _match_outcome(s, best):
             s.rewards[p] -= 1.0 / (P - winners)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def apply_action(s, a):
     """Apply a legal action of the current player; return True when a round ended."""
     p = s.current
@@ -512,7 +512,7 @@ def apply_action(s, a):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -528,7 +528,7 @@ def observe(s, viewer, out):
     table), public seat data; never another player's unknown cards or the set-aside ones."""
     P = s.num_players
     out[:] = 0.0
-    scatter(out, OBS_HAND, s.hand_bits[viewer], 1.0)
+    scatter(out, np.int64(OBS_HAND), s.hand_bits[viewer], 1.0)
     scatter(out, OBS_SELECTED, s.sel_bits, 1.0)
     scatter(out, OBS_TABLE, s.table_bits, 1.0)
     scatter(out, OBS_DISCARDED, s.disc_bits, 1.0)
@@ -574,7 +574,7 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _step_env(s, a, mask, obs, rewards, auto_reset):
     """One decision of one game: apply (or penalise), auto-reset, next mask and obs.
     ``rewards`` gets this step's rewards; returns the step's EVENT_* flags. Stepping a
@@ -610,15 +610,15 @@ def _step_env(s, a, mask, obs, rewards, auto_reset):
     return events
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _outputs(s, mask, obs):
     """Legal mask (kept in the state and copied out) and the observation of the player to move."""
     legal_mask(s)
     mask[:] = False
     mask[PASS] = s.legal_pass != 0
     mask[PLAY] = s.legal_play != 0
-    scatter(mask, SELECT0, s.legal_select, True)
-    scatter(mask, TAKE0, s.legal_take, True)
+    scatter(mask, np.int64(SELECT0), s.legal_select, np.bool_(True))
+    scatter(mask, TAKE0, s.legal_take, np.bool_(True))
     observe(s, s.current, obs)
 
 

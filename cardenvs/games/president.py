@@ -126,23 +126,23 @@ OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _pres_rank(card):
     """President rank of a card id (3 -> 0, ..., A -> 11, 2 -> 12)."""
     return (card // 4 + NUM_RANKS - 2) % NUM_RANKS
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def play_action(rank, count):
     return PLAY0 + rank * MAX_PER_RANK + count - 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def rank_count(s, p, rank):
     return np.int64(s.rank_counts[p, rank])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def hand_size(s, p):
     return np.int64(s.held[p])
 
@@ -160,14 +160,14 @@ def recount(s):
         s.held[p] = n
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _add_card(s, p, card):
     s.hands[p, card] += 1
     s.rank_counts[p, _pres_rank(card)] += 1
     s.held[p] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _take_card(s, p, rank, lowest_first):
     """Remove one card of ``rank`` from p's hand (lowest or highest suit); return its id."""
     base = _STD_RANK[rank] * 4
@@ -182,7 +182,7 @@ def _take_card(s, p, rank, lowest_first):
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _deal(s):
     """Shuffle the decks and deal every card, one at a time, from the dealer's left."""
     P = s.num_players
@@ -210,7 +210,7 @@ def _deal(s):
     s.given[:] = -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _start_round(s):
     """Deal a round. Round 1: the first holder of 3♣ from the dealer's left leads it.
     Later rounds: trou A deals and gives the president their highest card, then the
@@ -235,7 +235,7 @@ def _start_round(s):
     card = -1
     for r in range(top, -1, -1):
         if rank_count(s, s.trou, r) > 0:
-            card = _take_card(s, s.trou, r, False)
+            card = _take_card(s, s.trou, r, np.bool_(False))
             break
     _add_card(s, s.president, card)
     s.given[s.trou] = card
@@ -302,7 +302,7 @@ def legal_mask(s):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _clear_pile(s):
     s.pile_rank = -1
     s.pile_count = 0
@@ -311,7 +311,7 @@ def _clear_pile(s):
     s.matched = False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _lead_after_clear(s, seat):
     """After the pile clears the same player leads again, or the next one in play."""
     _clear_pile(s)
@@ -319,7 +319,7 @@ def _lead_after_clear(s, seat):
     s.current = seat if not s.out[seat] else next_seat(s.out, seat, s.num_players)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _pass_turn(s, seat, skips):
     """Move the turn on from ``seat``, skipping ``skips`` players in play. When the
     turn comes back to the player who made the top play the pile clears and they
@@ -341,7 +341,7 @@ def _pass_turn(s, seat, skips):
         return
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _next_offer(s, after):
     """Next seat after ``after`` (before the last player, clockwise from their left)
     to be asked whether they complete the four on the pile; -1 if none.
@@ -369,7 +369,7 @@ def _next_offer(s, after):
             return q
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _end_round(s):
     """Rank the players, score +2 president and +1 vice, and end the match or deal again."""
     P = s.num_players
@@ -407,7 +407,7 @@ def _end_round(s):
     _start_round(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _match_outcome(s, best):
     """Zero-sum outcome: the winners share +1, the others share -1 (all tied: 0)."""
     P = s.num_players
@@ -424,11 +424,11 @@ def _match_outcome(s, best):
             s.rewards[p] -= 1.0 / (P - winners)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _play(s, p, rank, count):
     """Player p plays ``count`` cards of ``rank`` (in turn or completing a four)."""
     for _ in range(count):
-        s.played[_take_card(s, p, rank, True)] += 1
+        s.played[_take_card(s, p, rank, np.bool_(True))] += 1
     s.first_lead = False
     cleared = False
     if rank == TWO:
@@ -446,7 +446,7 @@ def _play(s, p, rank, count):
         s.out[p] = 1
         s.finish_order[s.num_finished] = p
         s.num_finished += 1
-    elif rank_count(s, p, TWO) == held:
+    elif rank_count(s, p, np.int64(TWO)) == held:
         s.out[p] = 1  # only 2s left: stuck, ranks last
         s.stuck_order[s.num_stuck] = p
         s.num_stuck += 1
@@ -465,12 +465,12 @@ def _play(s, p, rank, count):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def apply_action(s, a):
     """Apply a legal action of the current player; return True when a round ended."""
     p = s.current
     if s.phase == PHASE_EXCHANGE:
-        card = _take_card(s, p, a - GIVE0, True)
+        card = _take_card(s, p, a - GIVE0, np.bool_(True))
         _add_card(s, s.trou, card)
         s.given[p] = card
         s.received[s.trou] = card
@@ -484,14 +484,14 @@ def apply_action(s, a):
             else:
                 _pass_turn(s, s.last_player, 1 if s.matched else 0)
         else:
-            _pass_turn(s, p, 0)
+            _pass_turn(s, p, np.int64(0))
         return False
     rank = (a - PLAY0) // MAX_PER_RANK
     count = (a - PLAY0) % MAX_PER_RANK + 1
     return _play(s, p, rank, count)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -541,7 +541,7 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _step_env(s, a, mask, obs, rewards, auto_reset):
     """One decision of one game: apply (or penalise), auto-reset, next mask and obs.
     ``rewards`` gets this step's rewards; returns the step's EVENT_* flags. Stepping a
@@ -576,7 +576,7 @@ def _step_env(s, a, mask, obs, rewards, auto_reset):
     return events
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _outputs(s, mask, obs):
     """Legal mask (kept in the state and copied out) and the observation of the player to move."""
     legal_mask(s)

@@ -177,26 +177,26 @@ def recount(s):
         s.held[p] = n
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _add(s, p, c):
     s.hands[p, c] += 1
     s.held[p] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _remove(s, p, c):
     s.hands[p, c] -= 1
     s.held[p] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _clear_build(s):
     s.build_rep[:] = -1
     s.build_phys[:] = -1
     s.build_n = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _clear_table(s):
     s.meld_kind[:] = 0
     s.meld_key[:] = 0
@@ -207,7 +207,7 @@ def _clear_table(s):
     s.num_melds = 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def pos_of(rep, first):
     """Run position of a card; an ace is low when it starts a run, else high."""
     r = rep // 4
@@ -217,7 +217,7 @@ def pos_of(rep, first):
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _deal(s):
     """Shuffle the decks (52 cards and 2 jokers each); 14 cards to every player still in
     the match, one at a time from the dealer's left; the next card turned up starts the
@@ -254,7 +254,7 @@ def _deal(s):
     recount(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _reset_turn(s):
     s.turn_points = 0
     s.turn_clean = False
@@ -266,7 +266,7 @@ def _reset_turn(s):
     _clear_build(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _start_round(s):
     """Deal; the player left of the dealer moves first (no checks yet: see _enter_turn)."""
     s.round += 1
@@ -293,7 +293,7 @@ def new_match(s):
     _start_round(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _rebuild_stock(s):
     """An empty stock is rebuilt from the discard pile but its top card, shuffled."""
     n = s.pile_n - 1
@@ -307,27 +307,19 @@ def _rebuild_stock(s):
     s.pile_n = 1
 
 
-@njit(cache=True)
-def _begin_turn(s, ws):
-    """Start the current player's turn. Returns False when they cannot draw at all (the
-    stock is empty and cannot be rebuilt from the discard pile, and the discard top
-    cannot be used): the round is void."""
-    _reset_turn(s)
-    s.phase = PHASE_DRAW
-    if s.stock_n > 0 or s.pile_n >= 2:
-        return True
-    return s.pile_n > 0 and _take_ok(s, s.current, ws)
-
-
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _enter_turn(s, p, ws):
-    """Give the turn to p (rounds that end void deal again). Returns True when a round ended."""
+    """Give the turn to p. A player who cannot draw at all (the stock is empty and cannot
+    be rebuilt from the discard pile, and the discard top cannot be used) makes the round
+    void: it is scored as such and the next one dealt. Returns True when a round ended."""
     ended = False
     s.current = p
     while True:
         if s.phase == PHASE_OVER and (s.terminated or s.truncated):
             return ended
-        if _begin_turn(s, ws):
+        _reset_turn(s)
+        s.phase = PHASE_DRAW
+        if s.stock_n > 0 or s.pile_n >= 2 or (s.pile_n > 0 and _take_ok(s, np.int64(s.current), ws)):
             return ended
         ended = True
         if _finish_round(s, NONE):
@@ -354,7 +346,7 @@ def _hand_nw(s, p, N):
     return np.int64(s.hands[p, JOKER])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _binfo(s, b):
     """Summary of the meld being built (see melds.B_*)."""
     b[:] = 0
@@ -403,7 +395,7 @@ def _binfo(s, b):
         b[B_PTS_RUN] = pts
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _needs(s, p):
     """(points still needed for the opening, a clean run still needed)."""
     if s.opened[p]:
@@ -419,7 +411,7 @@ def _x_open(s):
     return np.int64(-1)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     """Cheap necessary conditions for an opening: the cards some meld could hold are worth
     the points still needed, X (when it must be laid) is one of them or can go on a table
@@ -443,7 +435,7 @@ def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _lay_x_quick(s, N, W, X, budget):
     """An opened player with nothing else to do: can the natural card X (in N) be laid,
     in a meld of 3 (longer ones hold a 3-card meld with X) or on a table meld?"""
@@ -474,7 +466,7 @@ def _lay_x_quick(s, N, W, X, budget):
     return _chain_quick(s, N, W, X, budget)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _chain_quick(s, N, W, X, budget):
     r = X // 4
     t = X % 4
@@ -508,7 +500,7 @@ def _chain_quick(s, N, W, X, budget):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _any_meld_quick(N, W):
     """Does the hand hold any meld (3 cards; longer ones hold one)?"""
     if W >= 3:
@@ -545,7 +537,7 @@ def _windows(s, N, W, X, ws):
     return M.plan_windows(RULES, N, W, X, ws[0], FALSE)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     """Can p finish the turn from here (hand N/W, the meld being built binfo, the card X
     still to lay, the table as it is), given the candidate rows cw[:K]? ``total``: the
@@ -569,7 +561,7 @@ def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
                            srem)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _take_ok(s, p, ws):
     """May p take the top of the discard pile? It must be laid this turn (opening with
     it when p has not opened), keeping a card to discard."""
@@ -595,31 +587,12 @@ def _take_ok(s, p, ws):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True)
-def legal_mask(s, ws, trusted):
-    """Compute the current player's legal actions into ``s.legal``. ``trusted``: the
-    position was reached by legal actions, so it is no dead end (see :func:`_mask_play`);
-    False for positions loaded from outside, which are searched in full."""
-    s.legal[:] = 0
-    if s.phase == PHASE_OVER:
-        return
-    p = s.current
-    if s.phase == PHASE_DRAW:
-        if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
-            s.legal[DRAW_STOCK] = 1
-        if _take_ok(s, p, ws):
-            s.legal[TAKE_DISCARD] = 1
-        return
-    if s.phase == PHASE_PLAY:
-        _mask_play(s, p, ws, trusted)
-    elif s.phase == PHASE_BUILD:
-        _mask_build(s, p, ws)
-    else:
-        _mask_layoff(s, p, ws)
-
-
-@njit(cache=True)
+# The mask of each phase; step_batch picks the phase's (the draw phase's is two lines there).
+@njit(cache=True, no_cpython_wrapper=True)
 def _mask_play(s, p, ws, trusted):
+    """Discards, a new meld, lay-offs. ``trusted``: the position was reached by legal
+    actions, so it is no dead end; False for positions loaded from outside, which are
+    searched in full."""
     N = ws[1]
     binfo = ws[2]
     X = _x_open(s)
@@ -647,7 +620,7 @@ def _mask_play(s, p, ws, trusted):
                 s.legal[NEW_MELD] = 1
     if s.opened[p] and s.held[p] >= 2:
         ext = ws[3]
-        for m in range(s.num_melds):
+        for m in range(np.int64(s.num_melds)):
             n = _extensions(s, m, ext)
             for i in range(n):
                 c = ext[i, 0]
@@ -658,11 +631,11 @@ def _mask_play(s, p, ws, trusted):
                     break
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _extensions(s, m, ext):
     """(card, position) pairs that extend table meld m by one card."""
-    occ = 0
-    size = 0
+    occ = M.ZERO
+    size = M.ZERO
     if s.meld_kind[m] == KIND_SET:
         for t in range(4):
             if s.meld_slot[m, t] >= 0:
@@ -676,7 +649,7 @@ def _extensions(s, m, ext):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _place(s, m, c, pos, phys):
     """Put a card on table meld m at ``pos`` (a set: the suit)."""
     s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = phys
@@ -687,14 +660,14 @@ def _place(s, m, c, pos, phys):
             s.meld_hi[m] = pos
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _unplace(s, m, c, pos, lo, hi):
     s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = -1
     s.meld_lo[m] = lo
     s.meld_hi[m] = hi
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _layoff_ok(s, p, m, c, pos, joker, ws):
     """May p lay card c (a joker standing for c) at ``pos`` of table meld m, and still
     finish the turn (a card kept, the card taken from the discard laid)?"""
@@ -719,9 +692,9 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _mask_layoff(s, p, ws):
-    m = s.target
+    m = np.int64(s.target)
     ext = ws[3]
     n = _extensions(s, m, ext)
     for i in range(n):
@@ -732,7 +705,7 @@ def _mask_layoff(s, p, ws):
             s.legal[JOKER0 + c] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _next_cards(s, out):
     """Cards that may come next in the meld being built (canonical order); -1: any."""
     n = s.build_n
@@ -797,7 +770,7 @@ def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
     return ok
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _meld_value(s):
     """(kind, points, clean) of the meld being built if it were laid now; kind 0 if it is
     not a valid meld yet."""
@@ -813,42 +786,7 @@ def _meld_value(s):
     return KIND_RUN, binfo[B_PTS_RUN], binfo[B_JOKER] == 0
 
 
-@njit(cache=True)
-def _close_ok(s, p, ws):
-    """May the meld being built be laid now, with the turn still finishable after?"""
-    kind, pts, clean = _meld_value(s)
-    if kind == 0:
-        return False
-    if s.held[p] < 1:
-        return False
-    X = _x_open(s)
-    opened = s.opened[p] != 0
-    tp = np.int64(s.turn_points) + pts
-    tc = s.turn_clean or clean
-    if not opened and tp >= s.opening_points and tc:
-        opened = True
-    if opened and X < 0:
-        return True
-    # simulate the closed meld's effect on the opening, then search the rest
-    keep_tp = s.turn_points
-    keep_tc = s.turn_clean
-    keep_op = s.opened[p]
-    s.turn_points = tp
-    s.turn_clean = tc
-    s.opened[p] = 1 if opened else 0
-    N = ws[1]
-    binfo = ws[2]
-    W = _hand_nw(s, p, N)
-    binfo[:] = 0
-    K = _windows(s, N, W, X, ws)
-    ok = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
-    s.turn_points = keep_tp
-    s.turn_clean = keep_tc
-    s.opened[p] = keep_op
-    return ok
-
-
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _first_card_bound(c, joker, N, W, K, ws):
     """Most opening points a turn can reach when its meld being built starts with c (a
     joker standing for c): over the candidate melds starting with c (longer melds split
@@ -905,8 +843,10 @@ def _first_card_bound(c, joker, N, W, K, ws):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _mask_build(s, p, ws):
+    """The cards that may come next in the meld being built (a joker with the card it
+    stands for), and closing it."""
     N = ws[1]
     nxt = np.empty(64, dtype=np.int64)
     X = _x_open(s)
@@ -953,11 +893,36 @@ def _mask_build(s, p, ws):
             s.legal[ADD0 + c] = 1
         if W and _build_ok(s, p, c, TRUE, K, ws, N, W, total, srem, u0):
             s.legal[JOKER0 + c] = 1
-    if _close_ok(s, p, ws):
+    # close: the meld is valid as it is, and the turn can still be finished once it is laid
+    kind, pts, clean = _meld_value(s)
+    if kind == 0 or s.held[p] < 1:
+        return
+    opened = s.opened[p] != 0
+    tp = np.int64(s.turn_points) + pts
+    tc = s.turn_clean or clean
+    if not opened and tp >= s.opening_points and tc:
+        opened = True
+    if opened and X < 0:
         s.legal[CLOSE] = 1
+        return
+    # the closed meld's effect on the opening, then a search for the rest of the turn
+    keep_tp = s.turn_points
+    keep_tc = s.turn_clean
+    keep_op = s.opened[p]
+    s.turn_points = tp
+    s.turn_clean = tc
+    s.opened[p] = 1 if opened else 0
+    binfo = ws[2]
+    binfo[:] = 0
+    K = _windows(s, N, W, X, ws)
+    if _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE):
+        s.legal[CLOSE] = 1
+    s.turn_points = keep_tp
+    s.turn_clean = keep_tc
+    s.opened[p] = keep_op
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _first_joker_possible(s, p, c):
     """Cheap filter for a meld opened by a joker standing for c: two more cards must be
     at hand (naturals or the other jokers) for a run up from c or a set of c's rank with
@@ -982,7 +947,7 @@ def _first_joker_possible(s, p, c):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _close(s, p):
     """Lay the meld being built in the first free slot; count it for the opening."""
     kind, pts, clean = _meld_value(s)
@@ -1015,7 +980,7 @@ def _close(s, p):
     _clear_build(s)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def _finish_round(s, winner):
     """Score the round (the winner 0, the others their cards; a void round scores
     nothing), eliminate players at the elimination score, end the match or deal again.
@@ -1051,9 +1016,10 @@ def _finish_round(s, winner):
     return False
 
 
-@njit(cache=True)
-def apply_action(s, a, ws):
-    """Apply a legal action of the current player; return True when a round ended."""
+@njit(cache=True, no_cpython_wrapper=True)
+def apply_action(s, a):
+    """Apply a legal action of the current player. Returns (a round ended, the seat whose
+    turn starts now or -1); starting that turn (:func:`_enter_turn`) is the caller's."""
     p = s.current
     if a == DRAW_STOCK:
         if s.stock_n == 0:
@@ -1064,7 +1030,7 @@ def apply_action(s, a, ws):
         _add(s, p, c)
         s.drawn = c
         s.phase = PHASE_PLAY
-        return False
+        return False, NONE
     if a == TAKE_DISCARD:
         c = s.pile[s.pile_n - 1]
         s.pile[s.pile_n - 1] = 0
@@ -1073,15 +1039,15 @@ def apply_action(s, a, ws):
         s.pending = c
         s.pending_used = False
         s.phase = PHASE_PLAY
-        return False
+        return False, NONE
     if a == NEW_MELD:
         s.phase = PHASE_BUILD
         _clear_build(s)
-        return False
+        return False, NONE
     if a < ADD0:
         s.target = a - LAYOFF0
         s.phase = PHASE_LAYOFF
-        return False
+        return False, NONE
     if a < CLOSE:
         joker = a >= JOKER0
         rep = a - JOKER0 if joker else a - ADD0
@@ -1095,7 +1061,7 @@ def apply_action(s, a, ws):
             s.build_phys[n] = phys
             s.build_n = n + 1
         else:
-            m = s.target
+            m = np.int64(s.target)
             ext = np.zeros((16, 2), dtype=np.int64)
             k = _extensions(s, m, ext)
             for i in range(k):
@@ -1104,11 +1070,11 @@ def apply_action(s, a, ws):
                     break
             s.target = -1
             s.phase = PHASE_PLAY
-        return False
+        return False, NONE
     if a == CLOSE:
         _close(s, p)
         s.phase = PHASE_PLAY
-        return False
+        return False, NONE
     # discard: the turn ends; discarding the last card wins the round
     c = a - DISCARD0
     _remove(s, p, c)
@@ -1116,18 +1082,17 @@ def apply_action(s, a, ws):
     s.pile_n += 1
     s.turns += 1
     if s.held[p] == 0:
-        if _finish_round(s, p):
-            return True
-        _enter_turn(s, s.current, ws)
-        return True
+        if _finish_round(s, np.int64(p)):
+            return True, NONE
+        return True, np.int64(s.current)  # the next round's first player
     if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
         s.truncated = True
         s.phase = PHASE_OVER
-        return False
-    return _enter_turn(s, next_seat(s.eliminated, p, s.num_players), ws)
+        return False, NONE
+    return False, np.int64(next_seat(s.eliminated, p, s.num_players))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -1203,95 +1168,111 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
-def _step_env(s, a, mask, obs, rewards, auto_reset, ws):
-    """One decision of one game: apply (or penalise), auto-reset, next mask and obs."""
-    rewards[:] = 0.0
-    if s.phase == PHASE_OVER:
-        _outputs(s, mask, obs, ws, TRUE)
-        return EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-    events = 0
-    s.rewards[:] = 0.0
-    if 0 <= a < NUM_ACTIONS and s.legal[a]:
-        if apply_action(s, a, ws):
-            events |= EVENT_ROUND_END
-    else:
-        penalise(s, s.current)
-        events |= EVENT_ILLEGAL
-    s.num_steps += 1
-    if not s.terminated and not s.truncated and s.max_steps > 0 and s.num_steps >= s.max_steps:
-        s.truncated = True
-        s.phase = PHASE_OVER
-    for p in range(s.num_players):
-        rewards[p] = s.rewards[p]
-        if s.rewards[p] != 0.0:
-            events |= EVENT_REWARD
-    if s.terminated:
-        events |= EVENT_TERMINATED
-    if s.truncated:
-        events |= EVENT_TRUNCATED
-    if (s.terminated or s.truncated) and auto_reset:
-        new_match(s)
-        _enter_turn(s, s.current, ws)
-    _outputs(s, mask, obs, ws, TRUE)
-    return events
-
-
-@njit(cache=True)
-def _outputs(s, mask, obs, ws, trusted):
-    """Legal mask (kept in the state and copied out) and the observation of the player to move."""
-    legal_mask(s, ws, trusted)
-    for a in range(NUM_ACTIONS):
-        mask[a] = s.legal[a] != 0
-    observe(s, s.current, obs)
+# One compiled function holds the whole per-game step, and the resets and loaded states go
+# through it as pseudo-actions: numba links, re-optimises and emits every callee into each
+# compiled function that calls it, so each layer above the turn planner cost seconds of
+# cold compile (the other games are small enough to keep per-step helpers).
+ACT_RESET = -2  # start a new match (reset_batch)
+ACT_REFRESH = -3  # recount a state loaded from outside, search its mask in full (refresh_batch)
+ACT_MASK = -4  # recompute the mask only, no observation (mask_batch)
 
 
 @njit(cache=True)
 def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset):
-    """Step every game of the batch by its action (one compiled call)."""
+    """Step every game of the batch by its action (one compiled call): apply it (or
+    penalise it), start the next turn, auto-reset a finished match, then the next mask
+    (kept in the state and copied out) and the observation of the player to move."""
     ws = workspace()
     for i in range(states.shape[0]):
         s = states[i]
-        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset, ws)
+        a = actions[i]
+        rewards[i, :] = 0.0
+        ev = 0
+        trusted = True
+        if a == ACT_RESET:
+            new_match(s)
+            _enter_turn(s, np.int64(s.current), ws)
+        elif a == ACT_REFRESH:
+            recount(s)
+            trusted = False
+        elif a == ACT_MASK:
+            pass
+        elif s.phase == PHASE_OVER:
+            ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+        else:
+            s.rewards[:] = 0.0
+            if 0 <= a < NUM_ACTIONS and s.legal[a]:
+                ended, q = apply_action(s, a)
+                if q >= 0 and _enter_turn(s, q, ws):
+                    ended = True
+                if ended:
+                    ev |= EVENT_ROUND_END
+            else:
+                penalise(s, s.current)
+                ev |= EVENT_ILLEGAL
+            s.num_steps += 1
+            if not s.terminated and not s.truncated and s.max_steps > 0 and s.num_steps >= s.max_steps:
+                s.truncated = True
+                s.phase = PHASE_OVER
+            for p in range(s.num_players):
+                rewards[i, p] = s.rewards[p]
+                if s.rewards[p] != 0.0:
+                    ev |= EVENT_REWARD
+            if s.terminated:
+                ev |= EVENT_TERMINATED
+            if s.truncated:
+                ev |= EVENT_TRUNCATED
+            if (s.terminated or s.truncated) and auto_reset:
+                new_match(s)
+                _enter_turn(s, np.int64(s.current), ws)
+        # the legal actions of the player to move, kept in the state and copied out
+        s.legal[:] = 0
+        p = np.int64(s.current)
+        if s.phase == PHASE_DRAW:
+            if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
+                s.legal[DRAW_STOCK] = 1
+            if _take_ok(s, p, ws):
+                s.legal[TAKE_DISCARD] = 1
+        elif s.phase == PHASE_PLAY:
+            _mask_play(s, p, ws, trusted)
+        elif s.phase == PHASE_BUILD:
+            _mask_build(s, p, ws)
+        elif s.phase == PHASE_LAYOFF:
+            _mask_layoff(s, p, ws)
+        for k in range(NUM_ACTIONS):
+            masks[i, k] = s.legal[k] != 0
+        events[i] = ev
         current[i] = s.current
-
-
-@njit(cache=True)
-def _step_one(s, a, mask, obs, rewards, auto_reset):
-    ws = workspace()
-    return _step_env(s, a, mask, obs, rewards, auto_reset, ws)
+        if a != ACT_MASK:
+            observe(s, s.current, obs[i])
 
 
 @njit(cache=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, auto_reset):
-    """:func:`step_batch` over numba threads (worth it from about 1,000 games)."""
-    for i in prange(states.shape[0]):
-        s = states[i]
-        events[i] = _step_one(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
-        current[i] = s.current
+    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
+    n = states.shape[0]
+    chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
+    for k in prange(chunks):
+        lo = k * n // chunks
+        hi = (k + 1) * n // chunks
+        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
+                   current[lo:hi], auto_reset)
 
 
-@njit(cache=True)
-def reset_batch(states, masks, obs, current):
+def reset_batch(states, masks, obs, current) -> None:
     """Start a new match in every game (rng and options already set)."""
-    ws = workspace()
-    for i in range(states.shape[0]):
-        s = states[i]
-        new_match(s)
-        _enter_turn(s, s.current, ws)
-        _outputs(s, masks[i], obs[i], ws, TRUE)
-        current[i] = s.current
+    _pseudo_step(states, ACT_RESET, masks, obs, current)
 
 
-@njit(cache=True)
-def refresh_batch(states, masks, obs, current):
+def refresh_batch(states, masks, obs, current) -> None:
     """Recompute masks and observations after states were loaded from outside."""
-    ws = workspace()
-    for i in range(states.shape[0]):
-        s = states[i]
-        recount(s)
-        _outputs(s, masks[i], obs[i], ws, FALSE)
-        current[i] = s.current
+    _pseudo_step(states, ACT_REFRESH, masks, obs, current)
+
+
+def _pseudo_step(states, action, masks, obs, current) -> None:
+    n = states.shape[0]
+    step_batch(states, np.full(n, action, dtype=np.int64), masks, obs, np.zeros((n, MAX_PLAYERS), dtype=np.float32),
+               np.zeros(n, dtype=np.int8), current, False)
 
 
 @njit(cache=True)
@@ -1301,15 +1282,13 @@ def observe_batch(states, viewer, obs):
         observe(states[i], viewer[i], obs[i])
 
 
-@njit(cache=True)
-def mask_batch(states):
-    """Recompute the legal mask of every game in place (to measure the mask's cost)."""
-    ws = workspace()
-    n = 0
-    for i in range(states.shape[0]):
-        legal_mask(states[i], ws, TRUE)
-        n += states[i].legal[0]
-    return n
+def mask_batch(states) -> None:
+    """Recompute the legal mask of every game in place (``states["legal"]``), nothing else:
+    to measure the mask's cost."""
+    n = states.shape[0]
+    step_batch(states, np.full(n, ACT_MASK, dtype=np.int64), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
+               np.empty((n, 0), dtype=np.float32), np.empty((n, MAX_PLAYERS), dtype=np.float32),
+               np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int32), False)
 
 
 # --------------------------------------------------------------------------- Python side
