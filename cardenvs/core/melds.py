@@ -477,6 +477,7 @@ SC_U0 = 200  # scratch[200]: bit mask of the natural cards some candidate holds
 SC_WIT_ON = 201
 SC_WIT_NAT = 202  # ... first cards laid as naturals
 SC_WIT_WILD = 203  # ... first cards a wild stands for
+SC_KNAP = 208  # scratch[208:256]: _root_bound's knapsack over the wilds (up to 47 wilds)
 SCRATCH = 256
 ST_J, ST_T, ST_W, ST_B, ST_P, ST_N, ST_S = 0, 1, 2, 3, 4, 5, 6  # rows of the search stack
 
@@ -1056,7 +1057,7 @@ def reset_bans(cw, K):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _root_bound(cw, K, N, W):
+def _root_bound(cw, K, N, W, scratch):
     """Points any plan can reach: the naturals that melds without wilds hold, plus the
     best naturals outside them that melds with wilds add (each such meld needs at least
     its missing cards in wilds: a small knapsack over the wilds)."""
@@ -1078,7 +1079,8 @@ def _root_bound(cw, K, N, W):
     total = points_potential(N, A)
     if W == 0:
         return total
-    best = np.zeros(W + 1, dtype=np.int64)
+    best = scratch[SC_KNAP:SC_KNAP + W + 1]  # the knapsack's table, reused
+    best[:] = 0
     for j in range(K):
         kind = cw[j, CW_KIND]
         if kind != KIND_RUN and kind != KIND_SET:
@@ -1142,7 +1144,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         cw[j, CW_BAN] = 0
     cw[brow, CW_BAN] = 0
     if bk == BK_EMPTY:
-        if need_pts > 0 and _root_bound(cw, K, N, W) < need_pts:
+        if need_pts > 0 and _root_bound(cw, K, N, W, scratch) < need_pts:
             return False
         if not need_clean:
             return _dfs(pb, K, ZERO, N, W, budget, ZERO, srem, need_pts, X, xbase, need_x, min_win, ZERO, last_x, ONE)

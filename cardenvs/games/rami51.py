@@ -329,12 +329,16 @@ def _enter_turn(s, p, ws):
 # --------------------------------------------------------------------------- the turn planner, per game
 @njit(cache=True)
 def workspace():
-    """Work arrays for the masks: planner buffers, natural counts, meld summary."""
+    """Work arrays for the masks: planner buffers, natural counts, meld summary, extensions,
+    a row kept aside, the candidate melds chained by first card."""
     pb = M.new_plan_buffers()
     N = np.zeros(NUM_TYPES, dtype=np.int64)
     binfo = np.zeros(M.B_FIELDS, dtype=np.int64)
     ext = np.zeros((16, 2), dtype=np.int64)
-    return pb, N, binfo, ext
+    row = np.zeros((2, NUM_POS), dtype=np.int64)  # a candidate row's cards and values, kept aside
+    first = np.zeros(NUM_TYPES, dtype=np.int64)  # candidate melds chained by first card
+    after = np.zeros(M.MAX_WINDOWS + 3, dtype=np.int64)
+    return pb, N, binfo, ext, row, first, after
 
 
 @njit(cache=True)
@@ -797,18 +801,17 @@ def _first_card_bound(c, joker, N, W, K, ws):
     cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
     u0 = scratch[M.SC_U0]
     best = np.int64(-1)
+    cards = ws[4][0]
+    vals = ws[4][1]
     if joker and W >= 3:
         # a meld of jokers only (no candidate row holds it): worth 0, two more jokers gone
-        best = M._root_bound(cw, K, N, W - 3)
-    for j in range(K):
-        kind = cw[j, M.CW_KIND]
-        if (kind != KIND_RUN and kind != KIND_SET) or cw[j, M.CW_CARD] != c:
-            continue
-        if (joker and W == 0) or (not joker and N[c] == 0):
-            continue
+        best = M._root_bound(cw, K, N, W - 3, scratch)
+    if (joker and W == 0) or (not joker and N[c] == 0):
+        return best
+    first, after = ws[5], ws[6]
+    j = first[c]
+    while j >= 0:
         L = cw[j, M.CW_LEN]
-        cards = np.empty(M.NUM_POS, dtype=np.int64)
-        vals = np.empty(M.NUM_POS, dtype=np.int64)
         for i in range(L):
             cards[i] = cw[j, M.CW_CARD + i]
             vals[i] = cw[j, M.CW_VAL + i]
@@ -837,10 +840,24 @@ def _first_card_bound(c, joker, N, W, K, ws):
                 cw[j, M.CW_CARD + i] = cards[i]
                 cw[j, M.CW_VAL + i] = vals[i]
             if used >= 0:
-                rest = M._root_bound(cw, K, N, W - used)
+                rest = M._root_bound(cw, K, N, W - used, scratch)
                 M._untake(cw, j, L, N, low_ace, undo[0])
                 best = max(best, gained + rest)
+        j = after[j]
     return best
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _index_first_cards(cw, K, first, after):
+    """Chain the candidate melds by their first card: ``first[c]`` is the first row starting
+    with card c (-1: none), ``after[j]`` the next one (rows in increasing order)."""
+    first[:] = -1
+    for j in range(K - 1, -1, -1):
+        kind = cw[j, M.CW_KIND]
+        c = cw[j, M.CW_CARD]
+        if (kind == KIND_RUN or kind == KIND_SET) and c >= 0:
+            after[j] = first[c]
+            first[c] = j
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -865,6 +882,7 @@ def _mask_build(s, p, ws):
         cover = M.coverage(RULES, N, W)
         need, _ = _needs(s, p)
         scratch = ws[0][7]
+        _index_first_cards(ws[0][0], K, ws[5], ws[6])
         M.record_witnesses(ws[0], TRUE)
         for c in range(NUM_FACES):
             if N[c] and (cover >> np.int64(c)) & 1:
