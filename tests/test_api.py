@@ -172,6 +172,19 @@ def test_illegal_action_penalty_ends_the_game(name):
     assert all(r == 0.0 for a, r in env.rewards.items() if a != agent)
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_vector_penalty_for_negative_actions(name):
+    """Negative actions are illegal like any other in penalty mode (the kernels' own
+    pseudo-actions, resets and refreshes, are negative too: none may leak through)."""
+    venv = cardenvs.make_vec(name, num_envs=3, seed=0, illegal_action="penalty", auto_reset=False)
+    state = venv.reset()
+    movers = state.current_player.copy()
+    state = venv.step(np.array([-1, -2, -3]))
+    assert state.illegal.all() and state.terminated.all()
+    assert (state.rewards[np.arange(3), movers] == -1.0).all()
+    assert not state.legal_action_mask.any()
+
+
 def test_unknown_game_and_bad_options():
     with pytest.raises(ValueError, match="unknown game"):
         cardenvs.make("nope_v0")

@@ -900,7 +900,7 @@ def _first_cards_searched(states, out):
         X = R._x_open(s)
         W = R._hand_nw(s, p, N)
         total = np.int64(s.held[p])
-        K = R._windows(s, N, W, X, ws)
+        K = M.plan_windows(R.RULES, N, W, X, ws[0], M.FALSE)
         u0 = ws[0][7][M.SC_U0]
         srem = M.points_potential(N, u0) if not s.opened[p] else np.int64(0)
         for c in range(52):

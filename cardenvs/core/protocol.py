@@ -14,7 +14,8 @@ Kernels (numba, leading batch dimension; masks are bool, observations float32)
     and ``step_batch_parallel`` (same, over threads): one decision per game, the
     mask of the previous step tells legality (an illegal action is penalised);
     ``refresh_batch(states, masks, obs, current)``: masks and observations of
-    loaded states; ``observe_batch(states, viewer, obs)``.
+    loaded states (both may be :func:`pseudo_step` over ``step_batch``);
+    ``observe_batch(states, viewer, obs)``.
 Python helpers
     ``action_to_str``, ``str_to_action``, ``make_template(**options)``,
     ``STATE_FIELDS`` (a :class:`Field` list for ``state_dict``; a ``hands`` field is
@@ -33,6 +34,22 @@ from typing import Any
 import numpy as np
 
 from cardenvs.cards import card_str, counts_to_cards, odin_card_str, parse_cards
+
+# Pseudo-actions of ``step_batch`` (never a player's action: the envs map negative actions
+# to an illegal one): start a new match, or take a state loaded from outside as it is
+# (derived fields recounted). reset_batch/refresh_batch are step_batch with these, so that
+# one compiled function holds each game's whole step (see docs/adding-a-game.md).
+ACT_RESET = -2
+ACT_REFRESH = -3
+
+
+def pseudo_step(step_batch, states: np.ndarray, action: int, masks: np.ndarray, obs: np.ndarray,
+                current: np.ndarray, max_players: int) -> None:
+    """Run ``step_batch`` with the pseudo-action ``action`` in every game."""
+    n = states.shape[0]
+    step_batch(states, np.full(n, action, dtype=np.int64), masks, obs, np.zeros((n, max_players), dtype=np.float32),
+               np.zeros(n, dtype=np.int8), current, False)
+
 
 # Step events, bit flags returned per game by step_batch
 EVENT_ROUND_END = 1

@@ -116,6 +116,8 @@ class VecEnv:
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if self.illegal_action == "raise":
             self._check_legal(actions)
+        elif actions.min() < -1:
+            actions = np.maximum(actions, -1)  # illegal, penalised (the kernels' pseudo-actions are < -1)
         obs, masks, current = self._new_outputs()
         n = self.num_envs
         rewards = np.empty((n, self.game.MAX_PLAYERS), dtype=np.float32)

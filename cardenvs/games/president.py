@@ -17,6 +17,8 @@ from numba import njit, prange
 
 from cardenvs.cards import RANKS, SUITS, card_str, standard_deck_counts
 from cardenvs.core.protocol import (
+    ACT_REFRESH,
+    ACT_RESET,
     EVENT_ILLEGAL,
     EVENT_REWARD,
     EVENT_ROUND_END,
@@ -24,6 +26,7 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     Field,
     check_int_option,
+    pseudo_step,
 )
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
@@ -541,86 +544,77 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- batch kernels
-@njit(cache=True, no_cpython_wrapper=True)
-def _step_env(s, a, mask, obs, rewards, auto_reset):
-    """One decision of one game: apply (or penalise), auto-reset, next mask and obs.
-    ``rewards`` gets this step's rewards; returns the step's EVENT_* flags. Stepping a
-    finished game (no auto-reset) changes nothing."""
-    rewards[:] = 0.0
-    if s.phase == PHASE_OVER:
-        _outputs(s, mask, obs)  # the caller's buffers are fresh: write the (empty) mask and obs
-        return EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-    events = 0
-    s.rewards[:] = 0.0
-    if 0 <= a < NUM_ACTIONS and s.legal[a]:
-        if apply_action(s, a):
-            events |= EVENT_ROUND_END
-    else:
-        penalise(s, s.current)
-        events |= EVENT_ILLEGAL
-    s.num_steps += 1
-    if not s.terminated and s.max_steps > 0 and s.num_steps >= s.max_steps:
-        s.truncated = True
-        s.phase = PHASE_OVER
-    for p in range(s.num_players):
-        rewards[p] = s.rewards[p]
-        if s.rewards[p] != 0.0:
-            events |= EVENT_REWARD
-    if s.terminated:
-        events |= EVENT_TERMINATED
-    if s.truncated:
-        events |= EVENT_TRUNCATED
-    if (s.terminated or s.truncated) and auto_reset:
-        new_match(s)
-    _outputs(s, mask, obs)
-    return events
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _outputs(s, mask, obs):
-    """Legal mask (kept in the state and copied out) and the observation of the player to move."""
-    legal_mask(s)
-    for a in range(NUM_ACTIONS):
-        mask[a] = s.legal[a] != 0
-    observe(s, s.current, obs)
-
-
+# One compiled function holds the whole per-game step; resets and loaded states go through
+# it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
+# the rules would compile them all again (docs/adding-a-game.md, "cold compile").
 @njit(cache=True)
 def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset):
-    """Step every game of the batch by its action (one compiled call)."""
+    """Step every game of the batch by its action (one compiled call): apply it (or
+    penalise it), auto-reset a finished match, then the next mask (kept in the state and
+    copied out) and the observation of the player to move. Stepping a finished game
+    (no auto-reset) changes nothing; its all-false mask and its observation are written
+    again (the output rows are fresh buffers)."""
     for i in range(states.shape[0]):
         s = states[i]
-        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
+        a = actions[i]
+        rewards[i, :] = 0.0
+        ev = 0
+        if a == ACT_RESET:
+            new_match(s)
+        elif a == ACT_REFRESH:
+            recount(s)
+        elif s.phase == PHASE_OVER:
+            ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+        else:
+            s.rewards[:] = 0.0
+            if 0 <= a < NUM_ACTIONS and s.legal[a]:
+                if apply_action(s, a):
+                    ev |= EVENT_ROUND_END
+            else:
+                penalise(s, s.current)
+                ev |= EVENT_ILLEGAL
+            s.num_steps += 1
+            if not s.terminated and s.max_steps > 0 and s.num_steps >= s.max_steps:
+                s.truncated = True
+                s.phase = PHASE_OVER
+            for p in range(s.num_players):
+                rewards[i, p] = s.rewards[p]
+                if s.rewards[p] != 0.0:
+                    ev |= EVENT_REWARD
+            if s.terminated:
+                ev |= EVENT_TERMINATED
+            if s.truncated:
+                ev |= EVENT_TRUNCATED
+            if (s.terminated or s.truncated) and auto_reset:
+                new_match(s)
+        legal_mask(s)
+        for k in range(NUM_ACTIONS):
+            masks[i, k] = s.legal[k] != 0
+        observe(s, s.current, obs[i])
+        events[i] = ev
         current[i] = s.current
 
 
 @njit(cache=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, auto_reset):
-    """:func:`step_batch` over numba threads (worth it from about 1,000 games)."""
-    for i in prange(states.shape[0]):
-        s = states[i]
-        events[i] = _step_env(s, actions[i], masks[i], obs[i], rewards[i], auto_reset)
-        current[i] = s.current
+    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
+    n = states.shape[0]
+    chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
+    for k in prange(chunks):
+        lo = k * n // chunks
+        hi = (k + 1) * n // chunks
+        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
+                   current[lo:hi], auto_reset)
 
 
-@njit(cache=True)
-def reset_batch(states, masks, obs, current):
+def reset_batch(states, masks, obs, current) -> None:
     """Start a new match in every game (rng and options already set)."""
-    for i in range(states.shape[0]):
-        s = states[i]
-        new_match(s)
-        _outputs(s, masks[i], obs[i])
-        current[i] = s.current
+    pseudo_step(step_batch, states, ACT_RESET, masks, obs, current, MAX_PLAYERS)
 
 
-@njit(cache=True)
-def refresh_batch(states, masks, obs, current):
+def refresh_batch(states, masks, obs, current) -> None:
     """Recompute masks and observations after states were loaded from outside."""
-    for i in range(states.shape[0]):
-        s = states[i]
-        recount(s)
-        _outputs(s, masks[i], obs[i])
-        current[i] = s.current
+    pseudo_step(step_batch, states, ACT_REFRESH, masks, obs, current, MAX_PLAYERS)
 
 
 @njit(cache=True)

@@ -46,6 +46,8 @@ from cardenvs.core.melds import (
     run_window_ok,
 )
 from cardenvs.core.protocol import (
+    ACT_REFRESH,
+    ACT_RESET,
     EVENT_ILLEGAL,
     EVENT_REWARD,
     EVENT_ROUND_END,
@@ -53,6 +55,7 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     Field,
     check_int_option,
+    pseudo_step,
 )
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
@@ -536,11 +539,6 @@ def _any_meld_quick(N, W):
     return False
 
 
-@njit(cache=True)
-def _windows(s, N, W, X, ws):
-    return M.plan_windows(RULES, N, W, X, ws[0], FALSE)
-
-
 @njit(cache=True, no_cpython_wrapper=True)
 def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     """Can p finish the turn from here (hand N/W, the meld being built binfo, the card X
@@ -585,7 +583,7 @@ def _take_ok(s, p, ws):
             return _lay_x_quick(s, N, W, X, total - 1)
     elif not _quick_opening(s, N, W, np.int64(s.opening_points), TRUE, X, total - 1):
         return False
-    K = _windows(s, N, W, X, ws)
+    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
     binfo[:] = 0
     return _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
 
@@ -619,7 +617,7 @@ def _mask_play(s, p, ws, trusted):
             if _any_meld_quick(N, W):
                 s.legal[NEW_MELD] = 1
         elif s.opened[p] or _quick_opening(s, N, W, need_pts, need_clean, X, np.int64(s.held[p]) - 1):
-            K = _windows(s, N, W, X, ws)
+            K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
             if _plan(s, p, N, W, X, binfo, M.ONE, K, ws, NONE, NONE):
                 s.legal[NEW_MELD] = 1
     if s.opened[p] and s.held[p] >= 2:
@@ -688,25 +686,12 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     _place(s, m, c, pos, phys)
     _remove(s, p, phys)
     W = _hand_nw(s, p, N)
-    K = _windows(s, N, W, X, ws)
+    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
     binfo[:] = 0
     ok = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     _add(s, p, phys)
     _unplace(s, m, c, pos, lo, hi)
     return ok
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _mask_layoff(s, p, ws):
-    m = np.int64(s.target)
-    ext = ws[3]
-    n = _extensions(s, m, ext)
-    for i in range(n):
-        c = ext[i, 0]
-        if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], FALSE, ws):
-            s.legal[ADD0 + c] = 1
-        if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[i, 1], TRUE, ws):
-            s.legal[JOKER0 + c] = 1
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -869,7 +854,7 @@ def _mask_build(s, p, ws):
     X = _x_open(s)
     W = _hand_nw(s, p, N)
     total = np.int64(s.held[p])
-    K = _windows(s, N, W, X, ws)
+    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
     u0 = ws[0][7][M.SC_U0]
     srem = M.points_potential(N, u0) if not s.opened[p] else np.int64(0)
     k = _next_cards(s, nxt)
@@ -932,7 +917,7 @@ def _mask_build(s, p, ws):
     s.opened[p] = 1 if opened else 0
     binfo = ws[2]
     binfo[:] = 0
-    K = _windows(s, N, W, X, ws)
+    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
     if _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE):
         s.legal[CLOSE] = 1
     s.turn_points = keep_tp
@@ -1190,9 +1175,10 @@ def observe(s, viewer, out):
 # through it as pseudo-actions: numba links, re-optimises and emits every callee into each
 # compiled function that calls it, so each layer above the turn planner cost seconds of
 # cold compile (the other games are small enough to keep per-step helpers).
-ACT_RESET = -2  # start a new match (reset_batch)
-ACT_REFRESH = -3  # recount a state loaded from outside, search its mask in full (refresh_batch)
-ACT_MASK = -4  # recompute the mask only, no observation (mask_batch)
+# Pseudo-actions (core.protocol): ACT_RESET starts a new match, ACT_REFRESH takes a state
+# loaded from outside (its masks searched in full), and here ACT_MASK recomputes the mask
+# only, without the observation (mask_batch).
+ACT_MASK = -4
 
 
 @njit(cache=True)
@@ -1255,8 +1241,15 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
             _mask_play(s, p, ws, trusted)
         elif s.phase == PHASE_BUILD:
             _mask_build(s, p, ws)
-        elif s.phase == PHASE_LAYOFF:
-            _mask_layoff(s, p, ws)
+        elif s.phase == PHASE_LAYOFF:  # the cards (a joker standing for one) that extend the meld
+            m = np.int64(s.target)
+            ext = ws[3]
+            for e in range(_extensions(s, m, ext)):
+                c = ext[e, 0]
+                if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[e, 1], FALSE, ws):
+                    s.legal[ADD0 + c] = 1
+                if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[e, 1], TRUE, ws):
+                    s.legal[JOKER0 + c] = 1
         for k in range(NUM_ACTIONS):
             masks[i, k] = s.legal[k] != 0
         events[i] = ev
@@ -1279,18 +1272,12 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, a
 
 def reset_batch(states, masks, obs, current) -> None:
     """Start a new match in every game (rng and options already set)."""
-    _pseudo_step(states, ACT_RESET, masks, obs, current)
+    pseudo_step(step_batch, states, ACT_RESET, masks, obs, current, MAX_PLAYERS)
 
 
 def refresh_batch(states, masks, obs, current) -> None:
     """Recompute masks and observations after states were loaded from outside."""
-    _pseudo_step(states, ACT_REFRESH, masks, obs, current)
-
-
-def _pseudo_step(states, action, masks, obs, current) -> None:
-    n = states.shape[0]
-    step_batch(states, np.full(n, action, dtype=np.int64), masks, obs, np.zeros((n, MAX_PLAYERS), dtype=np.float32),
-               np.zeros(n, dtype=np.int8), current, False)
+    pseudo_step(step_batch, states, ACT_REFRESH, masks, obs, current, MAX_PLAYERS)
 
 
 @njit(cache=True)
