@@ -14,7 +14,7 @@ Kernels (numba, leading batch dimension; masks are bool, observations float32)
     and ``step_batch_parallel`` (same, over threads): one decision per game, the
     mask of the previous step tells legality (an illegal action is penalised);
     ``refresh_batch(states, masks, obs, current)``: masks and observations of
-    loaded states (both may be :func:`pseudo_step` over ``step_batch``);
+    loaded states (both may be ``core.step.reset_drivers(step_batch, ...)``);
     ``observe_batch(states, viewer, obs)``.
 Python helpers
     ``action_to_str``, ``str_to_action``, ``make_template(**options)``,
@@ -42,13 +42,6 @@ from cardenvs.cards import card_str, counts_to_cards, odin_card_str, parse_cards
 ACT_RESET = -2
 ACT_REFRESH = -3
 
-
-def pseudo_step(step_batch, states: np.ndarray, action: int, masks: np.ndarray, obs: np.ndarray,
-                current: np.ndarray, max_players: int) -> None:
-    """Run ``step_batch`` with the pseudo-action ``action`` in every game."""
-    n = states.shape[0]
-    step_batch(states, np.full(n, action, dtype=np.int64), masks, obs, np.zeros((n, max_players), dtype=np.float32),
-               np.zeros(n, dtype=np.int8), current, False)
 
 
 # Step events, bit flags returned per game by step_batch

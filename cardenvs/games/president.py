@@ -20,16 +20,15 @@ from cardenvs.core.protocol import (
     ACT_REFRESH,
     ACT_RESET,
     EVENT_ILLEGAL,
-    EVENT_REWARD,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
     Field,
     check_int_option,
-    pseudo_step,
 )
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
+from cardenvs.core.step import close_step, reset_drivers
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 10
@@ -573,18 +572,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
             else:
                 penalise(s, s.current)
                 ev |= EVENT_ILLEGAL
-            s.num_steps += 1
-            if not s.terminated and s.max_steps > 0 and s.num_steps >= s.max_steps:
-                s.truncated = True
-                s.phase = PHASE_OVER
-            for p in range(s.num_players):
-                rewards[i, p] = s.rewards[p]
-                if s.rewards[p] != 0.0:
-                    ev |= EVENT_REWARD
-            if s.terminated:
-                ev |= EVENT_TERMINATED
-            if s.truncated:
-                ev |= EVENT_TRUNCATED
+            ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
             if (s.terminated or s.truncated) and auto_reset:
                 new_match(s)
         legal_mask(s)
@@ -607,14 +595,7 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, a
                    current[lo:hi], auto_reset)
 
 
-def reset_batch(states, masks, obs, current) -> None:
-    """Start a new match in every game (rng and options already set)."""
-    pseudo_step(step_batch, states, ACT_RESET, masks, obs, current, MAX_PLAYERS)
-
-
-def refresh_batch(states, masks, obs, current) -> None:
-    """Recompute masks and observations after states were loaded from outside."""
-    pseudo_step(step_batch, states, ACT_REFRESH, masks, obs, current, MAX_PLAYERS)
+reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
 
 
 @njit(cache=True)

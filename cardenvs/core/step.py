@@ -1,0 +1,61 @@
+"""What every game's compiled step does alike, around its own rules (see ``step_batch``
+in each game module and docs/adding-a-game.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numba import njit
+
+from cardenvs.core.protocol import (
+    ACT_REFRESH,
+    ACT_RESET,
+    EVENT_REWARD,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def close_step(s, rewards, phase_over):
+    """After a player's action (applied or penalised): count the step, truncate the match
+    at ``max_steps``, copy the step's rewards per seat into ``rewards``; returns the
+    step's EVENT_* flags for rewards and for the match's end."""
+    ev = 0
+    s.num_steps += 1
+    if not s.terminated and not s.truncated and s.max_steps > 0 and s.num_steps >= s.max_steps:
+        s.truncated = True
+        s.phase = phase_over
+    for p in range(s.num_players):
+        rewards[p] = s.rewards[p]
+        if s.rewards[p] != 0.0:
+            ev |= EVENT_REWARD
+    if s.terminated:
+        ev |= EVENT_TERMINATED
+    if s.truncated:
+        ev |= EVENT_TRUNCATED
+    return ev
+
+
+def pseudo_step(step_batch: Callable, states: np.ndarray, action: int, masks: np.ndarray, obs: np.ndarray,
+                current: np.ndarray, max_players: int) -> None:
+    """Run ``step_batch`` with the pseudo-action ``action`` (ACT_RESET, ACT_REFRESH, ...)
+    in every game."""
+    n = states.shape[0]
+    step_batch(states, np.full(n, action, dtype=np.int64), masks, obs, np.zeros((n, max_players), dtype=np.float32),
+               np.zeros(n, dtype=np.int8), current, False)
+
+
+def reset_drivers(step_batch: Callable, max_players: int) -> tuple[Callable, Callable]:
+    """A game's ``reset_batch`` and ``refresh_batch``: its ``step_batch`` with the
+    pseudo-actions ACT_RESET (a new match in every game, rng and options already set) and
+    ACT_REFRESH (masks and observations of states loaded from outside)."""
+
+    def reset_batch(states, masks, obs, current) -> None:
+        pseudo_step(step_batch, states, ACT_RESET, masks, obs, current, max_players)
+
+    def refresh_batch(states, masks, obs, current) -> None:
+        pseudo_step(step_batch, states, ACT_REFRESH, masks, obs, current, max_players)
+
+    return reset_batch, refresh_batch
