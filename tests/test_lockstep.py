@@ -1,10 +1,12 @@
-"""The AEC env and the vector env run the same kernels: same seeds and actions give
-identical observations, masks, rewards and terminations, game after game."""
+"""The engines agree. The AEC env and the vector env run the same kernels: same seeds and
+actions give identical observations, masks, rewards and terminations, game after game;
+and the vector env's serial and threaded steps give identical trajectories."""
 
 import numpy as np
 import pytest
 
 import cardenvs
+from cardenvs.core.vector import RandomSampler
 
 # (game, options, games to play): short single-round games for volume, full matches for
 # what happens between rounds (president's exchange, odin's next leader)
@@ -55,3 +57,32 @@ def test_aec_and_vector_lockstep(name, options, games):
                 finished += 1
                 env.reset()  # no seed: the game's own random stream continues, as auto-reset does
     assert steps > 0
+
+
+# (game, players, steps, round ends at least): every field of every step, and the final
+# states byte for byte; the threaded run steps chunks of the batch (step_batch_parallel)
+THREAD_CASES = [
+    ("president_v0", 6, 400, 600),
+    ("odin_v0", 5, 600, 600),
+    ("rami51_v0", 4, 600, 20),
+]
+
+
+@pytest.mark.parametrize("name,players,steps,min_round_ends", THREAD_CASES)
+def test_serial_and_threaded_stepping_are_identical(name, players, steps, min_round_ends):
+    n = 600
+    serial = cardenvs.make_vec(name, num_envs=n, seed=21, num_players=players)
+    threaded = cardenvs.make_vec(name, num_envs=n, seed=21, num_players=players, num_threads=2, parallel_threshold=1)
+    assert threaded.parallel and not serial.parallel
+    s1, s2 = serial.reset(), threaded.reset()
+    samp1, samp2 = RandomSampler(5), RandomSampler(5)
+    ended = 0
+    for _ in range(steps):
+        a1, a2 = samp1(s1.legal_action_mask), samp2(s2.legal_action_mask)
+        assert np.array_equal(a1, a2)
+        s1, s2 = serial.step(a1), threaded.step(a2)
+        for f in s1._fields:
+            assert np.array_equal(getattr(s1, f), getattr(s2, f)), f
+        ended += int(s1.round_ended.sum())
+    assert serial.states.tobytes() == threaded.states.tobytes()
+    assert ended >= min_round_ends

@@ -245,25 +245,3 @@ def test_other_hands_are_hidden(num_players):
             assert np.array_equal(o1, o2) == (p not in (a, b)), p
         checked += 1
     assert checked >= 8
-
-
-# --------------------------------------------------------------------------- threads
-def test_serial_and_threaded_stepping_are_identical():
-    n = 600
-    serial = cardenvs.make_vec("president_v0", num_envs=n, seed=21, num_players=6)
-    threaded = cardenvs.make_vec(
-        "president_v0", num_envs=n, seed=21, num_players=6, num_threads=2, parallel_threshold=1
-    )
-    assert threaded.parallel
-    s1, s2 = serial.reset(), threaded.reset()
-    samp1, samp2 = RandomSampler(5), RandomSampler(5)
-    ended = 0
-    for _ in range(400):
-        a1, a2 = samp1(s1.legal_action_mask), samp2(s2.legal_action_mask)
-        assert np.array_equal(a1, a2)
-        s1, s2 = serial.step(a1), threaded.step(a2)
-        for f in s1._fields:
-            assert np.array_equal(getattr(s1, f), getattr(s2, f)), f
-        ended += int(s1.round_ended.sum())
-    assert serial.states.tobytes() == threaded.states.tobytes()
-    assert ended > n

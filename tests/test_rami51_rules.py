@@ -811,20 +811,6 @@ def test_hidden_information():
     assert checked >= 8
 
 
-def test_serial_and_threaded_stepping_are_identical():
-    n = 300
-    serial = cardenvs.make_vec("rami51_v0", num_envs=n, seed=21, num_players=4)
-    threaded = cardenvs.make_vec("rami51_v0", num_envs=n, seed=21, num_players=4, num_threads=2,
-                                 parallel_threshold=1)
-    s1, s2 = serial.reset(), threaded.reset()
-    samp1, samp2 = RandomSampler(5), RandomSampler(5)
-    for _ in range(300):
-        a1, a2 = samp1(s1.legal_action_mask), samp2(s2.legal_action_mask)
-        assert np.array_equal(a1, a2)
-        s1, s2 = serial.step(a1), threaded.step(a2)
-        for f in s1._fields:
-            assert np.array_equal(getattr(s1, f), getattr(s2, f)), f
-
 
 # --------------------------------------------------------------------------- the CLI's turn timer
 def test_cli_turn_timer_plays_for_a_slow_person():

@@ -61,6 +61,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardenvs.core.bits import popcount
+
 # Plain (non-literal) constants for calls between kernels: numba compiles a kernel once
 # more for each literal argument value it sees (Literal[bool](True), Literal[int](0), ...),
 # which multiplied the cold compile time; np.bool_ and np.int64 values are typed plainly.
@@ -213,12 +215,18 @@ def run_window_ok(rules, lo, hi):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _popcount(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n
+def suit_positions(rules, N, t):
+    """Bit mask of the run positions (``R_POS_LO..R_POS_HI``) whose natural card of suit t
+    the hand N holds (an ace sets both its low and its high position where both exist)."""
+    m = ZERO
+    for r in range(1, 13):  # 2..K stand at positions 1..12
+        if N[r * 4 + t] > 0:
+            m |= ONE << np.int64(r)
+    if N[t] > 0:  # the ace: position 0 below the 2, 13 above the king
+        m |= ONE | (ONE << np.int64(13))
+    lo = np.int64(rules[R_POS_LO])
+    hi = np.int64(rules[R_POS_HI])
+    return m & ((ONE << (hi + ONE)) - ONE) & ~((ONE << lo) - ONE)
 
 
 # --------------------------------------------------------------------------- is it a meld?
@@ -280,10 +288,10 @@ def meld_options(rules, counts, out):
         if rules[R_SET_DISTINCT]:
             if not dup_suit:
                 free = 15 & ~suits
-                if _popcount(free) >= wilds:
+                if popcount(free) >= wilds:
                     # each subset of the free suits of size `wilds`
                     for m in range(16):
-                        if m & ~free == 0 and _popcount(m) == wilds:
+                        if m & ~free == 0 and popcount(m) == wilds:
                             out[n, 0] = KIND_SET
                             out[n, 1] = rank
                             out[n, 2] = m
@@ -982,7 +990,7 @@ def _completion(rules, binfo, idx, cw, row):
         rank = binfo[B_RANK]
         if m & ((1 << (top + 1)) - 1):
             return 0  # suits above the highest one placed only
-        L = _popcount(m)
+        L = popcount(m)
         if n + L < rules[R_SET_MIN] or n + L > smax:
             return 0
         i = 0
@@ -1014,13 +1022,8 @@ def coverage(rules, N, W):
     count). A run card needs a 3-card window around it with enough naturals (longer
     windows contain such one), a set card enough suits of its rank."""
     cover = ZERO
-    lo_pos = rules[R_POS_LO]
-    hi_pos = rules[R_POS_HI]
     for t in range(4):
-        m = ZERO
-        for p in range(lo_pos, hi_pos + 1):
-            if N[card_at(t, p)] > 0:
-                m |= ONE << np.int64(p)
+        m = suit_positions(rules, N, t)
         if m == 0:
             continue
         if W >= 2:

@@ -332,7 +332,7 @@ def _enter_turn(s, p, ws):
 @njit(cache=True)
 def workspace():
     """Work arrays for the masks: planner buffers, natural counts, meld summary, extensions,
-    a row kept aside, the candidate melds chained by first card."""
+    a row kept aside, the candidate melds chained by first card, the next cards of a meld."""
     pb = M.new_plan_buffers()
     N = np.zeros(NUM_TYPES, dtype=np.int64)
     binfo = np.zeros(M.B_FIELDS, dtype=np.int64)
@@ -340,7 +340,8 @@ def workspace():
     row = np.zeros((2, NUM_POS), dtype=np.int64)  # a candidate row's cards and values, kept aside
     first = np.zeros(NUM_TYPES, dtype=np.int64)  # candidate melds chained by first card
     after = np.zeros(M.MAX_WINDOWS + 3, dtype=np.int64)
-    return pb, N, binfo, ext, row, first, after
+    nxt = np.zeros(64, dtype=np.int64)  # the cards that may come next in a meld being built
+    return pb, N, binfo, ext, row, first, after, nxt
 
 
 @njit(cache=True)
@@ -430,12 +431,7 @@ def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     if not need_clean:
         return True
     for t in range(4):
-        m = np.int64(0)
-        for r in range(13):
-            if N[r * 4 + t]:
-                m |= np.int64(1) << np.int64(r)
-        if N[t]:
-            m |= np.int64(1) << np.int64(13)  # the ace above the king
+        m = M.suit_positions(RULES, N, t)
         if m & (m >> np.int64(1)) & (m >> np.int64(2)):
             return True
     return False
@@ -512,12 +508,7 @@ def _any_meld_quick(N, W):
     if W >= 3:
         return True
     for t in range(4):
-        m = np.int64(0)
-        for r in range(13):
-            if N[r * 4 + t]:
-                m |= np.int64(1) << np.int64(r)
-        if N[t]:
-            m |= np.int64(1) << np.int64(13)
+        m = M.suit_positions(RULES, N, t)
         if m == 0:
             continue
         if W == 0:
@@ -849,7 +840,7 @@ def _mask_build(s, p, ws):
     """The cards that may come next in the meld being built (a joker with the card it
     stands for), and closing it."""
     N = ws[1]
-    nxt = np.empty(64, dtype=np.int64)
+    nxt = ws[7]
     X = _x_open(s)
     W = _hand_nw(s, p, N)
     total = np.int64(s.held[p])
