@@ -419,6 +419,46 @@ def test_opening_brute_force(seed):
     assert min(checked) > 10
 
 
+def ref_coverage(rules, hand: list[int], wilds: int) -> int:
+    """Cards of the hand some meld of at most ``wilds`` wilds could hold: a natural card
+    is covered when a minimal meld through it (3 cards: a run window or a set) lacks at
+    most ``wilds`` cards of the hand (longer melds hold such a minimal one)."""
+    held = {c for c in hand if c < 52 and not wild(rules, c)}
+    lo, hi = int(rules[M.R_POS_LO]), int(rules[M.R_POS_HI])
+    cover = 0
+    for c in held:
+        r, t = c // 4, c % 4
+        ok = False
+        positions = [0, 13] if r == 0 else [r]
+        for p in positions:
+            for start in range(p - 2, p + 1):
+                if start < lo or start + 2 > hi:
+                    continue
+                window = [M.card_at(t, q) for q in range(start, start + 3)]
+                ok |= sum(x not in held for x in window) <= wilds
+        mates = [r * 4 + u for u in range(4) if u != t and r * 4 + u in held and not wild(rules, r * 4 + u)]
+        if rules[M.R_SET_DISTINCT]:
+            ok |= len(mates) + wilds >= 2
+        else:
+            ok |= sum(hand.count(m) for m in mates) + hand.count(c) - 1 + wilds >= 2
+        if ok:
+            cover |= 1 << c
+    return cover
+
+
+@pytest.mark.parametrize("rules", [RAMI, FRIME, CLASSES], ids=["rami51", "frime", "classes"])
+def test_coverage_brute_force(rules):
+    """melds.coverage (card bits for rami51's rules, per suit and rank otherwise) against
+    the definition, on random hands from two decks with 0 to 3 wilds."""
+    rng = np.random.default_rng(7)
+    deck = [c for c in range(52) for _ in range(2)]
+    for _ in range(3000):
+        hand = [int(c) for c in rng.choice(deck, size=int(rng.integers(1, 16)), replace=False)]
+        for wilds in range(4):
+            got = int(M.coverage(rules, counts(hand), wilds))
+            assert got == ref_coverage(rules, hand, wilds), ([card_str(c) for c in hand], wilds)
+
+
 # --------------------------------------------------------------------------- frime
 def test_frime_melds():
     assert kinds(FRIME, "7c 7c 7d") == {M.KIND_SET}  # duplicates allowed

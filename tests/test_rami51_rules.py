@@ -917,3 +917,34 @@ def test_first_card_mask_matches_the_search_in_random_play():
     got = np.concatenate([masks[:, R.ADD0:R.ADD0 + 52], masks[:, R.JOKER0:R.JOKER0 + 52]], axis=1)
     bad = np.flatnonzero((got != out).any(axis=1))
     assert not len(bad), R.render_text(positions[bad[0]])
+
+
+def test_masks_in_play_match_masks_searched_afresh():
+    """The masks computed while playing use what earlier steps proved (the forced ``meld``
+    of an opening under way, the witnesses kept for the next meld's first card).
+    Recomputing every position's mask from scratch, as for a loaded state, gives the same
+    masks."""
+    venv = cardenvs.make_vec("rami51_v0", num_envs=256, seed=11, num_players=4)
+    sample = RandomSampler(11)
+    state = venv.reset()
+    positions = []
+    for step in range(1200):
+        state = venv.step(sample(state.legal_action_mask))
+        if step % 3 == 0:
+            positions.append(venv.states.copy())
+    positions = np.concatenate(positions)
+    building = (positions["phase"] == R.PHASE_BUILD) & (positions["build_n"] == 0)
+    assert (building & positions["wit_valid"]).sum() >= 200
+    afresh = positions.copy()
+    n = len(afresh)
+    masks = np.zeros((n, R.NUM_ACTIONS), dtype=np.bool_)
+    R.refresh_batch(afresh, masks, np.zeros((n, R.OBS_SIZE), dtype=np.float32), np.zeros(n, dtype=np.int32))
+    bad = np.flatnonzero((masks != positions["legal"].astype(bool)).any(axis=1))
+    assert not len(bad), R.render_text(positions[bad[0]])
+    # witnesses no longer valid are ignored: claiming every card changes nothing
+    stale = positions[building].copy()
+    stale["wit_valid"] = False
+    stale["wit_nat"] = -1
+    stale["wit_wild"] = -1
+    R.mask_batch(stale)
+    assert (stale["legal"] == positions[building]["legal"]).all()

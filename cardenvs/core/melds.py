@@ -61,7 +61,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.core.bits import popcount
+from cardenvs.core.bits import low_index, popcount
 
 # Plain (non-literal) constants for calls between kernels: numba compiles a kernel once
 # more for each literal argument value it sees (Literal[bool](True), Literal[int](0), ...),
@@ -477,6 +477,7 @@ def _has_natural(cw, k, L, N):
     return False
 
 
+CARD_VALUE = np.array([11 if c < 4 else min(c // 4 + 1, 10) for c in range(NUM_FACES)], dtype=np.int64)  # rank_value
 POP14 = np.array([bin(i).count("1") for i in range(1 << 14)], dtype=np.int64)
 SC_COUNTS = 0  # scratch[0:130]: counting-sort buckets
 SC_U0 = 200  # scratch[200]: bit mask of the natural cards some candidate holds
@@ -1009,10 +1010,61 @@ def _completion(rules, binfo, idx, cw, row):
 def points_potential(N, u0):
     """Points of the naturals of N among the cards ``u0`` (a bit mask), each at its best value."""
     srem = ZERO
-    for c in range(NUM_FACES):
-        if N[c] > 0 and (u0 >> np.int64(c)) & 1:
-            srem += rank_value(c // 4) * np.int64(N[c])
+    bits = u0 & ((ONE << np.int64(NUM_FACES)) - ONE)
+    while bits:
+        c = low_index(bits)
+        bits &= bits - ONE
+        srem += CARD_VALUE[c] * np.int64(N[c])
     return srem
+
+
+# Hands as card bits (bit c: the hand holds card c; ``natural_bits``). With the aces copied
+# above the kings (``with_high_aces``), run position p of suit t is bit 4p + t, so shifts by
+# 4 walk along every suit's run at once and each rank is a nibble.
+NIBBLE_LOW = np.int64(0x1111111111111)  # the lowest bit of each of the 13 ranks' nibbles
+FACE_BITS = np.int64((1 << NUM_FACES) - 1)
+RUN_START_BITS = np.int64((1 << 48) - 1)  # 3-card windows start at positions 0..11
+
+
+@njit(cache=True)
+def natural_bits(N):
+    """Card bits of the naturals held in N (jokers not included)."""
+    h = ZERO
+    for c in range(NUM_FACES):
+        if N[c] > 0:
+            h |= ONE << np.int64(c)
+    return h
+
+
+@njit(cache=True)
+def with_high_aces(h):
+    """Card bits with the aces also at position 13 (bits 52..55), above the kings."""
+    return h | ((h & np.int64(15)) << np.int64(NUM_FACES))
+
+
+@njit(cache=True)
+def run_starts(e, W):
+    """Bit 4p + t for each 3-card run window (positions p..p+2 of suit t) holding at least
+    3 - W of the cards ``e`` (card bits with high aces)."""
+    a = e
+    b = e >> np.int64(4)
+    c = e >> np.int64(8)
+    if W <= 0:
+        st = a & b & c
+    elif W == 1:
+        st = (a & b) | (a & c) | (b & c)
+    else:
+        st = a | b | c
+    return st & RUN_START_BITS
+
+
+@njit(cache=True)
+def ranks_with_suits(h, k):
+    """Card bits of every card of the ranks of which h holds at least k suits (1 <= k <= 4)."""
+    x = h - ((h >> ONE) & np.int64(0x5555555555555))
+    x = (x & np.int64(0x3333333333333)) + ((x >> np.int64(2)) & np.int64(0x3333333333333))  # suits per rank
+    ge = ((x + (8 - k) * NIBBLE_LOW) >> np.int64(3)) & NIBBLE_LOW
+    return ge * np.int64(15)
 
 
 @njit(cache=True)
@@ -1021,6 +1073,16 @@ def coverage(rules, N, W):
     necessary condition for laying a card, and the cards whose points an opening can
     count). A run card needs a 3-card window around it with enough naturals (longer
     windows contain such one), a set card enough suits of its rank."""
+    if (rules[R_TWOS_WILD] == 0 and rules[R_SET_DISTINCT] and rules[R_POS_LO] == ACE_LOW
+            and rules[R_POS_HI] == ACE_HIGH and rules[R_RUN_MIN] == 3 and rules[R_SET_MIN] == 3):
+        # rami51's rules, on card bits
+        h = natural_bits(N)
+        if W >= 2:
+            return h  # two wilds complete a run window around any card
+        st = run_starts(with_high_aces(h), W)
+        cov = st | (st << np.int64(4)) | (st << np.int64(8))
+        cov = (cov | (cov >> np.int64(NUM_FACES))) & FACE_BITS  # an ace high is the ace
+        return (cov | ranks_with_suits(h, 3 - W)) & h
     cover = ZERO
     for t in range(4):
         m = suit_positions(rules, N, t)

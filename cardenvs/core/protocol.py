@@ -22,7 +22,10 @@ Python helpers
     required), ``REST_FIELD`` (the card field that takes the cards a scenario does
     not place), ``deck_counts``, ``validate_state``, ``observation_bounds``,
     ``render_text``, ``round_info``; optional: ``public_action_str`` (an action as the
-    other players see it) and ``complete_scenario`` (derive fields a partial scenario implies).
+    other players see it), ``complete_scenario`` (derive fields a partial scenario implies)
+    and ``CACHE_FIELDS`` (state fields that only speed up the masks, holding what earlier
+    steps proved: not in ``state_dict``; a loaded state starts without them, and
+    ``ACT_REFRESH`` must not use them).
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@ from numba import njit, prange
 
 from cardenvs.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
 from cardenvs.core import melds as M
+from cardenvs.core.borrow import borrowed, keep_alive
 from cardenvs.core.melds import (
     B_HI,
     B_JOKER,
@@ -148,8 +149,17 @@ STATE_DTYPE = np.dtype(
         # derived (recounted after a scenario load)
         ("held", np.uint8, (MAX_PLAYERS,)),
         ("legal", np.uint8, (NUM_ACTIONS,)),
+        # search cache (CACHE_FIELDS): first cards of new melds that the last search
+        # proved legal (see _keep_witnesses); a loaded state starts without it
+        ("wit_nat", np.int64),
+        ("wit_wild", np.int64),
+        ("wit_valid", np.bool_),
     ]
 )
+
+# Fields that only speed up the masks (what earlier steps proved): a state loaded from a
+# scenario starts without them and computes the same masks; state_dict leaves them out.
+CACHE_FIELDS = ("wit_nat", "wit_wild", "wit_valid")
 
 # Observation layout (float32), seen from the observer's seat (seat 0 = the observer)
 OBS_HAND = 0  # 53: own cards
@@ -344,6 +354,16 @@ def workspace():
     return pb, N, binfo, ext, row, first, after, nxt
 
 
+@njit(cache=True, no_cpython_wrapper=True)
+def _borrow_workspace(owner):
+    """The workspace as views numba does not reference-count (see core/borrow.py)."""
+    pb0, N, binfo, ext, row, first, after, nxt = owner
+    pb = (borrowed(pb0[0]), borrowed(pb0[1]), borrowed(pb0[2]), borrowed(pb0[3]), borrowed(pb0[4]),
+          borrowed(pb0[5]), borrowed(pb0[6]), borrowed(pb0[7]), borrowed(pb0[8]))
+    return (pb, borrowed(N), borrowed(binfo), borrowed(ext), borrowed(row), borrowed(first), borrowed(after),
+            borrowed(nxt))
+
+
 @njit(cache=True)
 def _hand_nw(s, p, N):
     """Natural counts of p's hand into N; returns the jokers held."""
@@ -428,13 +448,7 @@ def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
         return False
     if M.points_potential(N, cover) < need_pts:
         return False
-    if not need_clean:
-        return True
-    for t in range(4):
-        m = M.suit_positions(RULES, N, t)
-        if m & (m >> np.int64(1)) & (m >> np.int64(2)):
-            return True
-    return False
+    return not need_clean or M.run_starts(M.with_high_aces(M.natural_bits(N)), M.ZERO) != 0
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -507,26 +521,8 @@ def _any_meld_quick(N, W):
     """Does the hand hold any meld (3 cards; longer ones hold one)?"""
     if W >= 3:
         return True
-    for t in range(4):
-        m = M.suit_positions(RULES, N, t)
-        if m == 0:
-            continue
-        if W == 0:
-            st = m & (m >> np.int64(1)) & (m >> np.int64(2))
-        elif W == 1:
-            st = (m & (m >> np.int64(1))) | (m & (m >> np.int64(2))) | ((m >> np.int64(1)) & (m >> np.int64(2)))
-        else:
-            st = m
-        if st & np.int64(0x0FFF):  # windows starting at positions 0..11
-            return True
-    for r in range(13):
-        k = 0
-        for t in range(4):
-            if N[r * 4 + t]:
-                k += 1
-        if k >= 1 and k + W >= 3:
-            return True
-    return False
+    h = M.natural_bits(N)
+    return M.run_starts(M.with_high_aces(h), W) != 0 or (M.ranks_with_suits(h, np.int64(3) - W) & h) != 0
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -578,6 +574,21 @@ def _take_ok(s, p, ws):
     return _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
 
 
+@njit(cache=True, no_cpython_wrapper=True)
+def _keep_witnesses(s, ws, found):
+    """Keep the witnesses of the search just run (see melds.record_witnesses) in the state,
+    and stop recording. They are the first cards of the melds of a plan that finishes the
+    turn from the position searched, so each may start a new meld there: the first-card
+    mask of the next meld uses them while the position is unchanged, that is, only through
+    the actions that leave it so (the draw mask's plan is used after ``take``, the play
+    mask's after ``meld``, a close check's after ``close`` and ``meld``: see apply_action)."""
+    scratch = ws[0][7]
+    s.wit_valid = found
+    s.wit_nat = scratch[M.SC_WIT_NAT] if found else 0
+    s.wit_wild = scratch[M.SC_WIT_WILD] if found else 0
+    M.record_witnesses(ws[0], FALSE)
+
+
 # --------------------------------------------------------------------------- legal actions
 # The mask of each phase; step_batch picks the phase's (the draw phase's is two lines there).
 @njit(cache=True, no_cpython_wrapper=True)
@@ -606,9 +617,14 @@ def _mask_play(s, p, ws, trusted):
         if s.opened[p] and X < 0:
             if _any_meld_quick(N, W):
                 s.legal[NEW_MELD] = 1
-        elif s.opened[p] or _quick_opening(s, N, W, need_pts, need_clean, X, np.int64(s.held[p]) - 1):
-            K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
-            if _plan(s, p, N, W, X, binfo, M.ONE, K, ws, NONE, NONE):
+        else:
+            found = False
+            if s.opened[p] or _quick_opening(s, N, W, need_pts, need_clean, X, np.int64(s.held[p]) - 1):
+                K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
+                M.record_witnesses(ws[0], TRUE)
+                found = _plan(s, p, N, W, X, binfo, M.ONE, K, ws, NONE, NONE)
+                _keep_witnesses(s, ws, found)
+            if found:
                 s.legal[NEW_MELD] = 1
     if s.opened[p] and s.held[p] >= 2:
         ext = ws[3]
@@ -750,13 +766,12 @@ def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _meld_value(s):
+def _meld_value(s, binfo):
     """(kind, points, clean) of the meld being built if it were laid now; kind 0 if it is
-    not a valid meld yet."""
+    not a valid meld yet. ``binfo``: a work array (see _binfo)."""
     n = s.build_n
     if n < 3:
         return 0, 0, False
-    binfo = np.zeros(M.B_FIELDS, dtype=np.int64)
     _binfo(s, binfo)
     if binfo[B_KIND] == BK_SET:
         return KIND_SET, binfo[B_PTS_SET], False
@@ -836,9 +851,10 @@ def _index_first_cards(cw, K, first, after):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _mask_build(s, p, ws):
+def _mask_build(s, p, ws, trusted):
     """The cards that may come next in the meld being built (a joker with the card it
-    stands for), and closing it."""
+    stands for), and closing it. ``trusted``: the position was reached by legal actions
+    (the witnesses kept in the state may be used)."""
     N = ws[1]
     nxt = ws[7]
     X = _x_open(s)
@@ -859,6 +875,9 @@ def _mask_build(s, p, ws):
         scratch = ws[0][7]
         _index_first_cards(ws[0][0], K, ws[5], ws[6])
         M.record_witnesses(ws[0], TRUE)
+        if trusted and s.wit_valid:
+            scratch[M.SC_WIT_NAT] = s.wit_nat
+            scratch[M.SC_WIT_WILD] = s.wit_wild
         for c in range(NUM_FACES):
             if N[c] and (cover >> np.int64(c)) & 1:
                 if (scratch[M.SC_WIT_NAT] >> np.int64(c)) & 1:
@@ -880,6 +899,7 @@ def _mask_build(s, p, ws):
                         s.legal[JOKER0 + c] = 1
         M.record_witnesses(ws[0], FALSE)
         return
+    s.wit_valid = False  # a close check below may find new ones
     for i in range(k):
         c = nxt[i]
         if N[c] and _build_ok(s, p, c, FALSE, K, ws, N, W, total, srem, u0):
@@ -887,7 +907,7 @@ def _mask_build(s, p, ws):
         if W and _build_ok(s, p, c, TRUE, K, ws, N, W, total, srem, u0):
             s.legal[JOKER0 + c] = 1
     # close: the meld is valid as it is, and the turn can still be finished once it is laid
-    kind, pts, clean = _meld_value(s)
+    kind, pts, clean = _meld_value(s, ws[2])
     if kind == 0 or s.held[p] < 1:
         return
     opened = s.opened[p] != 0
@@ -907,8 +927,10 @@ def _mask_build(s, p, ws):
     s.opened[p] = 1 if opened else 0
     binfo = ws[2]
     binfo[:] = 0
-    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
-    if _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE):
+    M.record_witnesses(ws[0], TRUE)
+    found = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
+    _keep_witnesses(s, ws, found)
+    if found:
         s.legal[CLOSE] = 1
     s.turn_points = keep_tp
     s.turn_clean = keep_tc
@@ -941,9 +963,9 @@ def _first_joker_possible(s, p, c):
 
 # --------------------------------------------------------------------------- apply an action
 @njit(cache=True, no_cpython_wrapper=True)
-def _close(s, p):
+def _close(s, p, ws):
     """Lay the meld being built in the first free slot; count it for the opening."""
-    kind, pts, clean = _meld_value(s)
+    kind, pts, clean = _meld_value(s, ws[2])
     m = s.num_melds
     n = s.build_n
     c0 = np.int64(s.build_rep[0])
@@ -1010,10 +1032,13 @@ def _finish_round(s, winner):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def apply_action(s, a):
-    """Apply a legal action of the current player. Returns (a round ended, the seat whose
-    turn starts now or -1); starting that turn (:func:`_enter_turn`) is the caller's."""
+def apply_action(s, a, ws):
+    """Apply a legal action of the current player (``ws``: the work arrays). Returns (a
+    round ended, the seat whose turn starts now or -1); starting that turn
+    (:func:`_enter_turn`) is the caller's."""
     p = s.current
+    if a != TAKE_DISCARD and a != NEW_MELD and a != CLOSE:
+        s.wit_valid = False  # the position changes: the witnesses kept are for the old one
     if a == DRAW_STOCK:
         if s.stock_n == 0:
             _rebuild_stock(s)
@@ -1055,7 +1080,7 @@ def apply_action(s, a):
             s.build_n = n + 1
         else:
             m = np.int64(s.target)
-            ext = np.zeros((16, 2), dtype=np.int64)
+            ext = ws[3]
             k = _extensions(s, m, ext)
             for i in range(k):
                 if ext[i, 0] == rep:
@@ -1065,7 +1090,7 @@ def apply_action(s, a):
             s.phase = PHASE_PLAY
         return False, NONE
     if a == CLOSE:
-        _close(s, p)
+        _close(s, p, ws)
         s.phase = PHASE_PLAY
         return False, NONE
     # discard: the turn ends; discarding the last card wins the round
@@ -1176,7 +1201,8 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), start the next turn, auto-reset a finished match, then the next mask
     (kept in the state and copied out) and the observation of the player to move."""
-    ws = workspace()
+    owner = workspace()
+    ws = _borrow_workspace(owner)
     for i in range(states.shape[0]):
         s = states[i]
         a = actions[i]
@@ -1188,6 +1214,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
             _enter_turn(s, np.int64(s.current), ws)
         elif a == ACT_REFRESH:
             recount(s)
+            s.wit_valid = False
             trusted = False
         elif a == ACT_MASK:
             pass
@@ -1196,7 +1223,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
         else:
             s.rewards[:] = 0.0
             if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                ended, q = apply_action(s, a)
+                ended, q = apply_action(s, a, ws)
                 if q >= 0 and _enter_turn(s, q, ws):
                     ended = True
                 if ended:
@@ -1214,12 +1241,15 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
         if s.phase == PHASE_DRAW:
             if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
                 s.legal[DRAW_STOCK] = 1
-            if _take_ok(s, p, ws):
+            M.record_witnesses(ws[0], TRUE)
+            found = _take_ok(s, p, ws)
+            _keep_witnesses(s, ws, found)
+            if found:
                 s.legal[TAKE_DISCARD] = 1
         elif s.phase == PHASE_PLAY:
             _mask_play(s, p, ws, trusted)
         elif s.phase == PHASE_BUILD:
-            _mask_build(s, p, ws)
+            _mask_build(s, p, ws, trusted)
         elif s.phase == PHASE_LAYOFF:  # the cards (a joker standing for one) that extend the meld
             m = np.int64(s.target)
             ext = ws[3]
@@ -1235,6 +1265,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
         current[i] = s.current
         if a != ACT_MASK:
             observe(s, s.current, obs[i])
+    keep_alive(owner)
 
 
 @njit(cache=True, parallel=True)
