@@ -9,6 +9,7 @@ the owning array lives, which the caller guarantees (see :func:`keep_alive`).
 
 from __future__ import annotations
 
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -37,3 +38,32 @@ def keep_alive(owner):
     """A use of ``owner`` after the last use of its borrowed views: numba frees a variable
     after its last use, so the owner of borrowed views must be used again after them."""
     return owner
+
+
+def _prefetch_intrinsic(write: bool):
+    def prefetch(typingctx, arr, start, stop):
+        if not isinstance(arr, types.Array):
+            return None
+
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(arr)(context, builder, value=args[0])
+            i8p = ir.IntType(8).as_pointer()
+            i32 = ir.IntType(32)
+            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+            base = builder.bitcast(ary.data, i8p)
+            rw = ir.Constant(i32, 1 if write else 0)
+            with cgutils.for_range_slice(builder, args[1], args[2], ir.Constant(args[1].type, 64)) as (off, _):
+                builder.call(fn, [builder.gep(base, [off]), rw, ir.Constant(i32, 3), ir.Constant(i32, 1)])
+            return context.get_dummy_value()
+
+        return types.void(arr, types.int64, types.int64), codegen
+
+    return intrinsic(prefetch)
+
+
+# Ask the CPU to bring bytes start..stop of an array's data into its caches, one hint per
+# 64-byte line, before they are read (prefetch_read) or written (prefetch_write). A hint
+# only: nothing is read, no fault is possible, no value changes.
+prefetch_read = _prefetch_intrinsic(False)
+prefetch_write = _prefetch_intrinsic(True)

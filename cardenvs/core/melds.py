@@ -486,6 +486,10 @@ SC_U0 = 200  # scratch[200]: bit mask of the natural cards some candidate holds
 SC_WIT_ON = 201
 SC_WIT_NAT = 202  # ... first cards laid as naturals
 SC_WIT_WILD = 203  # ... first cards a wild stands for
+# row_bits[j] (pb[9]): the natural cards of candidate j as card bits, plus WILD_SLOT times
+# its positions that take a wild whatever the hand holds (a row's cards are distinct)
+WILD_SLOT = np.int64(1) << np.int64(56)
+SC_RUNS = 130  # scratch[130:145]: plan_windows' run windows by length
 SC_KNAP = 208  # scratch[208:256]: _root_bound's knapsack over the wilds (up to 47 wilds)
 SCRATCH = 256
 ST_J, ST_T, ST_W, ST_B, ST_P, ST_N, ST_S = 0, 1, 2, 3, 4, 5, 6  # rows of the search stack
@@ -494,7 +498,7 @@ ST_J, ST_T, ST_W, ST_B, ST_P, ST_N, ST_S = 0, 1, 2, 3, 4, 5, 6  # rows of the se
 @njit(cache=True)
 def new_plan_buffers():
     """The planner's work arrays, allocated once and reused: (cw, tmp, order, bound,
-    stack, undo, low_ace, scratch, bound0)."""
+    stack, undo, low_ace, scratch, bound0, row_bits)."""
     cw = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
     tmp = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
     order = np.empty(MAX_WINDOWS + 3, dtype=np.int64)
@@ -504,7 +508,23 @@ def new_plan_buffers():
     low_ace = np.zeros(4, dtype=np.int64)
     scratch = np.zeros(SCRATCH, dtype=np.int64)
     bound0 = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)
-    return cw, tmp, order, bound, stack, undo, low_ace, scratch, bound0
+    row_bits = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)  # see plan_windows
+    return cw, tmp, order, bound, stack, undo, low_ace, scratch, bound0, row_bits
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _at_least(c0, c1, c2, c3, k):
+    """Bits whose bit-sliced 4-bit count (c3 c2 c1 c0) is at least k."""
+    gt = ZERO
+    eq = ~ZERO
+    for j in range(3, -1, -1):
+        cj = c3 if j == 3 else (c2 if j == 2 else (c1 if j == 1 else c0))
+        if (k >> j) & 1:
+            eq &= cj
+        else:
+            gt |= eq & cj
+            eq &= ~cj
+    return gt | eq
 
 
 @njit(cache=True)
@@ -516,44 +536,69 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     ``W >= 3`` and the rules allow it. Rows are sorted for the search (melds holding X
     first, then by decreasing points); ``bound[j]`` bounds the points rows j.. can add.
     Returns the number of candidates."""
-    cw, tmp, order, bound, scratch = pb[0], pb[1], pb[2], pb[3], pb[7]
+    cw, tmp, order, bound, scratch, row_bits = pb[0], pb[1], pb[2], pb[3], pb[7], pb[9]
     K = ZERO
     lo_pos = rules[R_POS_LO]
     hi_pos = rules[R_POS_HI]
     extra = W if long_runs else 2
     rmin = rules[R_RUN_MIN]
-    for s in range(4):
-        held = ZERO
-        for p in range(lo_pos, hi_pos + 1):
-            if N[card_at(s, p)] > 0:
-                held |= ONE << np.int64(p)
-        if held == 0:
+    # Run windows, found for every suit and start at once on card bits (bit 4p + t: suit t
+    # at position p): ok[L - rmin] has bit 4 lo + t when the window of L positions from lo
+    # holds enough naturals. Then emitted suit by suit, by start, by length.
+    e = with_high_aces(natural_bits(N))
+    e &= ((ONE << np.int64(4 * (hi_pos + 1))) - ONE) & ~((ONE << np.int64(4 * lo_pos)) - ONE)
+    ok = scratch[SC_RUNS:SC_RUNS + 15]
+    any_ok = ZERO
+    c0 = ZERO
+    c1 = ZERO
+    c2 = ZERO
+    c3 = ZERO  # bit-sliced count of the naturals in each window so far (up to 15)
+    lmax = min(rmin + extra, hi_pos - lo_pos + 1)
+    for i in range(lmax):
+        x = e >> np.int64(4 * i)
+        k0 = c0 & x
+        c0 ^= x
+        k1 = c1 & k0
+        c1 ^= k0
+        k2 = c2 & k1
+        c2 ^= k1
+        c3 |= k2
+        L = i + 1
+        if L < rmin:
             continue
-        for lo in range(lo_pos, hi_pos + 1):
-            if (held >> np.int64(lo)) == 0:
-                break
-            for L in range(rmin, rmin + extra + 1):
-                hi = lo + L - 1
-                if hi > hi_pos or (lo == ACE_LOW and hi == ACE_HIGH):
-                    break
-                nat = POP14[(held >> np.int64(lo)) & ((ONE << np.int64(L)) - 1)]
-                if nat == 0 or L - nat > W or nat < rules[R_MIN_NATURAL] or K >= MAX_WINDOWS:
+        need = max(L - W, ONE, rules[R_MIN_NATURAL])
+        # starts whose window ends by hi_pos; a window over both aces is no run
+        starts = ((ONE << np.int64(4 * max(hi_pos - L + 2, 0))) - ONE) & ~((ONE << np.int64(4 * lo_pos)) - ONE)
+        if L == ACE_HIGH + 1:
+            starts &= ~np.int64(15)
+        w = _at_least(c0, c1, c2, c3, need) & starts
+        ok[L - rmin] = w
+        any_ok |= w
+    for t in range(4):
+        m = any_ok & (NIBBLE_LOW << np.int64(t))
+        while m:
+            b = low_index(m)
+            m &= m - ONE
+            lo = b >> 2
+            for L in range(rmin, lmax + 1):
+                if not (ok[L - rmin] >> b) & 1 or K >= MAX_WINDOWS:
                     continue
                 for i in range(L):
-                    tmp[K, CW_CARD + i] = card_at(s, lo + i)
+                    tmp[K, CW_CARD + i] = card_at(t, lo + i)
                     tmp[K, CW_VAL + i] = run_value(lo + i)
                 _window_row(tmp, K, np.int64(KIND_RUN), L, N, X)
                 K += 1
     smin = rules[R_SET_MIN]
     smax = rules[R_SET_MAX] if rules[R_SET_MAX] > 0 else 4
-    for r in range(13):
-        held = 0
-        for t in range(4):
-            c = r * 4 + t
-            if N[c] > 0 and not is_wild(rules, c):
-                held |= 1 << t
-        if held == 0 or POP14[held] + W < smin:
-            continue
+    h = natural_bits(N)
+    if rules[R_TWOS_WILD]:
+        h &= ~(np.int64(15) << np.int64(4))
+    ranks = ranks_with_suits(h, max(smin - W, ONE)) & NIBBLE_LOW if smin - W <= 4 else ZERO
+    while ranks:
+        b = low_index(ranks)
+        ranks &= ranks - ONE
+        r = b >> 2
+        held = (h >> np.int64(b)) & np.int64(15)  # the suits of rank r held
         for m in range(1, 16):
             L = POP14[m]
             if L < smin or L > smax:
@@ -614,9 +659,13 @@ def plan_windows(rules, N, W, X, pb, long_runs):
         L = tmp[k, CW_LEN]
         for f in range(CW_CARD):
             cw[j, f] = tmp[k, f]
+        rb = ZERO
         for f in range(L):
-            cw[j, CW_CARD + f] = tmp[k, CW_CARD + f]
+            c = np.int64(tmp[k, CW_CARD + f])
+            cw[j, CW_CARD + f] = c
             cw[j, CW_VAL + f] = tmp[k, CW_VAL + f]
+            rb += (ONE << c) if c >= 0 else WILD_SLOT
+        row_bits[j] = rb
     # bound[j]: every natural of the hand that some candidate j.. holds, at its best value;
     # bound0[j]: the same over the candidates that need no wild (all a branch without
     # wilds left can still take: the hand only shrinks)
@@ -1122,25 +1171,21 @@ def reset_bans(cw, K):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _root_bound(cw, K, N, W, scratch):
+def _root_bound(pb, K, N, W):
     """Points any plan can reach: the naturals that melds without wilds hold, plus the
     best naturals outside them that melds with wilds add (each such meld needs at least
-    its missing cards in wilds: a small knapsack over the wilds)."""
+    its missing cards in wilds: a small knapsack over the wilds). On card bits: candidate
+    rows as ``row_bits`` (see plan_windows), the hand as ``natural_bits(N)``."""
+    cw, scratch, row_bits = pb[0], pb[7], pb[9]
+    hb = natural_bits(N)
     A = ZERO
     for j in range(K):
         kind = cw[j, CW_KIND]
         if kind != KIND_RUN and kind != KIND_SET:
             continue
-        L = cw[j, CW_LEN]
-        full = True
-        for i in range(L):
-            c = cw[j, CW_CARD + i]
-            if c < 0 or N[c] == 0:
-                full = False
-                break
-        if full:
-            for i in range(L):
-                A |= ONE << np.int64(cw[j, CW_CARD + i])
+        rb = row_bits[j]
+        if rb < WILD_SLOT and not rb & ~hb:
+            A |= rb
     total = points_potential(N, A)
     if W == 0:
         return total
@@ -1150,20 +1195,21 @@ def _root_bound(cw, K, N, W, scratch):
         kind = cw[j, CW_KIND]
         if kind != KIND_RUN and kind != KIND_SET:
             continue
-        L = cw[j, CW_LEN]
-        miss = 0
-        g = 0
-        copies = 99
-        for i in range(L):
-            c = np.int64(cw[j, CW_CARD + i])
-            if c < 0 or N[c] == 0:
-                miss += 1
-            else:
-                copies = min(copies, np.int64(N[c]))
-                if not (A >> c) & 1:
-                    g += rank_value(c // 4)
-        if miss == 0 or miss > W or g == 0:
+        rb = row_bits[j]
+        cards = rb & FACE_BITS
+        have = cards & hb
+        miss = (rb >> np.int64(56)) + popcount(cards & ~hb)
+        gain_bits = have & ~A
+        if miss == 0 or miss > W or gain_bits == 0:
             continue
+        g = ZERO
+        while gain_bits:
+            g += CARD_VALUE[low_index(gain_bits)]
+            gain_bits &= gain_bits - ONE
+        copies = np.int64(99)
+        while have:
+            copies = min(copies, np.int64(N[low_index(have)]))
+            have &= have - ONE
         for _ in range(min(copies, W // miss)):  # each copy of the meld once (0/1 knapsack)
             for w in range(W, miss - 1, -1):
                 if best[w - miss] + g > best[w]:
@@ -1196,7 +1242,8 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         xbase = np.int64(W)  # a joker is laid when the wilds left drop below this
     else:
         xbase = np.int64(N[X]) if X >= 0 else ZERO
-    low_ace[:] = 0
+    for i in range(4):
+        low_ace[i] = 0
     u0 = scratch[SC_U0]
     srem = np.int64(srem_in)
     if need_pts <= 0:
@@ -1209,7 +1256,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         cw[j, CW_BAN] = 0
     cw[brow, CW_BAN] = 0
     if bk == BK_EMPTY:
-        if need_pts > 0 and _root_bound(cw, K, N, W, scratch) < need_pts:
+        if need_pts > 0 and _root_bound(pb, K, N, W) < need_pts:
             return False
         if not need_clean:
             return _dfs(pb, K, ZERO, N, W, budget, ZERO, srem, need_pts, X, xbase, need_x, min_win, ZERO, last_x, ONE)

@@ -21,7 +21,7 @@ from numba import njit, prange
 
 from cardenvs.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
 from cardenvs.core import melds as M
-from cardenvs.core.borrow import borrowed, keep_alive
+from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read, prefetch_write
 from cardenvs.core.melds import (
     B_HI,
     B_JOKER,
@@ -203,8 +203,9 @@ def _remove(s, p, c):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _clear_build(s):
-    s.build_rep[:] = -1
-    s.build_phys[:] = -1
+    for i in range(NUM_POS):  # constant bounds: stores, not a memset call
+        s.build_rep[i] = -1
+        s.build_phys[i] = -1
     s.build_n = 0
 
 
@@ -359,7 +360,7 @@ def _borrow_workspace(owner):
     """The workspace as views numba does not reference-count (see core/borrow.py)."""
     pb0, N, binfo, ext, row, first, after, nxt = owner
     pb = (borrowed(pb0[0]), borrowed(pb0[1]), borrowed(pb0[2]), borrowed(pb0[3]), borrowed(pb0[4]),
-          borrowed(pb0[5]), borrowed(pb0[6]), borrowed(pb0[7]), borrowed(pb0[8]))
+          borrowed(pb0[5]), borrowed(pb0[6]), borrowed(pb0[7]), borrowed(pb0[8]), borrowed(pb0[9]))
     return (pb, borrowed(N), borrowed(binfo), borrowed(ext), borrowed(row), borrowed(first), borrowed(after),
             borrowed(nxt))
 
@@ -374,9 +375,15 @@ def _hand_nw(s, p, N):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
+def _clear_binfo(b):
+    for f in range(M.B_FIELDS):  # constant bounds: a few stores, not a memset call
+        b[f] = 0
+
+
+@njit(cache=True, no_cpython_wrapper=True)
 def _binfo(s, b):
     """Summary of the meld being built (see melds.B_*)."""
-    b[:] = 0
+    _clear_binfo(b)
     n = s.build_n
     if n == 0:
         b[B_KIND] = BK_EMPTY
@@ -570,7 +577,7 @@ def _take_ok(s, p, ws):
     elif not _quick_opening(s, N, W, np.int64(s.opening_points), TRUE, X, total - 1):
         return False
     K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
-    binfo[:] = 0
+    _clear_binfo(binfo)
     return _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
 
 
@@ -612,7 +619,7 @@ def _mask_play(s, p, ws, trusted):
                 s.legal[DISCARD0 + c] = 1
     W = _hand_nw(s, p, N)
     need_pts, need_clean = _needs(s, p)
-    binfo[:] = 0
+    _clear_binfo(binfo)
     if s.num_melds < MAX_MELDS and s.held[p] >= 4:
         if s.opened[p] and X < 0:
             if _any_meld_quick(N, W):
@@ -693,7 +700,7 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     _remove(s, p, phys)
     W = _hand_nw(s, p, N)
     K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
-    binfo[:] = 0
+    _clear_binfo(binfo)
     ok = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     _add(s, p, phys)
     _unplace(s, m, c, pos, lo, hi)
@@ -795,7 +802,7 @@ def _first_card_bound(c, joker, N, W, K, ws):
     vals = ws[4][1]
     if joker and W >= 3:
         # a meld of jokers only (no candidate row holds it): worth 0, two more jokers gone
-        best = M._root_bound(cw, K, N, W - 3, scratch)
+        best = M._root_bound(pb, K, N, W - 3)
     if (joker and W == 0) or (not joker and N[c] == 0):
         return best
     first, after = ws[5], ws[6]
@@ -830,7 +837,7 @@ def _first_card_bound(c, joker, N, W, K, ws):
                 cw[j, M.CW_CARD + i] = cards[i]
                 cw[j, M.CW_VAL + i] = vals[i]
             if used >= 0:
-                rest = M._root_bound(cw, K, N, W - used, scratch)
+                rest = M._root_bound(pb, K, N, W - used)
                 M._untake(cw, j, L, N, low_ace, undo[0])
                 best = max(best, gained + rest)
         j = after[j]
@@ -841,7 +848,8 @@ def _first_card_bound(c, joker, N, W, K, ws):
 def _index_first_cards(cw, K, first, after):
     """Chain the candidate melds by their first card: ``first[c]`` is the first row starting
     with card c (-1: none), ``after[j]`` the next one (rows in increasing order)."""
-    first[:] = -1
+    for c in range(NUM_TYPES):
+        first[c] = -1
     for j in range(K - 1, -1, -1):
         kind = cw[j, M.CW_KIND]
         c = cw[j, M.CW_CARD]
@@ -926,7 +934,7 @@ def _mask_build(s, p, ws, trusted):
     s.turn_clean = tc
     s.opened[p] = 1 if opened else 0
     binfo = ws[2]
-    binfo[:] = 0
+    _clear_binfo(binfo)
     M.record_witnesses(ws[0], TRUE)
     found = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     _keep_witnesses(s, ws, found)
@@ -1203,7 +1211,13 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
     (kept in the state and copied out) and the observation of the player to move."""
     owner = workspace()
     ws = _borrow_workspace(owner)
-    for i in range(states.shape[0]):
+    n = states.shape[0]
+    row = np.int64(states.itemsize)
+    obs_row = np.int64(obs.shape[1]) * np.int64(4)
+    for i in range(n):
+        if i + 1 < n:  # the next game's state and observation rows into the caches meanwhile
+            prefetch_read(states, (i + 1) * row, (i + 2) * row)
+            prefetch_write(obs, (i + 1) * obs_row, (i + 2) * obs_row)
         s = states[i]
         a = actions[i]
         rewards[i, :] = 0.0
@@ -1221,7 +1235,8 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
         elif s.phase == PHASE_OVER:
             ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
         else:
-            s.rewards[:] = 0.0
+            for q in range(MAX_PLAYERS):
+                s.rewards[q] = 0.0
             if 0 <= a < NUM_ACTIONS and s.legal[a]:
                 ended, q = apply_action(s, a, ws)
                 if q >= 0 and _enter_turn(s, q, ws):
@@ -1236,7 +1251,8 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
                 new_match(s)
                 _enter_turn(s, np.int64(s.current), ws)
         # the legal actions of the player to move, kept in the state and copied out
-        s.legal[:] = 0
+        for k in range(NUM_ACTIONS):  # constant bounds: stores, not a memset call
+            s.legal[k] = 0
         p = np.int64(s.current)
         if s.phase == PHASE_DRAW:
             if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
