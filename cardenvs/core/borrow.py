@@ -1,4 +1,5 @@
-"""Array views without reference counting, for the work arrays of a compiled step.
+"""Memory helpers for compiled steps: array views without reference counting, and
+cache prefetch hints.
 
 numba counts references to every array it passes between compiled functions or takes
 out of a tuple (an atomic increment and decrement each time). In the rummy planner
@@ -40,30 +41,24 @@ def keep_alive(owner):
     return owner
 
 
-def _prefetch_intrinsic(write: bool):
-    def prefetch(typingctx, arr, start, stop):
-        if not isinstance(arr, types.Array):
-            return None
+@intrinsic
+def prefetch_read(typingctx, arr, start, stop):
+    """Ask the CPU to bring bytes ``start..stop`` of ``arr``'s data into its caches, one
+    hint per 64-byte line, before they are read: a game's next state row while the current
+    one is stepped. A hint only: nothing is read, no fault is possible, no value changes."""
+    if not isinstance(arr, types.Array):
+        return None
 
-        def codegen(context, builder, signature, args):
-            ary = context.make_array(arr)(context, builder, value=args[0])
-            i8p = ir.IntType(8).as_pointer()
-            i32 = ir.IntType(32)
-            fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
-            fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
-            base = builder.bitcast(ary.data, i8p)
-            rw = ir.Constant(i32, 1 if write else 0)
-            with cgutils.for_range_slice(builder, args[1], args[2], ir.Constant(args[1].type, 64)) as (off, _):
-                builder.call(fn, [builder.gep(base, [off]), rw, ir.Constant(i32, 3), ir.Constant(i32, 1)])
-            return context.get_dummy_value()
+    def codegen(context, builder, signature, args):
+        ary = context.make_array(arr)(context, builder, value=args[0])
+        i8p = ir.IntType(8).as_pointer()
+        i32 = ir.IntType(32)
+        fnty = ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32])
+        fn = cgutils.get_or_insert_function(builder.module, fnty, "llvm.prefetch.p0")
+        base = builder.bitcast(ary.data, i8p)
+        with cgutils.for_range_slice(builder, args[1], args[2], ir.Constant(args[1].type, 64)) as (off, _):
+            # read, high temporal locality, data cache
+            builder.call(fn, [builder.gep(base, [off]), ir.Constant(i32, 0), ir.Constant(i32, 3), ir.Constant(i32, 1)])
+        return context.get_dummy_value()
 
-        return types.void(arr, types.int64, types.int64), codegen
-
-    return intrinsic(prefetch)
-
-
-# Ask the CPU to bring bytes start..stop of an array's data into its caches, one hint per
-# 64-byte line, before they are read (prefetch_read) or written (prefetch_write). A hint
-# only: nothing is read, no fault is possible, no value changes.
-prefetch_read = _prefetch_intrinsic(False)
-prefetch_write = _prefetch_intrinsic(True)
+    return types.void(arr, types.int64, types.int64), codegen

@@ -21,7 +21,7 @@ from numba import njit, prange
 
 from cardenvs.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
 from cardenvs.core import melds as M
-from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read, prefetch_write
+from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read
 from cardenvs.core.melds import (
     B_HI,
     B_JOKER,
@@ -1211,13 +1211,13 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
     (kept in the state and copied out) and the observation of the player to move."""
     owner = workspace()
     ws = _borrow_workspace(owner)
+    obs = borrowed(obs)  # the caller's arrays live through the call: no reference counts for their rows
+    rewards = borrowed(rewards)
     n = states.shape[0]
     row = np.int64(states.itemsize)
-    obs_row = np.int64(obs.shape[1]) * np.int64(4)
     for i in range(n):
-        if i + 1 < n:  # the next game's state and observation rows into the caches meanwhile
+        if i + 1 < n:  # the next game's state row into the caches meanwhile
             prefetch_read(states, (i + 1) * row, (i + 2) * row)
-            prefetch_write(obs, (i + 1) * obs_row, (i + 2) * obs_row)
         s = states[i]
         a = actions[i]
         rewards[i, :] = 0.0
