@@ -1075,7 +1075,7 @@ FACE_BITS = np.int64((1 << NUM_FACES) - 1)
 RUN_START_BITS = np.int64((1 << 48) - 1)  # 3-card windows start at positions 0..11
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def natural_bits(N):
     """Card bits of the naturals held in N (jokers not included)."""
     h = ZERO
@@ -1085,13 +1085,13 @@ def natural_bits(N):
     return h
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def with_high_aces(h):
     """Card bits with the aces also at position 13 (bits 52..55), above the kings."""
     return h | ((h & np.int64(15)) << np.int64(NUM_FACES))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def run_starts(e, W):
     """Bit 4p + t for each 3-card run window (positions p..p+2 of suit t) holding at least
     3 - W of the cards ``e`` (card bits with high aces)."""
@@ -1107,7 +1107,7 @@ def run_starts(e, W):
     return st & RUN_START_BITS
 
 
-@njit(cache=True)
+@njit(cache=True, no_cpython_wrapper=True)
 def ranks_with_suits(h, k):
     """Card bits of every card of the ranks of which h holds at least k suits (1 <= k <= 4)."""
     x = h - ((h >> ONE) & np.int64(0x5555555555555))
