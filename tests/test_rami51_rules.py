@@ -896,19 +896,26 @@ def _first_cards_searched(states, out):
                 out[i, 52 + c] = R._build_ok(s, p, c, M.TRUE, K, ws, N, W, total, srem, u0)
 
 
+def _positions_from_random_play(seed: int, steps: int, keep) -> np.ndarray:
+    """Copies of the states of 256 four-player games in random play, after each step, of
+    the games ``keep(states, step)`` selects (a bool per game)."""
+    venv = cardenvs.make_vec("rami51_v0", num_envs=256, seed=seed, num_players=4)
+    sample = RandomSampler(seed)
+    state = venv.reset()
+    found = []
+    for step in range(steps):
+        state = venv.step(sample(state.legal_action_mask))
+        at = keep(venv.states, step)
+        if at.any():
+            found.append(venv.states[at].copy())
+    return np.concatenate(found)
+
+
 def test_first_card_mask_matches_the_search_in_random_play():
     """The mask of a meld's first card (bounds, witnesses from earlier searches) agrees with
     searching every card alone, on positions from random play (15-card hands, jokers)."""
-    venv = cardenvs.make_vec("rami51_v0", num_envs=256, seed=5, num_players=4)
-    sample = RandomSampler(5)
-    state = venv.reset()
-    found = []
-    for _ in range(1500):
-        state = venv.step(sample(state.legal_action_mask))
-        at = (venv.states["phase"] == R.PHASE_BUILD) & (venv.states["build_n"] == 0)
-        if at.any():
-            found.append(venv.states[at].copy())
-    positions = np.concatenate(found)
+    positions = _positions_from_random_play(
+        5, 1500, lambda states, _: (states["phase"] == R.PHASE_BUILD) & (states["build_n"] == 0))
     unopened = ~positions["opened"][np.arange(len(positions)), positions["current"]].astype(bool)
     assert len(positions) >= 300 and unopened.sum() >= 200
     out = np.zeros((len(positions), 104), dtype=np.bool_)
@@ -924,15 +931,7 @@ def test_masks_in_play_match_masks_searched_afresh():
     of an opening under way, the witnesses kept for the next meld's first card).
     Recomputing every position's mask from scratch, as for a loaded state, gives the same
     masks."""
-    venv = cardenvs.make_vec("rami51_v0", num_envs=256, seed=11, num_players=4)
-    sample = RandomSampler(11)
-    state = venv.reset()
-    positions = []
-    for step in range(1200):
-        state = venv.step(sample(state.legal_action_mask))
-        if step % 3 == 0:
-            positions.append(venv.states.copy())
-    positions = np.concatenate(positions)
+    positions = _positions_from_random_play(11, 1200, lambda states, step: np.full(len(states), step % 3 == 0))
     building = (positions["phase"] == R.PHASE_BUILD) & (positions["build_n"] == 0)
     assert (building & positions["wit_valid"]).sum() >= 200
     afresh = positions.copy()
