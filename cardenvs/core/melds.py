@@ -803,7 +803,7 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
     return K
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     """Take the cards of candidate j from the hand, naturals first, wilds for the rest.
     Returns (wilds used, points gained, drop of the points potential ``srem``), or
@@ -847,7 +847,7 @@ def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     return used, pts, drop
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _untake(cw, j, L, N, low_ace, undo):
     for i in range(L - 1, -1, -1):
         c = cw[j, CW_CARD + i]
