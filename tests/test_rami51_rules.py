@@ -190,6 +190,28 @@ def test_joker_represented_card_is_fixed():
     assert d["melds"][1]["cards"] == ["4h", "5h", "X=6h", "7h"]
 
 
+def test_observation_of_table_melds():
+    """Each table meld slot: kind, key, ends, cards, owner seen from the viewer, jokers, and
+    a set's suits (1 natural, 2 joker); the table's cards counted by type."""
+    table = [{"owner": 1, "cards": ["7c", "7d", "X=7h"]}, {"owner": 0, "cards": ["Qs", "Ks", "X=As"]},
+             {"owner": 1, "cards": ["Ah", "2h", "X=3h", "4h"]}]
+    env = load(make(4), **position(["7s 6h 3h Kc", "3c 3d", "5c 5d", "9c 9d"], melds=table, opened=[True] * 4))
+    obs = env.observe("player_0")["observation"]
+    f = R.MELD_FEATURES
+    slot = [obs[R.OBS_MELDS + f * m: R.OBS_MELDS + f * (m + 1)].tolist() for m in range(4)]
+    # set, run, key, lo, hi, cards, owner, jokers, suits c d h s
+    assert slot[0][:3] == [1, 0, 6] and slot[0][5:] == [3, 2, 1, 1, 1, 2, 0]
+    assert slot[1][:8] == [0, 1, 3, 11, 13, 3, 1, 1] and slot[1][8:] == [0, 0, 0, 0]
+    assert slot[2][:8] == [0, 1, 2, 0, 3, 4, 2, 1]
+    assert slot[3] == [0] * f
+    table_counts = obs[R.OBS_TABLE:R.OBS_TABLE + R.NUM_TYPES]
+    assert table_counts[JOKER] == 3 and table_counts[card_id("Ks")] == 1 and table_counts[card_id("7h")] == 0
+    assert table_counts.sum() == 10
+    # seen from the next seat: the owner of meld 0 is the viewer, meld 1's sits three seats on
+    other = env.observe("player_1")["observation"]
+    assert other[R.OBS_MELDS + 6] == 1 and other[R.OBS_MELDS + f + 6] == 4
+
+
 def test_layoff_before_opening_refused():
     table = [{"owner": 1, "cards": ["5d", "6d", "7d"]}]
     hand = "8d Th Jh Qh 7c 7s 7h 2c"

@@ -167,8 +167,9 @@ OBS_TOP = OBS_HAND + NUM_TYPES  # 53: one-hot top of the discard pile
 OBS_PILE = OBS_TOP + NUM_TYPES  # 53: cards in the discard pile
 OBS_TABLE = OBS_PILE + NUM_TYPES  # 53: cards on the table
 OBS_MELDS = OBS_TABLE + NUM_TYPES  # MAX_MELDS x MELD_FEATURES
-# per meld: set, run, key, lo, hi, cards, owner (relative seat + 1), 14 positions (1 natural, 2 joker)
-MELD_FEATURES = 7 + NUM_POS
+# per meld: set, run, key, lo, hi, cards, owner (relative seat + 1), jokers, and a set's 4 suits
+# (1 natural, 2 joker). Where a joker stands inside a run changes no play: the run's ends do.
+MELD_FEATURES = 8 + 4
 OBS_PHASE = OBS_MELDS + MAX_MELDS * MELD_FEATURES  # 4: draw, play, build, layoff
 OBS_BUILD = OBS_PHASE + 4  # 52: cards the meld being built stands for (1 natural, 2 joker)
 OBS_TARGET = OBS_BUILD + NUM_FACES  # 36: one-hot table meld picked for a lay-off
@@ -1153,13 +1154,19 @@ def observe(s, viewer, out):
             rel += P
         out[o + 6] = rel + 1
         n = 0
-        for q in range(NUM_POS):
+        jokers = 0
+        lo, hi = (0, 3) if kind == KIND_SET else (np.int64(s.meld_lo[m]), np.int64(s.meld_hi[m]))
+        for q in range(lo, hi + 1):
             c = s.meld_slot[m, q]
             if c >= 0:
                 n += 1
                 out[OBS_TABLE + c] += 1.0
-                out[o + 7 + q] = 2.0 if c == JOKER else 1.0
+                if c == JOKER:
+                    jokers += 1
+                if kind == KIND_SET:
+                    out[o + 8 + q] = 2.0 if c == JOKER else 1.0
         out[o + 5] = n
+        out[o + 7] = jokers
     if s.phase < PHASE_OVER:
         out[OBS_PHASE + s.phase] = 1.0
     for i in range(s.build_n):
