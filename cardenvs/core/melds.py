@@ -362,7 +362,7 @@ def meld_options(rules, counts, out):
 
 
 # --------------------------------------------------------------------------- extensions
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def extension_options(rules, kind, key, lo, hi, occupied, size, out):
     """Cards that extend a table meld by one card; returns how many rows were written to
     ``out`` (int64, (n, 2)): ``(card, position)``. A natural of that card, or a wild
@@ -444,7 +444,7 @@ def clean_all_natural(cw, k, L, N):
     return True
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _window_row(cw, k, kind, L, N, X):
     """Fill the summary fields of row k from its cards and values (already written)."""
     cw[k, CW_KIND] = kind
@@ -527,7 +527,7 @@ def _at_least(c0, c1, c2, c3, k):
     return gt | eq
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def plan_windows(rules, N, W, X, pb, long_runs):
     """Candidate melds of a hand for :func:`plan_feasible` (into the workspace ``pb``):
     runs of 3..5 positions (3..5+W with ``long_runs``) and sets, each holding at least
@@ -702,7 +702,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     return K
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, pb, K):
     """Append to ``cw`` (from row K) the lay-off chains that would put card X on a table
     meld: the cards from the meld's end up to X's position (naturals or wilds), or X alone
@@ -717,7 +717,7 @@ def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table
     return K
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K):
     if X == JOKER:
         # a joker laid off anywhere a card can go: one row is enough (they are all alike)
@@ -864,7 +864,7 @@ def _untake(cw, j, L, N, low_ace, undo):
 MAX_DEPTH = 40
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _record_row(cw, j, undo_row, scratch):
     """Add the first card of candidate j, as the search took it, to the witness masks."""
     kind = cw[j, CW_KIND]
@@ -889,7 +889,7 @@ def _swapped(cw, j, undo_row):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _record_dfs_plan(cw, stack, undo, depth, d, scratch):
     """The search found a plan (levels 0..d-1 of its stack): record its melds' first cards.
     A plan with an ace swap is skipped (which ace ended up wild is not tracked)."""
@@ -916,7 +916,7 @@ def record_witnesses(pb, on):
     scratch[SC_WIT_WILD] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win, nwin, last_x, depth):
     """Is there a multiset of candidates j0.. (taken in non-decreasing order) that reaches
     the points, holds X, adds min_win melds, within ``budget`` cards and ``W`` wilds?
@@ -998,7 +998,7 @@ def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win
             _untake(cw, j, cw[j, CW_LEN], N, low_ace, undo[depth + d])
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _completion(rules, binfo, idx, cw, row):
     """Write the idx-th completion of the meld being built into row ``row`` of ``cw``
     (its new cards only; may be none); returns its kind (KIND_SET/KIND_RUN), 0 to skip
@@ -1055,7 +1055,7 @@ def _completion(rules, binfo, idx, cw, row):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def points_potential(N, u0):
     """Points of the naturals of N among the cards ``u0`` (a bit mask), each at its best value."""
     srem = ZERO
@@ -1116,7 +1116,7 @@ def ranks_with_suits(h, k):
     return ge * np.int64(15)
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def coverage(rules, N, W):
     """Bit mask of the natural cards of N that some meld of at most W wilds could hold (a
     necessary condition for laying a card, and the cards whose points an opening can
@@ -1164,13 +1164,13 @@ def coverage(rules, N, W):
     return cover
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def reset_bans(cw, K):
     for j in range(K):
         cw[j, CW_BAN] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _root_bound(pb, K, N, W):
     """Points any plan can reach: the naturals that melds without wilds hold, plus the
     best naturals outside them that melds with wilds add (each such meld needs at least
@@ -1220,7 +1220,7 @@ def _root_bound(pb, K, N, W):
     return total + top
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, pb, K, last_x, srem_in=-1):
     """The turn planner. Is there a way to finish the turn: complete the meld being built
     (``binfo``, may be empty), lay further melds from the candidates ``cw[:K]`` of the
@@ -1312,7 +1312,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
                        brow, kind, L, base, may_be_clean, srem):
     """Take the completion in row ``brow``, then search the rest of the turn. Bans (see
@@ -1368,7 +1368,7 @@ def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, bin
     return ok
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def last_x_row(cw, K):
     last = -1
     for j in range(K):

@@ -190,13 +190,13 @@ def recount(s):
         s.held[p] = n
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _add(s, p, c):
     s.hands[p, c] += 1
     s.held[p] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _remove(s, p, c):
     s.hands[p, c] -= 1
     s.held[p] -= 1
@@ -366,7 +366,7 @@ def _borrow_workspace(owner):
             borrowed(nxt))
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _hand_nw(s, p, N):
     """Natural counts of p's hand into N; returns the jokers held."""
     for c in range(NUM_FACES):
@@ -381,7 +381,7 @@ def _clear_binfo(b):
         b[f] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _binfo(s, b):
     """Summary of the meld being built (see melds.B_*)."""
     _clear_binfo(b)
@@ -430,7 +430,7 @@ def _binfo(s, b):
         b[B_PTS_RUN] = pts
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _needs(s, p):
     """(points still needed for the opening, a clean run still needed)."""
     if s.opened[p]:
@@ -438,7 +438,7 @@ def _needs(s, p):
     return max(0, np.int64(s.opening_points) - np.int64(s.turn_points)), not s.turn_clean
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _x_open(s):
     """The card taken from the discard, while it still has to be laid (else -1)."""
     if s.pending >= 0 and not s.pending_used:
@@ -446,7 +446,7 @@ def _x_open(s):
     return np.int64(-1)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     """Cheap necessary conditions for an opening: the cards some meld could hold are worth
     the points still needed, X (when it must be laid) is one of them or can go on a table
@@ -459,7 +459,7 @@ def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     return not need_clean or M.run_starts(M.with_high_aces(M.natural_bits(N)), M.ZERO) != 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _lay_x_quick(s, N, W, X, budget):
     """An opened player with nothing else to do: can the natural card X (in N) be laid,
     in a meld of 3 (longer ones hold a 3-card meld with X) or on a table meld?"""
@@ -490,7 +490,7 @@ def _lay_x_quick(s, N, W, X, budget):
     return _chain_quick(s, N, W, X, budget)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _chain_quick(s, N, W, X, budget):
     r = X // 4
     t = X % 4
@@ -524,7 +524,7 @@ def _chain_quick(s, N, W, X, budget):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _any_meld_quick(N, W):
     """Does the hand hold any meld (3 cards; longer ones hold one)?"""
     if W >= 3:
@@ -533,7 +533,7 @@ def _any_meld_quick(N, W):
     return M.run_starts(M.with_high_aces(h), W) != 0 or (M.ranks_with_suits(h, np.int64(3) - W) & h) != 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     """Can p finish the turn from here (hand N/W, the meld being built binfo, the card X
     still to lay, the table as it is), given the candidate rows cw[:K]? ``total``: the
@@ -557,7 +557,7 @@ def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
                            srem)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _take_ok(s, p, ws):
     """May p take the top of the discard pile? It must be laid this turn (opening with
     it when p has not opened), keeping a card to discard."""
@@ -582,7 +582,7 @@ def _take_ok(s, p, ws):
     return _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _keep_witnesses(s, ws, found):
     """Keep the witnesses of the search just run (see melds.record_witnesses) in the state,
     and stop recording. They are the first cards of the melds of a plan that finishes the
@@ -599,7 +599,7 @@ def _keep_witnesses(s, ws, found):
 
 # --------------------------------------------------------------------------- legal actions
 # The mask of each phase; step_batch picks the phase's (the draw phase's is two lines there).
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _mask_play(s, p, ws, trusted):
     """Discards, a new meld, lay-offs. ``trusted``: the position was reached by legal
     actions, so it is no dead end; False for positions loaded from outside, which are
@@ -647,7 +647,7 @@ def _mask_play(s, p, ws, trusted):
                     break
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _extensions(s, m, ext):
     """(card, position) pairs that extend table meld m by one card."""
     occ = M.ZERO
@@ -665,7 +665,7 @@ def _extensions(s, m, ext):
     return n
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _place(s, m, c, pos, phys):
     """Put a card on table meld m at ``pos`` (a set: the suit)."""
     s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = phys
@@ -676,14 +676,14 @@ def _place(s, m, c, pos, phys):
             s.meld_hi[m] = pos
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _unplace(s, m, c, pos, lo, hi):
     s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = -1
     s.meld_lo[m] = lo
     s.meld_hi[m] = hi
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _layoff_ok(s, p, m, c, pos, joker, ws):
     """May p lay card c (a joker standing for c) at ``pos`` of table meld m, and still
     finish the turn (a card kept, the card taken from the discard laid)?"""
@@ -708,7 +708,7 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     return ok
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _next_cards(s, out):
     """Cards that may come next in the meld being built (canonical order); -1: any."""
     n = s.build_n
@@ -742,7 +742,7 @@ def _next_cards(s, out):
     return k
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
     """After adding rep (a joker standing for it) to the meld being built, can the turn
     still be finished? N/W: the hand now (restored on return); ``srem`` its points
@@ -773,7 +773,7 @@ def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
     return ok
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _meld_value(s, binfo):
     """(kind, points, clean) of the meld being built if it were laid now; kind 0 if it is
     not a valid meld yet. ``binfo``: a work array (see _binfo)."""
@@ -788,7 +788,7 @@ def _meld_value(s, binfo):
     return KIND_RUN, binfo[B_PTS_RUN], binfo[B_JOKER] == 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _first_card_bound(c, joker, N, W, K, ws):
     """Most opening points a turn can reach when its meld being built starts with c (a
     joker standing for c): over the candidate melds starting with c (longer melds split
@@ -845,7 +845,7 @@ def _first_card_bound(c, joker, N, W, K, ws):
     return best
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _index_first_cards(cw, K, first, after):
     """Chain the candidate melds by their first card: ``first[c]`` is the first row starting
     with card c (-1: none), ``after[j]`` the next one (rows in increasing order)."""
@@ -859,7 +859,7 @@ def _index_first_cards(cw, K, first, after):
             first[c] = j
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _mask_build(s, p, ws, trusted):
     """The cards that may come next in the meld being built (a joker with the card it
     stands for), and closing it. ``trusted``: the position was reached by legal actions
@@ -946,7 +946,7 @@ def _mask_build(s, p, ws, trusted):
     s.opened[p] = keep_op
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _first_joker_possible(s, p, c):
     """Cheap filter for a meld opened by a joker standing for c: two more cards must be
     at hand (naturals or the other jokers) for a run up from c or a set of c's rank with
@@ -971,7 +971,7 @@ def _first_joker_possible(s, p, c):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _close(s, p, ws):
     """Lay the meld being built in the first free slot; count it for the opening."""
     kind, pts, clean = _meld_value(s, ws[2])
@@ -1040,7 +1040,7 @@ def _finish_round(s, winner):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def apply_action(s, a, ws):
     """Apply a legal action of the current player (``ws``: the work arrays). Returns (a
     round ended, the seat whose turn starts now or -1); starting that turn
@@ -1128,7 +1128,7 @@ def penalise(s, offender):
 
 
 # --------------------------------------------------------------------------- observation
-@njit(cache=True)
+@njit(cache=True, _nrt=False)
 def observe(s, viewer, out):
     """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the discard pile,
     the table melds, the turn in progress, public seat data; never another player's
