@@ -61,7 +61,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.core.bits import low_index, popcount
+from cardenvs.core.bits import bits_of, low_index, popcount
 
 # Plain (non-literal) constants for calls between kernels: numba compiles a kernel once
 # more for each literal argument value it sees (Literal[bool](True), Literal[int](0), ...),
@@ -477,7 +477,7 @@ def _has_natural(cw, k, L, N):
     return False
 
 
-CARD_VALUE = np.array([11 if c < 4 else min(c // 4 + 1, 10) for c in range(NUM_FACES)], dtype=np.int64)  # rank_value
+CARD_VALUE = np.array([rank_value.py_func(c // 4) for c in range(NUM_FACES)], dtype=np.int64)  # per card, for bit loops
 POP14 = np.array([bin(i).count("1") for i in range(1 << 14)], dtype=np.int64)
 SC_COUNTS = 0  # scratch[0:130]: counting-sort buckets
 SC_U0 = 200  # scratch[200]: bit mask of the natural cards some candidate holds
@@ -1078,11 +1078,7 @@ RUN_START_BITS = np.int64((1 << 48) - 1)  # 3-card windows start at positions 0.
 @njit(cache=True, no_cpython_wrapper=True)
 def natural_bits(N):
     """Card bits of the naturals held in N (jokers not included)."""
-    h = ZERO
-    for c in range(NUM_FACES):
-        if N[c] > 0:
-            h |= ONE << np.int64(c)
-    return h
+    return bits_of(N, 0, NUM_FACES)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
