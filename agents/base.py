@@ -16,7 +16,7 @@ class Agent:
     decode the game's observation layout; ``options`` are the env's constructor
     options (``num_players`` ...), ``seed`` makes a stochastic agent reproducible.
 
-    ``act`` takes one observation (``OBS_SIZE`` float32) and one bool mask
+    ``act`` takes one observation (``OBS_SIZE`` values, any numeric dtype) and one bool mask
     (``NUM_ACTIONS``) and returns an int. ``act_batch`` is the same over a leading
     batch dimension, for :class:`cardenvs.core.vector.VecEnv`; rows whose mask is
     all false (finished games) get -1. Subclasses override ``act`` and, when they

@@ -621,7 +621,7 @@ def mask_outcomes(env):
     steps, on copies of the state); asserts that no reachable state is a dead end."""
     outs = set()
     masks = np.zeros((1, R.NUM_ACTIONS), dtype=np.bool_)
-    obs = np.zeros((1, R.OBS_SIZE), dtype=np.float32)
+    obs = np.zeros((1, R.OBS_SIZE), dtype=R.OBS_DTYPE)
     rew = np.zeros((1, R.MAX_PLAYERS), dtype=np.float32)
     ev = np.zeros(1, dtype=np.int8)
     cur = np.zeros(1, dtype=np.int32)
@@ -959,7 +959,7 @@ def test_masks_in_play_match_masks_searched_afresh():
     afresh = positions.copy()
     n = len(afresh)
     masks = np.zeros((n, R.NUM_ACTIONS), dtype=np.bool_)
-    R.refresh_batch(afresh, masks, np.zeros((n, R.OBS_SIZE), dtype=np.float32), np.zeros(n, dtype=np.int32))
+    R.refresh_batch(afresh, masks, np.zeros((n, R.OBS_SIZE), dtype=R.OBS_DTYPE), np.zeros(n, dtype=np.int32))
     bad = np.flatnonzero((masks != positions["legal"].astype(bool)).any(axis=1))
     assert not len(bad), R.render_text(positions[bad[0]])
     # witnesses no longer valid are ignored: claiming every card changes nothing

@@ -28,8 +28,8 @@ class CardGameEnv(AECEnv):
     """A card game as a PettingZoo AEC env.
 
     Agents ``player_0 .. player_{n-1}`` in seat order (play goes to the left, i.e. to
-    the next index). Observations are ``{"observation": float32 Box, "action_mask":
-    int8 Box}``; the mask of an agent that is not to move is all zeros. The rules run
+    the next index). Observations are ``{"observation": Box of the game's OBS_DTYPE
+    (float32, or int16 for Rami 51), "action_mask": int8 Box}``; the mask of an agent that is not to move is all zeros. The rules run
     in the game's numba kernels on a batch of one game, the same kernels as
     :class:`cardenvs.core.vector.VecEnv`.
 
@@ -59,7 +59,7 @@ class CardGameEnv(AECEnv):
         n_actions = self.game.NUM_ACTIONS
         self._observation_space = spaces.Dict(
             {
-                "observation": spaces.Box(low, high, (self.game.OBS_SIZE,), np.float32),
+                "observation": spaces.Box(low, high, (self.game.OBS_SIZE,), self.game.OBS_DTYPE),
                 "action_mask": spaces.Box(0, 1, (n_actions,), np.int8),
             }
         )
@@ -69,13 +69,13 @@ class CardGameEnv(AECEnv):
         # one-game buffers the kernels write into
         self._state = self._template.copy()
         self._mask = np.zeros((1, n_actions), dtype=np.bool_)
-        self._obs = np.zeros((1, self.game.OBS_SIZE), dtype=np.float32)
+        self._obs = np.zeros((1, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
         self._rewards = np.zeros((1, self.game.MAX_PLAYERS), dtype=np.float32)
         self._events = np.zeros(1, dtype=np.int8)
         self._current = np.zeros(1, dtype=np.int32)
         self._action = np.zeros(1, dtype=np.int64)
         self._viewer = np.zeros(1, dtype=np.int64)
-        self._other_obs = np.zeros((1, self.game.OBS_SIZE), dtype=np.float32)
+        self._other_obs = np.zeros((1, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
         self._seeded = False
         self.agents = []
 

@@ -7,8 +7,8 @@ module must define:
 Layout
     ``STATE_DTYPE`` (with fields ``rng``, ``num_players``, ``current``, ``phase``,
     ``terminated``, ``truncated``, ``rewards``), ``MAX_PLAYERS``, ``NUM_ACTIONS``,
-    ``OBS_SIZE``, ``PHASE_NAMES``.
-Kernels (numba, leading batch dimension; masks are bool, observations float32)
+    ``OBS_SIZE``, ``OBS_DTYPE`` (the observation's numpy dtype), ``PHASE_NAMES``.
+Kernels (numba, leading batch dimension; masks are bool, observations OBS_DTYPE)
     ``reset_batch(states, masks, obs, current)``: new match in every game;
     ``step_batch(states, actions, masks, obs, rewards, events, current, auto_reset)``
     and ``step_batch_parallel`` (same, over threads): one decision per game, the

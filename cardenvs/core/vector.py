@@ -33,7 +33,7 @@ class VecState(NamedTuple):
     Each call returns fresh arrays: keeping them is safe.
     """
 
-    observation: np.ndarray  # (N, OBS_SIZE) float32, seen by the player to move
+    observation: np.ndarray  # (N, OBS_SIZE) of the game's OBS_DTYPE, seen by the player to move
     legal_action_mask: np.ndarray  # (N, NUM_ACTIONS) bool
     current_player: np.ndarray  # (N,) int32
     rewards: np.ndarray  # (N, num_players) float32
@@ -136,7 +136,7 @@ class VecEnv:
 
     def _new_outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return (
-            np.empty((self.num_envs, self.observation_size), dtype=np.float32),
+            np.empty((self.num_envs, self.observation_size), dtype=self.game.OBS_DTYPE),
             np.empty((self.num_envs, self.num_actions), dtype=np.bool_),
             np.empty(self.num_envs, dtype=np.int32),
         )
@@ -159,7 +159,7 @@ class VecEnv:
     def observe(self, viewer: np.ndarray | int) -> np.ndarray:
         """Observation of seat ``viewer`` (per game, or one seat for all) in every game."""
         v = np.broadcast_to(np.asarray(viewer, dtype=np.int64), (self.num_envs,)).copy()
-        out = np.empty((self.num_envs, self.observation_size), dtype=np.float32)
+        out = np.empty((self.num_envs, self.observation_size), dtype=self.game.OBS_DTYPE)
         self.game.observe_batch(self.states, v, out)
         return out
 

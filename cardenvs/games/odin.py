@@ -126,6 +126,7 @@ OBS_COLOURS = OBS_TARGET + 1  # colours in the deck (6, or two_player_colours wi
 OBS_SEATS = OBS_COLOURS + 1  # per relative seat, SEAT_FEATURES values
 SEAT_FEATURES = 8  # present, held, score, made the table play, to move, led this round, passed since, known
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES  # 323
+OBS_DTYPE = np.float32
 
 
 # --------------------------------------------------------------------------- helpers

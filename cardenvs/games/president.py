@@ -125,6 +125,7 @@ OBS_TARGET = OBS_GIVEN + NUM_RANKS  # target score
 OBS_SEATS = OBS_TARGET + 1  # per relative seat, SEAT_FEATURES values
 SEAT_FEATURES = 8  # present, cards held, in play, stuck, finish place, score, last to play, to move
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
+OBS_DTYPE = np.float32
 
 
 # --------------------------------------------------------------------------- helpers

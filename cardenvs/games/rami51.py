@@ -161,7 +161,12 @@ STATE_DTYPE = np.dtype(
 # scenario starts without them and computes the same masks; state_dict leaves them out.
 CACHE_FIELDS = ("wit_nat", "wit_wild", "wit_valid")
 
-# Observation layout (float32), seen from the observer's seat (seat 0 = the observer)
+# Observation layout, seen from the observer's seat (seat 0 = the observer). Every entry
+# is a count, a flag, a position or points, so it is stored exactly as int16: half the bytes
+# of float32, and writing the observation is a fifth of a step's cost. Scores, points, round
+# and turn numbers saturate at OBS_MAX (reached only with options far past the defaults).
+OBS_DTYPE = np.int16
+OBS_MAX = 32767
 OBS_HAND = 0  # 53: own cards
 OBS_TOP = OBS_HAND + NUM_TYPES  # 53: one-hot top of the discard pile
 OBS_PILE = OBS_TOP + NUM_TYPES  # 53: cards in the discard pile
@@ -1130,17 +1135,17 @@ def penalise(s, offender):
 # --------------------------------------------------------------------------- observation
 @njit(cache=True, _nrt=False)
 def observe(s, viewer, out):
-    """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the discard pile,
+    """What ``viewer`` sees, into ``out`` (OBS_DTYPE, OBS_SIZE): own hand, the discard pile,
     the table melds, the turn in progress, public seat data; never another player's
     cards or the stock order."""
-    out[:] = 0.0
+    out[:] = 0
     P = s.num_players
     for c in range(NUM_TYPES):
         out[OBS_HAND + c] = s.hands[viewer, c]
     for i in range(s.pile_n):
-        out[OBS_PILE + s.pile[i]] += 1.0
+        out[OBS_PILE + s.pile[i]] += 1
     if s.pile_n > 0:
-        out[OBS_TOP + s.pile[s.pile_n - 1]] = 1.0
+        out[OBS_TOP + s.pile[s.pile_n - 1]] = 1
     for m in range(s.num_melds):
         o = OBS_MELDS + m * MELD_FEATURES
         kind = s.meld_kind[m]
@@ -1160,41 +1165,41 @@ def observe(s, viewer, out):
             c = s.meld_slot[m, q]
             if c >= 0:
                 n += 1
-                out[OBS_TABLE + c] += 1.0
+                out[OBS_TABLE + c] += 1
                 if c == JOKER:
                     jokers += 1
                 if kind == KIND_SET:
-                    out[o + 8 + q] = 2.0 if c == JOKER else 1.0
+                    out[o + 8 + q] = 2 if c == JOKER else 1
         out[o + 5] = n
         out[o + 7] = jokers
     if s.phase < PHASE_OVER:
-        out[OBS_PHASE + s.phase] = 1.0
+        out[OBS_PHASE + s.phase] = 1
     for i in range(s.build_n):
-        out[OBS_BUILD + s.build_rep[i]] = 2.0 if s.build_phys[i] == JOKER else 1.0
+        out[OBS_BUILD + s.build_rep[i]] = 2 if s.build_phys[i] == JOKER else 1
     if s.target >= 0:
-        out[OBS_TARGET + s.target] = 1.0
+        out[OBS_TARGET + s.target] = 1
     if s.pending >= 0 and not s.pending_used:
-        out[OBS_PENDING + s.pending] = 1.0
+        out[OBS_PENDING + s.pending] = 1
     out[OBS_TURN] = s.turn_points
     out[OBS_TURN + 1] = s.turn_clean
     out[OBS_TURN + 2] = s.turn_melds
     out[OBS_TURN + 3] = s.opening_points
     out[OBS_TURN + 4] = s.stock_n
     out[OBS_TURN + 5] = s.pile_n
-    out[OBS_TURN + 6] = s.round
-    out[OBS_TURN + 7] = s.turns
+    out[OBS_TURN + 6] = min(np.int64(s.round), OBS_MAX)
+    out[OBS_TURN + 7] = min(np.int64(s.turns), OBS_MAX)
     live = s.phase != PHASE_OVER
     q = np.int64(viewer)
     for j in range(P):
         o = OBS_SEATS + j * SEAT_FEATURES
-        out[o] = 1.0
+        out[o] = 1
         out[o + 1] = s.held[q]
         out[o + 2] = s.opened[q]
-        out[o + 3] = s.scores[q]
+        out[o + 3] = min(np.int64(s.scores[q]), OBS_MAX)
         out[o + 4] = s.eliminated[q]
         out[o + 5] = live and q == s.current
         out[o + 6] = q == s.dealer
-        out[o + 7] = s.round_points[q]
+        out[o + 7] = min(np.int64(s.round_points[q]), OBS_MAX)
         q += 1
         if q == P:
             q = 0
@@ -1318,7 +1323,7 @@ def mask_batch(states) -> None:
     to measure the mask's cost."""
     n = states.shape[0]
     step_batch(states, np.full(n, ACT_MASK, dtype=np.int64), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
-               np.empty((n, 0), dtype=np.float32), np.empty((n, MAX_PLAYERS), dtype=np.float32),
+               np.empty((n, 0), dtype=OBS_DTYPE), np.empty((n, MAX_PLAYERS), dtype=np.float32),
                np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int32), False)
 
 
@@ -1691,7 +1696,7 @@ def validate_state(rec) -> None:
     tmp = np.zeros(1, dtype=STATE_DTYPE)
     tmp[0] = rec
     masks = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
-    obs = np.zeros((1, OBS_SIZE), dtype=np.float32)
+    obs = np.zeros((1, OBS_SIZE), dtype=OBS_DTYPE)
     current = np.zeros(1, dtype=np.int32)
     refresh_batch(tmp, masks, obs, current)
     if not masks.any():
@@ -1699,8 +1704,9 @@ def validate_state(rec) -> None:
 
 
 def observation_bounds(template) -> tuple[float, float]:
-    """Low and high of every observation entry (counts, positions, scores)."""
-    return 0.0, float(int(template["elimination_score"][0]) + 2500)
+    """Low and high of every observation entry (counts, positions, scores; they saturate
+    at OBS_MAX)."""
+    return 0.0, float(min(int(template["elimination_score"][0]) + 2500, OBS_MAX))
 
 
 def round_info(rec) -> dict:
