@@ -645,31 +645,36 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     NB = 2 * 64
     for b in range(NB + 1):
         scratch[SC_COUNTS + b] = 0
+    kmin = NB
+    kmax = ZERO
     for k in range(K):
         key = (0 if tmp[k, CW_XIN] else 64) + 63 - min(np.int64(tmp[k, CW_PTS]), 63)
-        scratch[SC_COUNTS + key + 1] += 1
-    for b in range(NB):
-        scratch[SC_COUNTS + b + 1] += scratch[SC_COUNTS + b]
+        scratch[SC_COUNTS + key] += 1
+        kmin = min(kmin, key)
+        kmax = max(kmax, key)
+    first = ZERO  # each used bucket's first slot; the running sum stays in a register
+    for b in range(kmin, kmax + 1):
+        n = scratch[SC_COUNTS + b]
+        scratch[SC_COUNTS + b] = first
+        first += n
     for k in range(K):
         key = (0 if tmp[k, CW_XIN] else 64) + 63 - min(np.int64(tmp[k, CW_PTS]), 63)
         order[scratch[SC_COUNTS + key]] = k
         scratch[SC_COUNTS + key] += 1
     for j in range(K):
         k = order[j]
-        L = tmp[k, CW_LEN]
-        for f in range(CW_CARD):
+        for f in range(CW_FIELDS):  # whole rows, constant length: a few vector moves
             cw[j, f] = tmp[k, f]
         rb = ZERO
-        for f in range(L):
-            c = np.int64(tmp[k, CW_CARD + f])
-            cw[j, CW_CARD + f] = c
-            cw[j, CW_VAL + f] = tmp[k, CW_VAL + f]
+        for f in range(cw[j, CW_LEN]):
+            c = np.int64(cw[j, CW_CARD + f])
             rb += (ONE << c) if c >= 0 else WILD_SLOT
         row_bits[j] = rb
     # bound[j]: every natural of the hand that some candidate j.. holds, at its best value;
     # bound0[j]: the same over the candidates that need no wild (all a branch without
-    # wilds left can still take: the hand only shrinks)
+    # wilds left can still take: the hand only shrinks). On card bits: each card counts once.
     bound0 = pb[8]
+    hand = natural_bits(N)
     union = ZERO
     union0 = ZERO
     b = ZERO
@@ -677,25 +682,22 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     bound[K] = 0
     bound0[K] = 0
     for j in range(K - 1, -1, -1):
-        L = cw[j, CW_LEN]
-        full = cw[j, CW_KIND] == KIND_RUN or cw[j, CW_KIND] == KIND_SET
-        for i in range(L):
-            c = np.int64(cw[j, CW_CARD + i])
-            if c < 0 or N[c] == 0:
-                full = False
-                continue
-            bit = ONE << c
-            if union & bit:
-                continue
-            union |= bit
-            b += rank_value(c // 4) * np.int64(N[c])
-        if full:
-            for i in range(L):
-                c = np.int64(cw[j, CW_CARD + i])
-                bit = ONE << c
-                if not union0 & bit:
-                    union0 |= bit
-                    b0 += rank_value(c // 4) * np.int64(N[c])
+        rb = row_bits[j]
+        cards = rb & FACE_BITS
+        new = cards & hand & ~union
+        union |= new
+        while new:
+            c = low_index(new)
+            new &= new - ONE
+            b += CARD_VALUE[c] * np.int64(N[c])
+        kind = cw[j, CW_KIND]
+        if (kind == KIND_RUN or kind == KIND_SET) and rb < WILD_SLOT and not cards & ~hand:
+            new = cards & ~union0
+            union0 |= new
+            while new:
+                c = low_index(new)
+                new &= new - ONE
+                b0 += CARD_VALUE[c] * np.int64(N[c])
         bound[j] = b
         bound0[j] = b0
     scratch[SC_U0] = union
