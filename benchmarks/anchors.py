@@ -147,6 +147,7 @@ def child_cardenvs(spec: dict) -> dict:
     import random
 
     import numba
+    import numpy as np
 
     import cardenvs
     from cardenvs.core.vector import RandomSampler
@@ -212,6 +213,7 @@ def child_cardenvs(spec: dict) -> dict:
             "players": players,
             "aec_via": via,
             "observation_size": int(game.module.OBS_SIZE),
+            "observation_dtype": np.dtype(game.module.OBS_DTYPE).name,
             "num_actions": int(game.module.NUM_ACTIONS),
             "bytes_per_game": int(game.module.STATE_DTYPE.itemsize),
             "numba_threads": numba.config.NUMBA_NUM_THREADS,
@@ -938,7 +940,8 @@ def to_markdown(report: dict) -> str:
         i = r.get("info", {})
         lines.append(
             f"- {r['label']}: {i.get('players')} players, {r.get('decisions_per_game', 0):,.0f} decisions per game "
-            f"(match), observation {i.get('observation_size')} floats, {i.get('num_actions')} actions, "
+            f"(match), observation {i.get('observation_size')} {i.get('observation_dtype', 'float32')} values, "
+            f"{i.get('num_actions')} actions, "
             f"{i.get('bytes_per_game')} bytes of state per game.")
     for r in res_all.values():
         if r.get("group") == "openspiel" and r["status"] == "ok":
