@@ -21,6 +21,7 @@ from numba import njit
 import cardenvs
 from cardenvs.cards import JOKER, card_id, card_str
 from cardenvs.core import melds as M
+from cardenvs.core.borrow import keep_alive
 from cardenvs.core.vector import RandomSampler
 from cardenvs.games import rami51 as R
 
@@ -900,7 +901,8 @@ def test_heuristic_beats_random():
 @njit(cache=True)
 def _first_cards_searched(states, out):
     """Every first card of a new meld searched on its own (no witnesses, no bounds)."""
-    ws = R.workspace()
+    owner = R.workspace()
+    ws = owner[0]
     for i in range(states.shape[0]):
         s = states[i]
         p = s.current
@@ -916,6 +918,7 @@ def _first_cards_searched(states, out):
                 out[i, c] = R._build_ok(s, p, c, M.FALSE, K, ws, N, W, total, srem, u0)
             if W:
                 out[i, 52 + c] = R._build_ok(s, p, c, M.TRUE, K, ws, N, W, total, srem, u0)
+    keep_alive(owner)
 
 
 def _positions_from_random_play(seed: int, steps: int, keep) -> np.ndarray:

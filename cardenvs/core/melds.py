@@ -62,6 +62,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core.bits import bits_of, low_index, popcount
+from cardenvs.core.borrow import keep_alive
 
 # Plain (non-literal) constants for calls between kernels: numba compiles a kernel once
 # more for each literal argument value it sees (Literal[bool](True), Literal[int](0), ...),
@@ -492,24 +493,37 @@ WILD_SLOT = np.int64(1) << np.int64(56)
 SC_RUNS = 130  # scratch[130:145]: plan_windows' run windows by length
 SC_KNAP = 208  # scratch[208:256]: _root_bound's knapsack over the wilds (up to 47 wilds)
 SCRATCH = 256
+MAX_DEPTH = 40  # melds one search may lay (rows of undo, columns of the stack)
 ST_J, ST_T, ST_W, ST_B, ST_P, ST_N, ST_S = 0, 1, 2, 3, 4, 5, 6  # rows of the search stack
+
+
+# The planner's work arrays as one record: fields in this order, so that ``pb[0]`` is cw,
+# ``pb[7]`` the scratch and so on. A record is passed to a compiled function as one
+# pointer, where a tuple of arrays is passed as ten array structures (about 80 words
+# copied at every call), and its arrays have constant shapes and strides.
+PLAN_DTYPE = np.dtype(
+    [
+        ("cw", np.int16, (MAX_WINDOWS + 3, CW_FIELDS)),
+        ("tmp", np.int16, (MAX_WINDOWS + 3, CW_FIELDS)),
+        ("order", np.int64, (MAX_WINDOWS + 3,)),
+        ("bound", np.int64, (MAX_WINDOWS + 3,)),
+        ("stack", np.int64, (8, MAX_DEPTH)),
+        ("undo", np.int64, (MAX_DEPTH + 2, NUM_POS)),
+        ("low_ace", np.int64, (4,)),
+        ("scratch", np.int64, (SCRATCH,)),
+        ("bound0", np.int64, (MAX_WINDOWS + 3,)),
+        ("row_bits", np.int64, (MAX_WINDOWS + 3,)),  # see plan_windows
+    ]
+)
 
 
 @njit(cache=True)
 def new_plan_buffers():
-    """The planner's work arrays, allocated once and reused: (cw, tmp, order, bound,
-    stack, undo, low_ace, scratch, bound0, row_bits)."""
-    cw = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
-    tmp = np.empty((MAX_WINDOWS + 3, CW_FIELDS), dtype=np.int16)
-    order = np.empty(MAX_WINDOWS + 3, dtype=np.int64)
-    bound = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)
-    stack = np.empty((8, MAX_DEPTH), dtype=np.int64)
-    undo = np.empty((MAX_DEPTH + 2, NUM_POS), dtype=np.int64)
-    low_ace = np.zeros(4, dtype=np.int64)
-    scratch = np.zeros(SCRATCH, dtype=np.int64)
-    bound0 = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)
-    row_bits = np.zeros(MAX_WINDOWS + 3, dtype=np.int64)  # see plan_windows
-    return cw, tmp, order, bound, stack, undo, low_ace, scratch, bound0, row_bits
+    """The planner's work arrays, allocated once and reused: a one-record array of
+    PLAN_DTYPE (cw, tmp, order, bound, stack, undo, low_ace, scratch, bound0, row_bits).
+    The planner takes its record ``bufs[0]``; the caller keeps ``bufs`` alive while the
+    record is used (``core.borrow.keep_alive``)."""
+    return np.zeros(1, dtype=PLAN_DTYPE)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -862,8 +876,6 @@ def _untake(cw, j, L, N, low_ace, undo):
         elif u == 2:
             low_ace[c] += 1
 
-
-MAX_DEPTH = 40
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
@@ -1387,13 +1399,16 @@ def opening_feasible(rules, counts, threshold, X, max_cards):
             W += counts[c]
         else:
             N[c] = counts[c]
-    pb = new_plan_buffers()
+    bufs = new_plan_buffers()
+    pb = bufs[0]
     K = plan_windows(rules, N, W, X, pb, FALSE)
     binfo = np.zeros(B_FIELDS, dtype=np.int64)
     need_x = X >= 0 and (W > 0 if X == JOKER else N[X] > 0)
     if X >= 0 and not need_x:
         return False
-    return plan_feasible(rules, N, W, max_cards, threshold, TRUE, X, need_x, ONE, binfo, pb, K, last_x_row(pb[0], K))
+    ok = plan_feasible(rules, N, W, max_cards, threshold, TRUE, X, need_x, ONE, binfo, pb, K, last_x_row(pb[0], K))
+    keep_alive(bufs)
+    return ok
 
 
 # --------------------------------------------------------------------------- full split (frime)

@@ -346,29 +346,29 @@ def _enter_turn(s, p, ws):
 
 
 # --------------------------------------------------------------------------- the turn planner, per game
+# The masks' work arrays as one record (see melds.PLAN_DTYPE): ws[0] the planner's record,
+# ws[1] natural counts, ws[2] the meld summary, ws[3] extensions, ws[4] a candidate row's
+# cards and values kept aside, ws[5]/ws[6] the candidate melds chained by first card,
+# ws[7] the cards that may come next in a meld being built.
+WORKSPACE_DTYPE = np.dtype(
+    [
+        ("plan", M.PLAN_DTYPE),
+        ("N", np.int64, (NUM_TYPES,)),
+        ("binfo", np.int64, (M.B_FIELDS,)),
+        ("ext", np.int64, (16, 2)),
+        ("row", np.int64, (2, NUM_POS)),
+        ("first", np.int64, (NUM_TYPES,)),
+        ("after", np.int64, (M.MAX_WINDOWS + 3,)),
+        ("nxt", np.int64, (64,)),
+    ]
+)
+
+
 @njit(cache=True)
 def workspace():
-    """Work arrays for the masks: planner buffers, natural counts, meld summary, extensions,
-    a row kept aside, the candidate melds chained by first card, the next cards of a meld."""
-    pb = M.new_plan_buffers()
-    N = np.zeros(NUM_TYPES, dtype=np.int64)
-    binfo = np.zeros(M.B_FIELDS, dtype=np.int64)
-    ext = np.zeros((16, 2), dtype=np.int64)
-    row = np.zeros((2, NUM_POS), dtype=np.int64)  # a candidate row's cards and values, kept aside
-    first = np.zeros(NUM_TYPES, dtype=np.int64)  # candidate melds chained by first card
-    after = np.zeros(M.MAX_WINDOWS + 3, dtype=np.int64)
-    nxt = np.zeros(64, dtype=np.int64)  # the cards that may come next in a meld being built
-    return pb, N, binfo, ext, row, first, after, nxt
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _borrow_workspace(owner):
-    """The workspace as views numba does not reference-count (see core/borrow.py)."""
-    pb0, N, binfo, ext, row, first, after, nxt = owner
-    pb = (borrowed(pb0[0]), borrowed(pb0[1]), borrowed(pb0[2]), borrowed(pb0[3]), borrowed(pb0[4]),
-          borrowed(pb0[5]), borrowed(pb0[6]), borrowed(pb0[7]), borrowed(pb0[8]), borrowed(pb0[9]))
-    return (pb, borrowed(N), borrowed(binfo), borrowed(ext), borrowed(row), borrowed(first), borrowed(after),
-            borrowed(nxt))
+    """The masks' work arrays: a one-record array of WORKSPACE_DTYPE. The kernels take its
+    record ``owner[0]``, passed as one pointer; the caller keeps ``owner`` alive."""
+    return np.zeros(1, dtype=WORKSPACE_DTYPE)
 
 
 @njit(cache=True, _nrt=False)
@@ -1221,7 +1221,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
     penalise it), start the next turn, auto-reset a finished match, then the next mask
     (kept in the state and copied out) and the observation of the player to move."""
     owner = workspace()
-    ws = _borrow_workspace(owner)
+    ws = owner[0]
     obs = borrowed(obs)  # the caller's arrays live through the call: no reference counts for their rows
     rewards = borrowed(rewards)
     n = states.shape[0]
