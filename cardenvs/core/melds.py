@@ -523,7 +523,20 @@ def new_plan_buffers():
     PLAN_DTYPE (cw, tmp, order, bound, stack, undo, low_ace, scratch, bound0, row_bits).
     The planner takes its record ``bufs[0]``; the caller keeps ``bufs`` alive while the
     record is used (``core.borrow.keep_alive``)."""
-    return np.zeros(1, dtype=PLAN_DTYPE)
+    bufs = np.empty(1, dtype=PLAN_DTYPE)
+    clear_plan_buffers(bufs[0])
+    return bufs
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def clear_plan_buffers(pb):
+    """Zero what the planner reads before writing (the search rows and stacks are always
+    written first: left as they are, which saves clearing 70 KB on every AEC step)."""
+    pb.bound[:] = 0
+    pb.low_ace[:] = 0
+    pb.scratch[:] = 0
+    pb.bound0[:] = 0
+    pb.row_bits[:] = 0
 
 
 @njit(cache=True, no_cpython_wrapper=True)

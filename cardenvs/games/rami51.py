@@ -368,7 +368,17 @@ WORKSPACE_DTYPE = np.dtype(
 def workspace():
     """The masks' work arrays: a one-record array of WORKSPACE_DTYPE. The kernels take its
     record ``owner[0]``, passed as one pointer; the caller keeps ``owner`` alive."""
-    return np.zeros(1, dtype=WORKSPACE_DTYPE)
+    owner = np.empty(1, dtype=WORKSPACE_DTYPE)
+    ws = owner[0]
+    M.clear_plan_buffers(ws.plan)
+    ws.N[:] = 0
+    ws.binfo[:] = 0
+    ws.ext[:] = 0
+    ws.row[:] = 0
+    ws.first[:] = 0
+    ws.after[:] = 0
+    ws.nxt[:] = 0
+    return owner
 
 
 @njit(cache=True, _nrt=False)
