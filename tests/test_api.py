@@ -233,3 +233,27 @@ def test_vector_load_state_dict_matches_aec(name):
     assert np.array_equal(state.observation[1], env.observe(env.agent_selection)["observation"])
     assert np.array_equal(state.legal_action_mask[1], env.observe(env.agent_selection)["action_mask"])
     assert state.current_player[1] == int(env.agent_selection.split("_")[1])
+
+
+def test_random_sampler_picks_every_legal_action_and_only_those():
+    """Rows wider than one 64-bit word, legal actions at the word edges, a row with no
+    legal action (-1), a single legal action; the same seed gives the same picks, and a
+    non-contiguous mask is accepted."""
+    from cardenvs.core.vector import RandomSampler
+
+    width = 197
+    legal_at = [0, 63, 64, 127, 128, 196]
+    masks = np.zeros((3, width), dtype=np.bool_)
+    masks[0, legal_at] = True
+    masks[2, 130] = True
+    sample = RandomSampler(9)
+    picks = np.array([sample(masks) for _ in range(3000)])
+    assert set(picks[:, 0]) == set(legal_at)
+    counts = np.bincount(picks[:, 0], minlength=width)[legal_at]
+    assert counts.min() > 400  # about 500 each out of 3000
+    assert (picks[:, 1] == -1).all() and (picks[:, 2] == 130).all()
+    again = RandomSampler(9)
+    assert (np.array([again(masks) for _ in range(3000)]) == picks).all()
+    wide = np.zeros((3, 2 * width), dtype=np.bool_)
+    wide[:, ::2] = masks
+    assert (RandomSampler(9)(wide[:, ::2]) == picks[0]).all()

@@ -213,6 +213,18 @@ def test_observation_of_table_melds():
     assert other[R.OBS_MELDS + 6] == 1 and other[R.OBS_MELDS + f + 6] == 4
 
 
+def test_observation_saturates_at_int16_max():
+    """Penalty totals beyond int16 (possible with a large elimination_score) read OBS_MAX,
+    the observation space's bound; smaller ones are exact."""
+    env = make(2, elimination_score=100_000)
+    load(env, **position(["7s 6h 3h Kc", "3c 3d"], scores=[40_000, 1_234]))
+    obs = env.observe("player_0")["observation"]
+    assert obs.dtype == np.int16 == R.OBS_DTYPE
+    assert obs[R.OBS_SEATS + 3] == R.OBS_MAX == 32767
+    assert obs[R.OBS_SEATS + R.SEAT_FEATURES + 3] == 1_234
+    assert env.observation_space("player_0")["observation"].high.max() == R.OBS_MAX
+
+
 def test_layoff_before_opening_refused():
     table = [{"owner": 1, "cards": ["5d", "6d", "7d"]}]
     hand = "8d Th Jh Qh 7c 7s 7h 2c"

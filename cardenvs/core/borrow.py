@@ -2,10 +2,12 @@
 cache prefetch hints.
 
 numba counts references to every array it passes between compiled functions or takes
-out of a tuple (an atomic increment and decrement each time). In the rummy planner
-these counts cost about a sixth of a step. A *borrowed* view has no owner record
+out of a tuple (an atomic increment and decrement each time); in the rummy planner
+these counts once cost about a sixth of a step. A *borrowed* view has no owner record
 (``meminfo`` is null), so numba's counting skips it; its memory stays valid only while
-the owning array lives, which the caller guarantees (see :func:`keep_alive`).
+the owning array lives, which the caller guarantees (see :func:`keep_alive`). Rami 51's
+step borrows the caller's output arrays; its work arrays are a record (no count at all),
+whose holding array :func:`keep_alive` also keeps.
 """
 
 from __future__ import annotations

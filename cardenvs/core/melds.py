@@ -890,7 +890,6 @@ def _untake(cw, j, L, N, low_ace, undo):
             low_ace[c] += 1
 
 
-
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _record_row(cw, j, undo_row, scratch):
     """Add the first card of candidate j, as the search took it, to the witness masks."""

@@ -232,9 +232,11 @@ def _sample_legal(masks, rng_state, out):
         x ^= x >> np.uint64(27)
         k = np.int64(((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) % np.uint64(n))
         q = 0
-        while k >= popcount(words[q]):
-            k -= popcount(words[q])
+        c = popcount(words[0])
+        while k >= c:  # the word holding the k-th legal action
+            k -= c
             q += 1
+            c = popcount(words[q])
         w = words[q]
         for _ in range(k):
             w &= w - 1
