@@ -433,7 +433,7 @@ def child_memory(spec: dict) -> dict:
             "baseline_rss": base_now,
             "delta_rss": top - base_now,
             "state_bytes": int(venv.states.nbytes),
-            "step_output_bytes": int(sum(a.nbytes for a in state)),
+            "step_output_bytes": int(sum(a.nbytes for a in state if a is not None)),
         },
         "versions": _versions("cardenvs", "numba", "numpy"),
     }

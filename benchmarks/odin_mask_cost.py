@@ -106,10 +106,10 @@ def main() -> None:
         odin.refresh_batch(work, masks, obs, cur)
         sampler = RandomSampler(1)
         rew = np.empty((N, odin.MAX_PLAYERS), np.float32)
-        ev = np.empty(N, np.int8)
+        ev = np.empty(N, np.int32)
 
         def step():
-            odin.step_batch(work, sampler(masks), masks, obs, rew, ev, cur, True)  # noqa: B023
+            odin.step_batch(work, sampler(masks), masks, obs, rew, ev, cur, 1)  # noqa: B023
 
         t_step = best_time(step) / N * 1e9
         print(f"\npositions from {agent} play ({args.players} players, {N} games):")

@@ -12,5 +12,10 @@ from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, m
 for _env_id in GAMES:
     globals()[_env_id] = sys.modules[f"{__name__}.{_env_id}"] = entry_module(_env_id)
 
+# Gymnasium ids cardenvs/<game>-v0 (single-agent env against opponent agents)
+from cardenvs.gym import register_envs  # noqa: E402
+
+register_envs()
+
 __version__ = "0.1.0"
 __all__ = ["GAMES", "get_spec", "list_games", "make", "make_raw", "make_vec", "__version__"]

@@ -105,7 +105,7 @@ class Kernel:
         self.mask = np.zeros((1, odin.NUM_ACTIONS), dtype=np.bool_)
         self.obs = np.zeros((1, odin.OBS_SIZE), dtype=np.float32)
         self.rew = np.zeros((1, odin.MAX_PLAYERS), dtype=np.float32)
-        self.ev = np.zeros(1, dtype=np.int8)
+        self.ev = np.zeros(1, dtype=np.int32)
         self.cur = np.zeros(1, dtype=np.int32)
         self.a = np.zeros(1, dtype=np.int64)
 
@@ -115,7 +115,7 @@ class Kernel:
 
     def step(self, arr, a: int) -> np.ndarray:
         self.a[0] = a
-        odin.step_batch(arr, self.a, self.mask, self.obs, self.rew, self.ev, self.cur, False)
+        odin.step_batch(arr, self.a, self.mask, self.obs, self.rew, self.ev, self.cur, 0)
         return self.mask[0].copy()
 
 

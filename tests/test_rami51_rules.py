@@ -636,7 +636,7 @@ def mask_outcomes(env):
     masks = np.zeros((1, R.NUM_ACTIONS), dtype=np.bool_)
     obs = np.zeros((1, R.OBS_SIZE), dtype=R.OBS_DTYPE)
     rew = np.zeros((1, R.MAX_PLAYERS), dtype=np.float32)
-    ev = np.zeros(1, dtype=np.int8)
+    ev = np.zeros(1, dtype=np.int32)
     cur = np.zeros(1, dtype=np.int32)
     act_ = np.zeros(1, dtype=np.int64)
     seen = [0]
@@ -651,7 +651,7 @@ def mask_outcomes(env):
                 continue
             nxt = state.copy()
             act_[0] = a
-            R.step_batch(nxt, act_, masks, obs, rew, ev, cur, False)
+            R.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
             dfs(nxt)
 
     dfs(env._state.copy())

@@ -11,10 +11,12 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cardenvs.core.protocol import (
+    EVENT_FORCED_SHIFT,
     EVENT_REWARD,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
+    MODE_AUTO_FORCED,
     GameSpec,
     state_from_dict,
     state_to_dict,
@@ -35,11 +37,18 @@ class CardGameEnv(AECEnv):
 
     ``illegal_action="raise"`` (default) raises ValueError on an illegal action and
     changes nothing; ``"penalty"`` ends the game with -1 to the offender.
+
+    ``auto_play_forced=True`` plays every decision that has exactly one legal action for
+    its player, inside the compiled step: ``agent_selection`` is always a real choice
+    (or a finished match), the skipped decisions' rewards arrive with the step that was
+    played, and ``infos[agent]["forced_moves"]`` counts the moves skipped by the last
+    step. A loaded scenario is shown as loaded, even when its first decision is forced.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "name": "cardenvs", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, spec: GameSpec, render_mode: str | None = None, illegal_action: str = "raise", **options: Any):
+    def __init__(self, spec: GameSpec, render_mode: str | None = None, illegal_action: str = "raise",
+                 auto_play_forced: bool = False, **options: Any):
         super().__init__()
         if render_mode not in (None, "human", "ansi"):
             raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
@@ -49,6 +58,11 @@ class CardGameEnv(AECEnv):
         self.game = spec.module
         self.render_mode = render_mode
         self.illegal_action = illegal_action
+        if not isinstance(auto_play_forced, (bool, np.bool_)):
+            raise TypeError(f"auto_play_forced must be True or False, got {auto_play_forced!r}")
+        self.auto_play_forced = bool(auto_play_forced)
+        self._mode = MODE_AUTO_FORCED if self.auto_play_forced else 0
+        self._forced_moves = 0
         self.metadata = dict(self.metadata, name=spec.env_id)
         self._template = self.game.make_template(**options)
         self.options = dict(options)
@@ -71,7 +85,7 @@ class CardGameEnv(AECEnv):
         self._mask = np.zeros((1, n_actions), dtype=np.bool_)
         self._obs = np.zeros((1, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
         self._rewards = np.zeros((1, self.game.MAX_PLAYERS), dtype=np.float32)
-        self._events = np.zeros(1, dtype=np.int8)
+        self._events = np.zeros(1, dtype=np.int32)
         self._current = np.zeros(1, dtype=np.int32)
         self._action = np.zeros(1, dtype=np.int64)
         self._viewer = np.zeros(1, dtype=np.int64)
@@ -100,8 +114,10 @@ class CardGameEnv(AECEnv):
         self._seeded = True
         self._state[:] = self._template
         self._state["rng"] = rng
-        self.game.reset_batch(self._state, self._mask, self._obs, self._current)
         scenario = (options or {}).get("scenario")
+        events = self.game.reset_batch(self._state, self._mask, self._obs, self._current,
+                                       self._mode if scenario is None else 0)
+        self._forced_moves = int(events[0]) >> EVENT_FORCED_SHIFT
         if scenario is not None:
             deal_rng = np.random.default_rng(int(rng))
             state_from_dict(self.spec, self._state[0], scenario, deal_rng)
@@ -131,16 +147,19 @@ class CardGameEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
         self.game.step_batch(
-            self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, False
+            self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, self._mode
         )
         events = int(self._events[0])
+        forced = events >> EVENT_FORCED_SHIFT
+        infos_stale = forced != self._forced_moves  # the infos carry the count
+        self._forced_moves = forced
         if self._rewards_dirty or events & EVENT_REWARD:
             # the dicts are rebuilt only when this step or the previous one had rewards
             rewards = self._rewards[0]
             self.rewards = {ag: float(rewards[i]) for i, ag in enumerate(self.agents)}
             self._rewards_dirty = bool(events & EVENT_REWARD)
             self._accumulate_rewards()
-        if events & EVENT_ROUND_END or events & (EVENT_TERMINATED | EVENT_TRUNCATED):
+        if infos_stale or events & (EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED):
             self._set_infos()
         if events & (EVENT_TERMINATED | EVENT_TRUNCATED):
             term = bool(events & EVENT_TERMINATED)
@@ -154,6 +173,8 @@ class CardGameEnv(AECEnv):
 
     def _set_infos(self) -> None:
         info = self.game.round_info(self._state[0])
+        if self.auto_play_forced:
+            info["forced_moves"] = self._forced_moves
         self.infos = {a: dict(info) for a in self.agents}
 
     def _illegal_message(self, agent: str, a: int) -> str:

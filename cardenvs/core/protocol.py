@@ -10,9 +10,10 @@ Layout
     ``OBS_SIZE``, ``OBS_DTYPE`` (the observation's numpy dtype), ``PHASE_NAMES``.
 Kernels (numba, leading batch dimension; masks are bool, observations OBS_DTYPE)
     ``reset_batch(states, masks, obs, current)``: new match in every game;
-    ``step_batch(states, actions, masks, obs, rewards, events, current, auto_reset)``
+    ``step_batch(states, actions, masks, obs, rewards, events, current, mode)``
     and ``step_batch_parallel`` (same, over threads): one decision per game, the
     mask of the previous step tells legality (an illegal action is penalised);
+    ``mode`` holds the MODE_* flags below (auto-reset, forced moves played);
     ``refresh_batch(states, masks, obs, current)``: masks and observations of
     loaded states (both may be ``core.step.reset_drivers(step_batch, ...)``);
     ``observe_batch(states, viewer, obs)``.
@@ -44,15 +45,27 @@ from cardenvs.cards import card_str, counts_to_cards, odin_card_str, parse_cards
 # one compiled function holds each game's whole step (see docs/adding-a-game.md).
 ACT_RESET = -2
 ACT_REFRESH = -3
+# Leave the game as it is: its rewards row and events are zeroed, its mask and observation
+# rows are not written (the caller keeps its own). Lets a driver step only some games of a
+# batch in one call, such as the opponents' games in cardenvs.training.LearnerVecEnv.
+ACT_HOLD = -5
 
+# The ``mode`` argument of step_batch: bit flags
+MODE_AUTO_RESET = 1  # a match that ends is restarted within the same call
+# A player with exactly one legal action has it played for them, inside the call, until a
+# real choice or the match's end (after an auto-reset, on into the new match; also after
+# ACT_RESET, never after ACT_REFRESH: a loaded state is shown as loaded). The rewards of
+# the skipped decisions add up into the step's rewards; each counts as a step for max_steps.
+MODE_AUTO_FORCED = 2
+FORCED_LIMIT = 100_000  # at most this many forced moves per call: a guard, never reached by the rules
 
-
-# Step events, bit flags returned per game by step_batch
+# Step events, bit flags returned per game by step_batch (events: int32)
 EVENT_ROUND_END = 1
 EVENT_ILLEGAL = 2
 EVENT_TERMINATED = 4
 EVENT_TRUNCATED = 8
 EVENT_REWARD = 16  # some player got a non-zero reward on this step
+EVENT_FORCED_SHIFT = 8  # events >> 8: the number of forced moves played in this call (MODE_AUTO_FORCED)
 
 
 @dataclass(frozen=True)

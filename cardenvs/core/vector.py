@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any, NamedTuple
 
 import numba
@@ -11,18 +10,21 @@ from numba import njit
 
 from cardenvs.core.bits import low_index, popcount
 from cardenvs.core.protocol import (
+    ACT_HOLD,
+    ACT_RESET,
+    EVENT_FORCED_SHIFT,
     EVENT_ILLEGAL,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
+    MODE_AUTO_FORCED,
+    MODE_AUTO_RESET,
     GameSpec,
     state_from_dict,
     state_to_dict,
 )
 from cardenvs.core.rng import batch_seeds, rng_state_from_seed
-
-# Idle OpenMP threads spinning between calls cost ~15 ms per parallel call on a busy machine.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+from cardenvs.core.threads import start_numba_threads
 
 
 class VecState(NamedTuple):
@@ -42,6 +44,10 @@ class VecState(NamedTuple):
     truncated: np.ndarray  # (N,) bool
     round_ended: np.ndarray  # (N,) bool: a round ended on this step
     illegal: np.ndarray  # (N,) bool: the action was illegal and penalised
+    forced_moves: np.ndarray  # (N,) int32: forced moves played for the players in this call (auto_play_forced)
+    # (N, num_players, OBS_SIZE): each seat's view of a match that ended on this step, before
+    # the auto-reset (final_observation=True); rows of games that did not end are zero. None otherwise.
+    final_observation: np.ndarray | None = None
 
 
 class VecEnv:
@@ -52,6 +58,11 @@ class VecEnv:
     as thread start-up costs more than the games). ``auto_reset`` restarts a finished game inside the same step.
     ``illegal_action="raise"`` checks the actions first and raises ValueError
     (nothing changes); ``"penalty"`` ends those games with -1 to the offender.
+    ``auto_play_forced`` plays every decision that has exactly one legal action inside
+    the compiled step, so that each returned position is a real choice (or a finished
+    game); ``forced_moves`` counts them and their rewards add up into the step's.
+    ``final_observation`` (with ``auto_reset``) also returns every seat's view of each
+    match that ended, taken before its restart (for bootstrapping and self-play).
     """
 
     def __init__(
@@ -63,6 +74,8 @@ class VecEnv:
         auto_reset: bool = True,
         illegal_action: str = "raise",
         parallel_threshold: int = 1024,
+        auto_play_forced: bool = False,
+        final_observation: bool = False,
         **options: Any,
     ):
         if num_envs < 1:
@@ -78,6 +91,12 @@ class VecEnv:
         self.num_threads = int(num_threads)
         self.parallel = self.num_threads > 1 and self.num_envs >= parallel_threshold
         self.auto_reset = bool(auto_reset)
+        self.auto_play_forced = bool(auto_play_forced)
+        self.final_observation = bool(final_observation) and self.auto_reset
+        # the kernels' mode: with final observations, ended games are restarted by a second call
+        self._mode = (MODE_AUTO_FORCED if self.auto_play_forced else 0) | (
+            MODE_AUTO_RESET if self.auto_reset and not self.final_observation else 0
+        )
         self.illegal_action = illegal_action
         self._template = self.game.make_template(**options)
         self.num_players = int(self._template["num_players"][0])
@@ -99,12 +118,12 @@ class VecEnv:
         self.states[:] = self._template[0]
         self.states["rng"] = [rng_state_from_seed(int(s)) for s in seeds]
         obs, masks, current = self._new_outputs()
-        self.game.reset_batch(self.states, masks, obs, current)
+        events = self.game.reset_batch(self.states, masks, obs, current, self._mode & MODE_AUTO_FORCED)
         self._finished = np.zeros(self.num_envs, dtype=np.bool_)  # ended games, without auto-reset
         zeros = np.zeros(self.num_envs, dtype=np.bool_)
         self._state = VecState(
             obs, masks, current, np.zeros((self.num_envs, self.num_players), np.float32),
-            zeros, zeros.copy(), zeros.copy(), zeros.copy(),
+            zeros, zeros.copy(), zeros.copy(), zeros.copy(), (events >> EVENT_FORCED_SHIFT).astype(np.int32),
         )
         return self._state
 
@@ -122,18 +141,46 @@ class VecEnv:
         obs, masks, current = self._new_outputs()
         n = self.num_envs
         rewards = np.empty((n, self.game.MAX_PLAYERS), dtype=np.float32)
-        events = np.empty(n, dtype=np.int8)
-        if self.parallel:
-            numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
-            self.game.step_batch_parallel(self.states, actions, masks, obs, rewards, events, current, self.auto_reset)
-        else:
-            self.game.step_batch(self.states, actions, masks, obs, rewards, events, current, self.auto_reset)
+        events = np.empty(n, dtype=np.int32)
+        self._run(self.states, actions, masks, obs, rewards, events, current, self._mode)
         flags = np.empty((4, n), dtype=np.bool_)
-        _split_events(events, flags)
+        forced = np.empty(n, dtype=np.int32)
+        _split_events(events, flags, forced)
+        final = None
+        if self.final_observation:
+            final = self._restart_ended(flags[0] | flags[1], masks, obs, current, forced)
         if not self.auto_reset:
             self._finished |= flags[0] | flags[1]
-        self._state = VecState(obs, masks, current, rewards[:, : self.num_players], *flags)
+        self._state = VecState(obs, masks, current, rewards[:, : self.num_players], *flags, forced, final)
         return self._state
+
+    def _run(self, states, actions, masks, obs, rewards, events, current, mode) -> None:
+        if self.parallel:
+            start_numba_threads()
+            numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
+            self.game.step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode)
+        else:
+            self.game.step_batch(states, actions, masks, obs, rewards, events, current, mode)
+
+    def _restart_ended(self, ended, masks, obs, current, forced) -> np.ndarray:
+        """Every seat's view of the games in ``ended``, then a new match in each of them
+        (what auto-reset does inside the step), written into the step's output rows."""
+        final = np.zeros((self.num_envs, self.num_players, self.observation_size), dtype=self.game.OBS_DTYPE)
+        rows = np.flatnonzero(ended)
+        if rows.size == 0:
+            return final
+        sub = self.states[rows]
+        view = np.empty((rows.size, self.observation_size), dtype=self.game.OBS_DTYPE)
+        for p in range(self.num_players):
+            self.game.observe_batch(sub, np.full(rows.size, p, dtype=np.int64), view)
+            final[rows, p] = view
+        actions = np.full(self.num_envs, ACT_HOLD, dtype=np.int64)
+        actions[rows] = ACT_RESET
+        events = np.empty(self.num_envs, dtype=np.int32)
+        rewards = np.empty((self.num_envs, self.game.MAX_PLAYERS), dtype=np.float32)
+        self._run(self.states, actions, masks, obs, rewards, events, current, self._mode & MODE_AUTO_FORCED)
+        forced[rows] += events[rows] >> EVENT_FORCED_SHIFT
+        return final
 
     def _new_outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return (
@@ -195,14 +242,16 @@ def _first_illegal(masks, actions, finished):
 
 
 @njit(cache=True)
-def _split_events(events, flags):
-    """EVENT_* bits into the terminated, truncated, round_ended and illegal rows of ``flags``."""
+def _split_events(events, flags, forced):
+    """EVENT_* bits into the terminated, truncated, round_ended and illegal rows of
+    ``flags``, and the count of forced moves into ``forced``."""
     for i in range(events.shape[0]):
         e = events[i]
         flags[0, i] = (e & EVENT_TERMINATED) != 0
         flags[1, i] = (e & EVENT_TRUNCATED) != 0
         flags[2, i] = (e & EVENT_ROUND_END) != 0
         flags[3, i] = (e & EVENT_ILLEGAL) != 0
+        forced[i] = e >> EVENT_FORCED_SHIFT
 
 
 @njit(cache=True)

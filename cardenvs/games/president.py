@@ -17,18 +17,23 @@ from numba import njit, prange
 
 from cardenvs.cards import RANKS, SUITS, card_str, standard_deck_counts
 from cardenvs.core.protocol import (
+    ACT_HOLD,
     ACT_REFRESH,
     ACT_RESET,
+    EVENT_FORCED_SHIFT,
     EVENT_ILLEGAL,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
+    FORCED_LIMIT,
+    MODE_AUTO_FORCED,
+    MODE_AUTO_RESET,
     Field,
     check_int_option,
 )
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
-from cardenvs.core.step import close_step, reset_drivers
+from cardenvs.core.step import close_step, only_legal, reset_drivers
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 10
@@ -548,44 +553,59 @@ def observe(s, viewer, out):
 # it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
 # the rules would compile them all again (docs/adding-a-game.md, "cold compile").
 @njit(cache=True)
-def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset):
+def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
-    penalise it), auto-reset a finished match, then the next mask (kept in the state and
-    copied out) and the observation of the player to move. Stepping a finished game
-    (no auto-reset) changes nothing; its all-false mask and its observation are written
-    again (the output rows are fresh buffers)."""
+    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
+    that follow (MODE_AUTO_FORCED), then the next mask (kept in the state and copied out)
+    and the observation of the player to move. Stepping a finished game (no auto-reset)
+    changes nothing; its all-false mask and its observation are written again (the
+    output rows are fresh buffers). ACT_HOLD leaves a game and its output rows alone."""
+    auto_reset = (mode & MODE_AUTO_RESET) != 0
+    auto_forced = (mode & MODE_AUTO_FORCED) != 0
     for i in range(states.shape[0]):
         s = states[i]
         a = actions[i]
         rewards[i, :] = 0.0
+        current[i] = s.current
+        if a == ACT_HOLD:
+            events[i] = 0
+            continue
         ev = 0
-        if a == ACT_RESET:
-            new_match(s)
-        elif a == ACT_REFRESH:
-            recount(s)
-        elif s.phase == PHASE_OVER:
-            ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-        else:
-            s.rewards[:] = 0.0
-            if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                if apply_action(s, a):
-                    ev |= EVENT_ROUND_END
-            else:
-                penalise(s, s.current)
-                ev |= EVENT_ILLEGAL
-            ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-            if (s.terminated or s.truncated) and auto_reset:
+        forced = 0
+        while True:
+            if a == ACT_RESET:
                 new_match(s)
-        legal_mask(s)
+            elif a == ACT_REFRESH:
+                recount(s)
+            elif s.phase == PHASE_OVER:
+                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+            else:
+                s.rewards[:] = 0.0
+                if 0 <= a < NUM_ACTIONS and s.legal[a]:
+                    if apply_action(s, a):
+                        ev |= EVENT_ROUND_END
+                else:
+                    penalise(s, s.current)
+                    ev |= EVENT_ILLEGAL
+                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
+                if (s.terminated or s.truncated) and auto_reset:
+                    new_match(s)
+            legal_mask(s)
+            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
+                break
+            a = only_legal(s.legal, NUM_ACTIONS)
+            if a < 0:
+                break
+            forced += 1
         for k in range(NUM_ACTIONS):
             masks[i, k] = s.legal[k] != 0
         observe(s, s.current, obs[i])
-        events[i] = ev
+        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
 
 
 @njit(cache=True, parallel=True)
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, auto_reset):
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
     n = states.shape[0]
     chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
@@ -593,7 +613,7 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, a
         lo = k * n // chunks
         hi = (k + 1) * n // chunks
         step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], auto_reset)
+                   current[lo:hi], mode)
 
 
 reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)

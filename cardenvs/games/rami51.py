@@ -47,18 +47,23 @@ from cardenvs.core.melds import (
     run_window_ok,
 )
 from cardenvs.core.protocol import (
+    ACT_HOLD,
     ACT_REFRESH,
     ACT_RESET,
+    EVENT_FORCED_SHIFT,
     EVENT_ILLEGAL,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
+    FORCED_LIMIT,
+    MODE_AUTO_FORCED,
+    MODE_AUTO_RESET,
     Field,
     check_int_option,
 )
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
-from cardenvs.core.step import close_step, reset_drivers
+from cardenvs.core.step import close_step, only_legal, reset_drivers
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
@@ -1226,10 +1231,14 @@ ACT_MASK = -4
 
 
 @njit(cache=True)
-def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset):
+def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
-    penalise it), start the next turn, auto-reset a finished match, then the next mask
-    (kept in the state and copied out) and the observation of the player to move."""
+    penalise it), start the next turn, auto-reset a finished match (MODE_AUTO_RESET), play
+    the forced moves that follow (MODE_AUTO_FORCED), then the next mask (kept in the state
+    and copied out) and the observation of the player to move. ACT_HOLD leaves a game and
+    its output rows alone."""
+    auto_reset = (mode & MODE_AUTO_RESET) != 0
+    auto_forced = (mode & MODE_AUTO_FORCED) != 0
     owner = workspace()
     ws = owner[0]
     obs = borrowed(obs)  # the caller's arrays live through the call: no reference counts for their rows
@@ -1242,63 +1251,77 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
         s = states[i]
         a = actions[i]
         rewards[i, :] = 0.0
+        current[i] = s.current
+        if a == ACT_HOLD:
+            events[i] = 0
+            continue
         ev = 0
+        forced = 0
         trusted = True
-        if a == ACT_RESET:
-            new_match(s)
-            _enter_turn(s, np.int64(s.current), ws)
-        elif a == ACT_REFRESH:
-            recount(s)
-            s.wit_valid = False
-            trusted = False
-        elif a == ACT_MASK:
-            pass
-        elif s.phase == PHASE_OVER:
-            ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-        else:
-            for q in range(MAX_PLAYERS):
-                s.rewards[q] = 0.0
-            if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                ended, q = apply_action(s, a, ws)
-                if q >= 0 and _enter_turn(s, q, ws):
-                    ended = True
-                if ended:
-                    ev |= EVENT_ROUND_END
-            else:
-                penalise(s, s.current)
-                ev |= EVENT_ILLEGAL
-            ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-            if (s.terminated or s.truncated) and auto_reset:
+        while True:  # the action, then each forced move after it (MODE_AUTO_FORCED)
+            if a == ACT_RESET:
                 new_match(s)
                 _enter_turn(s, np.int64(s.current), ws)
-        # the legal actions of the player to move, kept in the state and copied out
-        for k in range(NUM_ACTIONS):  # constant bounds: stores, not a memset call
-            s.legal[k] = 0
-        p = np.int64(s.current)
-        if s.phase == PHASE_DRAW:
-            if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
-                s.legal[DRAW_STOCK] = 1
-            M.record_witnesses(ws[0], TRUE)
-            found = _take_ok(s, p, ws)
-            _keep_witnesses(s, ws, found)
-            if found:
-                s.legal[TAKE_DISCARD] = 1
-        elif s.phase == PHASE_PLAY:
-            _mask_play(s, p, ws, trusted)
-        elif s.phase == PHASE_BUILD:
-            _mask_build(s, p, ws, trusted)
-        elif s.phase == PHASE_LAYOFF:  # the cards (a joker standing for one) that extend the meld
-            m = np.int64(s.target)
-            ext = ws[3]
-            for e in range(_extensions(s, m, ext)):
-                c = ext[e, 0]
-                if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[e, 1], FALSE, ws):
-                    s.legal[ADD0 + c] = 1
-                if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[e, 1], TRUE, ws):
-                    s.legal[JOKER0 + c] = 1
+            elif a == ACT_REFRESH:
+                recount(s)
+                s.wit_valid = False
+                trusted = False
+            elif a == ACT_MASK:
+                pass
+            elif s.phase == PHASE_OVER:
+                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+            else:
+                for q in range(MAX_PLAYERS):
+                    s.rewards[q] = 0.0
+                if 0 <= a < NUM_ACTIONS and s.legal[a]:
+                    ended, q = apply_action(s, a, ws)
+                    if q >= 0 and _enter_turn(s, q, ws):
+                        ended = True
+                    if ended:
+                        ev |= EVENT_ROUND_END
+                else:
+                    penalise(s, s.current)
+                    ev |= EVENT_ILLEGAL
+                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
+                if (s.terminated or s.truncated) and auto_reset:
+                    new_match(s)
+                    _enter_turn(s, np.int64(s.current), ws)
+            # the legal actions of the player to move, kept in the state and copied out
+            for k in range(NUM_ACTIONS):  # constant bounds: stores, not a memset call
+                s.legal[k] = 0
+            p = np.int64(s.current)
+            if s.phase == PHASE_DRAW:
+                if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
+                    s.legal[DRAW_STOCK] = 1
+                M.record_witnesses(ws[0], TRUE)
+                found = _take_ok(s, p, ws)
+                _keep_witnesses(s, ws, found)
+                if found:
+                    s.legal[TAKE_DISCARD] = 1
+            elif s.phase == PHASE_PLAY:
+                _mask_play(s, p, ws, trusted)
+            elif s.phase == PHASE_BUILD:
+                _mask_build(s, p, ws, trusted)
+            elif s.phase == PHASE_LAYOFF:  # the cards (a joker standing for one) that extend the meld
+                m = np.int64(s.target)
+                ext = ws[3]
+                for e in range(_extensions(s, m, ext)):
+                    c = ext[e, 0]
+                    if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[e, 1], FALSE, ws):
+                        s.legal[ADD0 + c] = 1
+                    if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[e, 1], TRUE, ws):
+                        s.legal[JOKER0 + c] = 1
+            if (not auto_forced or a == ACT_REFRESH or a == ACT_MASK or s.phase == PHASE_OVER
+                    or forced >= FORCED_LIMIT):
+                break
+            a = only_legal(s.legal, NUM_ACTIONS)
+            if a < 0:
+                break
+            forced += 1
+            trusted = True
         for k in range(NUM_ACTIONS):
             masks[i, k] = s.legal[k] != 0
-        events[i] = ev
+        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
         if a != ACT_MASK:
             observe(s, s.current, obs[i])
@@ -1306,7 +1329,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, auto_reset
 
 
 @njit(cache=True, parallel=True)
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, auto_reset):
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
     n = states.shape[0]
     chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
@@ -1314,7 +1337,7 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, a
         lo = k * n // chunks
         hi = (k + 1) * n // chunks
         step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], auto_reset)
+                   current[lo:hi], mode)
 
 
 reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
@@ -1333,7 +1356,7 @@ def mask_batch(states) -> None:
     n = states.shape[0]
     step_batch(states, np.full(n, ACT_MASK, dtype=np.int64), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
                np.empty((n, 0), dtype=OBS_DTYPE), np.empty((n, MAX_PLAYERS), dtype=np.float32),
-               np.empty(n, dtype=np.int8), np.empty(n, dtype=np.int32), False)
+               np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), 0)
 
 
 # --------------------------------------------------------------------------- Python side

@@ -1,0 +1,496 @@
+"""Gymnasium interfaces: one learner against opponent agents.
+
+- :class:`SingleAgentEnv` is a ``gymnasium.Env``: the learner plays one seat of a
+  match, the other seats are played by agents between the learner's decisions.
+- :class:`LearnerVecEnv` is a ``gymnasium.vector.VectorEnv`` over the numba core: N
+  such matches stepped together, the opponents' moves chosen in batch.
+- :func:`register_envs` registers ``cardenvs/<game>-v0`` for every game (done when
+  ``cardenvs`` is imported), so ``gymnasium.make("cardenvs/president-v0")`` works.
+
+Both play forced moves (a single legal action) inside the compiled step by default, so
+that every decision the learner sees is a real choice. The learner's reward for a step is
+its own reward summed over everything that happened until its next decision (the
+opponents' moves, forced moves, the match's end). Illegal actions are penalised by
+default (the learner gets -1 and the match ends), because checkers and unmasked
+algorithms step random actions; ``illegal_action="raise"`` raises instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+from gymnasium.vector.utils import batch_space
+
+from cardenvs.core.protocol import (
+    ACT_HOLD,
+    ACT_RESET,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    MODE_AUTO_FORCED,
+    GameSpec,
+)
+from cardenvs.core.rng import batch_seeds, rng_state_from_seed
+from cardenvs.core.vector import VecEnv
+from cardenvs.registry import GAMES, get_spec
+
+#: an opponent: an agent name ("random", "heuristic"), an agent object (``act`` and
+#: ``act_batch``), or a callable ``f(observation, action_mask) -> action`` (one game in
+#: SingleAgentEnv, a batch of rows in LearnerVecEnv)
+Opponent = Any
+
+
+def _observation_box(spec: GameSpec, template: np.ndarray, scale: bool) -> tuple[spaces.Box, float, float]:
+    low, high = spec.module.observation_bounds(template)
+    game = spec.module
+    if scale:
+        return spaces.Box(0.0, 1.0, (game.OBS_SIZE,), np.float32), float(low), float(high)
+    return spaces.Box(low, high, (game.OBS_SIZE,), game.OBS_DTYPE), float(low), float(high)
+
+
+def _scale(obs: np.ndarray, low: float, high: float) -> np.ndarray:
+    return ((obs.astype(np.float32) - low) / (high - low)).astype(np.float32, copy=False)
+
+
+def _make_opponents(spec: GameSpec, opponents: Opponent | Sequence[Opponent], num_players: int,
+                    seed: int | None, options: dict[str, Any]) -> list[Any]:
+    """One opponent per seat after the learner's (seat + 1, seat + 2, ... in play order)."""
+    from agents import make_agent
+
+    if isinstance(opponents, (list, tuple)):
+        if len(opponents) != num_players - 1:
+            raise ValueError(f"opponents: expected {num_players - 1} entries (one per other seat), "
+                             f"got {len(opponents)}")
+        items = list(opponents)
+    else:
+        items = [opponents]  # one agent plays every other seat (one batched call in LearnerVecEnv)
+    rng = np.random.default_rng(seed)
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(make_agent(item, spec, seed=int(rng.integers(2**62)), options=options))
+        elif callable(item) or hasattr(item, "act") or hasattr(item, "act_batch"):
+            out.append(item)
+        else:
+            raise TypeError(f"opponents: expected an agent name, an agent or a callable, got {item!r}")
+    return out if len(out) == num_players - 1 else out * (num_players - 1)
+
+
+def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+    if hasattr(opponent, "act"):
+        return int(opponent.act(obs, mask))
+    return int(opponent(obs, mask))
+
+
+def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    if hasattr(opponent, "act_batch"):
+        return np.asarray(opponent.act_batch(obs, masks), dtype=np.int64)
+    return np.asarray(opponent(obs, masks), dtype=np.int64)
+
+
+def _check_learner_seat(seat: int | None, num_players: int) -> int | None:
+    if seat is None:
+        return None
+    if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
+        raise ValueError(f"seat must be None (drawn per episode) or a seat 0..{num_players - 1}, got {seat!r}")
+    return int(seat)
+
+
+def win_share(returns: np.ndarray, seat: int) -> float:
+    """The seat's share of the win: the seats with the highest match return split 1."""
+    best = returns.max()
+    top = np.isclose(returns, best, rtol=0.0, atol=1e-6)
+    return float(top[seat] / top.sum())
+
+
+# --------------------------------------------------------------------------- one game
+class SingleAgentEnv(gymnasium.Env):
+    """One seat of a card game as a Gymnasium env, the other seats played by ``opponents``.
+
+    ``game``: a registry name (``"president_v0"`` or ``"president"``). ``seat``: the
+    learner's seat, or None to draw it at every reset (seeded). ``opponents``: one
+    opponent for every other seat, or a list of ``num_players - 1`` of them for the seats
+    after the learner's in play order. ``scale_observations`` maps observations to
+    [0, 1] float32 by the space's bounds. Other keywords are the game's options.
+
+    ``action_masks()`` (sb3-contrib's name) and ``info["action_mask"]`` give the legal
+    actions. ``info`` also holds ``seat`` and the game's round info (``scores``, ...),
+    and when the match ends ``win_share`` (1 for a win, split on a tie) and ``return``
+    (the learner's total reward over the match).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        game: str,
+        opponents: Opponent | Sequence[Opponent] = "random",
+        seat: int | None = None,
+        scale_observations: bool = False,
+        auto_play_forced: bool = True,
+        illegal_action: str = "penalty",
+        render_mode: str | None = None,
+        **options: Any,
+    ):
+        from cardenvs.core.aec import CardGameEnv
+
+        if render_mode not in (None, "ansi"):
+            # TypeError: SB3's make_vec_env asks for "rgb_array" first and retries without on it
+            raise TypeError(f"render_mode must be None or 'ansi' (text), got {render_mode!r}")
+        self.spec_game = get_spec(game)
+        self.render_mode = render_mode
+        self._env = CardGameEnv(self.spec_game, illegal_action=illegal_action, auto_play_forced=auto_play_forced,
+                                **options)
+        self.num_players = self._env.num_players
+        self.fixed_seat = _check_learner_seat(seat, self.num_players)
+        self._opponent_spec = opponents
+        self._options = dict(options)
+        self._opponents = _make_opponents(self.spec_game, opponents, self.num_players, 0, self._options)
+        self.scale_observations = bool(scale_observations)
+        self.observation_space, self._low, self._high = _observation_box(
+            self.spec_game, self._env._template, self.scale_observations)
+        self.action_space = spaces.Discrete(self.spec_game.module.NUM_ACTIONS)
+        self.seat = 0
+        self._returns = np.zeros(self.num_players)
+        #: matches the opponents ended before the learner's first decision (dealt again, never
+        #: returned: an episode has at least one decision); rare, e.g. a Rami 51 round won at once
+        self.matches_without_learner = 0
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        rng = self.np_random
+        if seed is not None:  # named opponents get fresh seeds from this one
+            self._opponents = _make_opponents(self.spec_game, self._opponent_spec, self.num_players,
+                                              int(rng.integers(2**62)), self._options)
+        for opponent in self._opponents:
+            if hasattr(opponent, "reset"):
+                opponent.reset()
+        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+        self._env.reset(seed=int(rng.integers(2**62)), options=options)
+        self._returns[:] = 0.0
+        self._play_opponents()
+        while self._done():  # the opponents ended it before the learner's first decision: deal again
+            self.matches_without_learner += 1
+            self._env.reset()  # the same random stream, continued
+            self._returns[:] = 0.0
+            self._play_opponents()
+        return self._observation(), self._info()
+
+    def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
+        env = self._env
+        agent = env.possible_agents[self.seat]
+        if self._done():
+            raise RuntimeError("the match is over: call reset()")
+        reward = 0.0
+        env.step(int(action) if not isinstance(action, np.ndarray) else int(action.item()))
+        reward += self._collect(agent)
+        reward += self._play_opponents()
+        terminated = any(env.terminations.values())
+        truncated = any(env.truncations.values())
+        return self._observation(), reward, terminated, truncated, self._info()
+
+    def action_masks(self) -> np.ndarray:
+        """The learner's legal actions (bool, all false once the match is over)."""
+        env = self._env
+        if self._done():
+            return np.zeros(self.action_space.n, dtype=np.bool_)
+        return env._mask[0].copy()
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._env.render_text(self.seat)
+        return None
+
+    # ------------------------------------------------------------------ internals
+    def _done(self) -> bool:
+        env = self._env
+        return bool(env._state["terminated"][0] or env._state["truncated"][0])
+
+    def _collect(self, learner: str) -> float:
+        """The last step's rewards: into every seat's match return; the learner's returned."""
+        env = self._env
+        for i, ag in enumerate(env.possible_agents):
+            self._returns[i] += env.rewards[ag]
+        return float(env.rewards[learner])
+
+    def _play_opponents(self) -> float:
+        """Opponents move until the learner is to move or the match is over; returns the
+        learner's rewards meanwhile."""
+        env = self._env
+        learner = env.possible_agents[self.seat]
+        reward = 0.0
+        while not self._done() and env.agent_selection != learner:
+            p = int(env._current[0])
+            opponent = self._opponents[(p - self.seat - 1) % self.num_players]
+            obs = env.observe(env.agent_selection)
+            env.step(_act_one(opponent, obs["observation"], obs["action_mask"].astype(np.bool_)))
+            reward += self._collect(learner)
+        return reward
+
+    def _observation(self) -> np.ndarray:
+        obs = self._env.observe(self._env.possible_agents[self.seat])["observation"]
+        return _scale(obs, self._low, self._high) if self.scale_observations else obs
+
+    def _info(self) -> dict[str, Any]:
+        info = dict(self._env.infos[self._env.possible_agents[self.seat]])
+        info["seat"] = self.seat
+        info["action_mask"] = self.action_masks()
+        if self._done():
+            info["win_share"] = win_share(self._returns, self.seat)
+            info["return"] = float(self._returns[self.seat])
+        return info
+
+
+# --------------------------------------------------------------------------- N games
+class LearnerVecEnv(gymnasium.vector.VectorEnv):
+    """N matches over the numba core, the learner in one seat of each, as a Gymnasium
+    ``VectorEnv`` (``AutoresetMode.SAME_STEP``).
+
+    Each step plays the learner's action in every game, then the opponents' moves in
+    batch (one call per opponent and kernel step, over the games where it is to move)
+    until the learner is to move again in every game. A finished match is restarted in
+    the same step: the returned observation is the new match's, the final observation
+    of the ended one is in ``infos["final_obs"]`` (``infos["_final_obs"]`` marks the
+    games), and ``infos["final_info"]`` holds its ``win_share``, ``return`` and
+    ``seat``. ``infos["action_mask"]`` and :meth:`action_masks` give the legal actions.
+
+    Opponents are as in :class:`SingleAgentEnv`, except that a callable takes a batch
+    of rows: ``f(observations (K, OBS_SIZE), masks (K, NUM_ACTIONS) bool) -> (K,)``.
+    The compiled random and heuristic agents choose for a whole batch in one call.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
+
+    def __init__(
+        self,
+        game: str,
+        num_envs: int,
+        opponents: Opponent | Sequence[Opponent] = "random",
+        seat: int | None = None,
+        seed: int = 0,
+        scale_observations: bool = False,
+        auto_play_forced: bool = True,
+        illegal_action: str = "penalty",
+        **options: Any,
+    ):
+        spec = get_spec(game)
+        self.spec_game = spec
+        self._core = VecEnv(spec, num_envs, seed=seed, auto_reset=False, illegal_action=illegal_action,
+                            auto_play_forced=auto_play_forced, **options)
+        self.game = spec.module
+        self.num_envs = self._core.num_envs
+        self.num_players = self._core.num_players
+        self.fixed_seat = _check_learner_seat(seat, self.num_players)
+        self.illegal_action = illegal_action
+        self._mode = MODE_AUTO_FORCED if auto_play_forced else 0
+        self._opponent_spec = opponents
+        self._options = dict(options)
+        self._seed = int(seed)
+        self._opponents = _make_opponents(spec, opponents, self.num_players, seed, self._options)
+        self.scale_observations = bool(scale_observations)
+        self.single_observation_space, self._low, self._high = _observation_box(
+            spec, self._core._template, self.scale_observations)
+        self.single_action_space = spaces.Discrete(self.game.NUM_ACTIONS)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        n, game_ = self.num_envs, self.game
+        # the kernels write into these; rows of games held by ACT_HOLD keep their contents
+        self._obs = np.zeros((n, game_.OBS_SIZE), dtype=game_.OBS_DTYPE)
+        self._masks = np.zeros((n, game_.NUM_ACTIONS), dtype=np.bool_)
+        self._current = np.zeros(n, dtype=np.int32)
+        self._rewards = np.zeros((n, game_.MAX_PLAYERS), dtype=np.float32)
+        self._events = np.zeros(n, dtype=np.int32)
+        self._actions = np.zeros(n, dtype=np.int64)
+        self._over = np.zeros(n, dtype=np.bool_)
+        self.seats = np.zeros(n, dtype=np.int64)
+        self._returns = np.zeros((n, self.num_players))
+        self._seat_rng = np.random.default_rng(seed)
+        self._started = False
+        #: matches the opponents ended before the learner's first decision (dealt again)
+        self.matches_without_learner = 0
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        """New matches in every game. ``seed`` (default: the constructor's) fixes the
+        deals, the learner's seats and the named opponents' seeds."""
+        if options:
+            raise ValueError(f"LearnerVecEnv.reset takes no options, got {sorted(options)}")
+        if seed is not None:
+            self._seed = int(seed)
+        core = self._core
+        core.states[:] = core._template[0]
+        core.states["rng"] = [rng_state_from_seed(int(x)) for x in batch_seeds(self._seed, self.num_envs)]
+        self._seat_rng = np.random.default_rng([self._seed, 1])
+        self._opponents = _make_opponents(self.spec_game, self._opponent_spec, self.num_players,
+                                          int(self._seat_rng.integers(2**62)), self._options)
+        for opponent in self._opponents:
+            if hasattr(opponent, "reset"):
+                opponent.reset()
+        self._started = True
+        self._start_matches(np.arange(self.num_envs))
+        return self._observations(), {"action_mask": self._masks.copy(), "seat": self.seats.copy()}
+
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be integers of shape ({self.num_envs},), got {actions.dtype} "
+                             f"{actions.shape}")
+        a = actions.astype(np.int64)
+        legal = (a >= 0) & (a < self.game.NUM_ACTIONS)
+        legal[legal] = self._masks[np.flatnonzero(legal), a[legal]]
+        if not legal.all():
+            i = int(np.flatnonzero(~legal)[0])
+            if self.illegal_action == "raise":
+                names = ", ".join(str(x) for x in np.flatnonzero(self._masks[i])[:20])
+                raise ValueError(f"illegal action {int(a[i])} in game {i}; legal there: {names}; nothing was stepped")
+            a = np.where(legal, a, -1)  # penalised by the kernel (negative: never a pseudo-action)
+        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        self._actions[:] = a
+        self._kernel_step(rewards)
+        self._play_opponents(rewards)
+        ended = self._over.copy()
+        terminated = np.zeros(self.num_envs, dtype=np.bool_)
+        truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        infos: dict[str, Any] = {}
+        if ended.any():
+            rows = np.flatnonzero(ended)
+            terminated[rows] = self.core_states["terminated"][rows]
+            truncated[rows] = self.core_states["truncated"][rows] & ~terminated[rows]
+            infos.update(self._final_infos(rows))
+            self._start_matches(rows)
+        infos["action_mask"] = self._masks.copy()
+        infos["seat"] = self.seats.copy()
+        return self._observations(), rewards, terminated, truncated, infos
+
+    def action_masks(self) -> np.ndarray:
+        """(N, NUM_ACTIONS) bool: the learner's legal actions in every game."""
+        return self._masks.copy()
+
+    def close(self, **kwargs: Any) -> None:
+        pass
+
+    @property
+    def core_states(self) -> np.ndarray:
+        """The games' state records (read them, do not write)."""
+        return self._core.states
+
+    # ------------------------------------------------------------------ internals
+    def _kernel_step(self, learner_rewards: np.ndarray) -> None:
+        g = self.game
+        g.step_batch(self._core.states, self._actions, self._masks, self._obs, self._rewards, self._events,
+                     self._current, self._mode)
+        rows = np.arange(self.num_envs)
+        learner_rewards += self._rewards[rows, self.seats]
+        self._returns += self._rewards[:, : self.num_players]
+        self._over |= (self._events & (EVENT_TERMINATED | EVENT_TRUNCATED)) != 0
+
+    def _play_opponents(self, learner_rewards: np.ndarray) -> None:
+        """Opponents move, in batch, until the learner is to move or the match is over in
+        every game."""
+        P = self.num_players
+        while True:
+            waiting = ~self._over & (self._current != self.seats)
+            if not waiting.any():
+                return
+            self._actions[:] = ACT_HOLD
+            rel = (self._current.astype(np.int64) - self.seats - 1) % P
+            if all(opp is self._opponents[0] for opp in self._opponents):
+                groups = [(self._opponents[0], np.flatnonzero(waiting))]
+            else:
+                groups = [(opp, np.flatnonzero(waiting & (rel == k))) for k, opp in enumerate(self._opponents)]
+            for opponent, rows in groups:
+                if rows.size:
+                    self._actions[rows] = _act_rows(opponent, self._obs[rows], self._masks[rows])
+            bad = waiting & ((self._actions < 0) | (self._actions >= self.game.NUM_ACTIONS))
+            ok = waiting & ~bad
+            ok[ok] = self._masks[np.flatnonzero(ok), self._actions[ok]]
+            if (waiting & ~ok).any():
+                i = int(np.flatnonzero(waiting & ~ok)[0])
+                raise ValueError(f"an opponent chose the illegal action {int(self._actions[i])} in game {i}")
+            self._kernel_step(learner_rewards)
+
+    def _start_matches(self, rows: np.ndarray) -> None:
+        """New matches in ``rows``, played by the opponents up to the learner's first
+        decision; a match they end before it is dealt again (``matches_without_learner``)."""
+        while rows.size:
+            self._restart(rows)
+            self._play_opponents(np.zeros(self.num_envs, dtype=np.float32))
+            rows = rows[self._over[rows]]
+            self.matches_without_learner += int(rows.size)
+
+    def _restart(self, rows: np.ndarray) -> None:
+        """New matches in ``rows`` (their random streams continue), new learner seats."""
+        self._actions[:] = ACT_HOLD
+        self._actions[rows] = ACT_RESET
+        self.game.step_batch(self._core.states, self._actions, self._masks, self._obs, self._rewards, self._events,
+                             self._current, self._mode)
+        self._over[rows] = False
+        self._returns[rows] = 0.0
+        if self.fixed_seat is not None:
+            self.seats[rows] = self.fixed_seat
+        else:
+            self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
+
+    def _observations(self) -> np.ndarray:
+        return _scale(self._obs, self._low, self._high) if self.scale_observations else self._obs.copy()
+
+    def _final_infos(self, rows: np.ndarray) -> dict[str, Any]:
+        n = self.num_envs
+        view = np.empty((rows.size, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
+        self.game.observe_batch(self._core.states[rows], self.seats[rows], view)
+        if self.scale_observations:
+            view = _scale(view, self._low, self._high)
+        final_obs = np.full(n, None, dtype=object)
+        for k, i in enumerate(rows):
+            final_obs[i] = view[k]
+        mask = np.zeros(n, dtype=np.bool_)
+        mask[rows] = True
+        shares = np.zeros(n)
+        returns = self._returns[rows]
+        best = returns.max(axis=1, keepdims=True)
+        top = np.isclose(returns, best, rtol=0.0, atol=1e-6)
+        shares[rows] = (top / top.sum(axis=1, keepdims=True))[np.arange(rows.size), self.seats[rows]]
+        ret = np.zeros(n)
+        ret[rows] = returns[np.arange(rows.size), self.seats[rows]]
+        final_info = {"win_share": shares, "_win_share": mask.copy(), "return": ret, "_return": mask.copy(),
+                      "seat": self.seats.copy(), "_seat": mask.copy()}
+        return {"final_obs": final_obs, "_final_obs": mask, "final_info": final_info, "_final_info": mask.copy()}
+
+
+# --------------------------------------------------------------------------- registration
+def gym_id(env_id: str) -> str:
+    """``"president_v0"`` -> ``"cardenvs/president-v0"``."""
+    name, _, version = env_id.rpartition("_v")
+    return f"cardenvs/{name}-v{version}"
+
+
+def register_envs() -> None:
+    """Register ``cardenvs/<game>-v<N>`` (SingleAgentEnv) and its vector entry point
+    (LearnerVecEnv, for ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``)
+    for every game; keyword arguments of ``gymnasium.make`` go to the env."""
+    for env_id in GAMES:
+        gid = gym_id(env_id)
+        if gid in gymnasium.registry:
+            continue
+        gymnasium.register(
+            gid,
+            entry_point="cardenvs.gym:SingleAgentEnv",
+            vector_entry_point="cardenvs.gym:LearnerVecEnv",
+            kwargs={"game": env_id},
+            disable_env_checker=False,
+        )
+
+
+def make_learner_vec(game: str, num_envs: int, **kwargs: Any) -> LearnerVecEnv:
+    """:class:`LearnerVecEnv` by game name: ``make_learner_vec("president_v0", 1024, opponents="heuristic")``."""
+    return LearnerVecEnv(game, num_envs, **kwargs)
+
+
+__all__ = ["LearnerVecEnv", "SingleAgentEnv", "gym_id", "make_learner_vec", "register_envs", "win_share"]
