@@ -1,0 +1,209 @@
+"""The Gymnasium interfaces: the single-agent env (checker, ids, seeding, reward crediting),
+the learner-vs-opponents vector env over the numba core, and the SB3 adapter."""
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import cardenvs
+from cardenvs.core.vector import RandomSampler
+from cardenvs.gym import LearnerVecEnv, SingleAgentEnv, gym_id
+
+GAMES = [spec.env_id for spec in cardenvs.list_games()]
+SHORT = {"president_v0": {"single_round": True}, "odin_v0": {"single_round": True},
+         "rami51_v0": {"single_round": True}}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_registered_id_passes_gymnasium_checker(name):
+    env = gym.make(gym_id(name))
+    assert isinstance(env.unwrapped, SingleAgentEnv)
+    check_env(env.unwrapped, skip_render_check=True)
+    scaled = gym.make(gym_id(name), scale_observations=True, opponents="heuristic")
+    obs, info = scaled.reset(seed=0)
+    assert obs.dtype == np.float32 and 0.0 <= obs.min() and obs.max() <= 1.0
+    assert info["action_mask"].dtype == np.bool_ and info["action_mask"].sum() >= 2
+
+
+def _episode(env, seed, rng):
+    obs, info = env.reset(seed=seed)
+    trace, total = [obs.copy()], 0.0
+    while True:
+        mask = env.action_masks()
+        assert mask.sum() >= 2  # forced moves are played by the env
+        obs, reward, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(mask))))
+        trace.append(obs.copy())
+        total += reward
+        if term or trunc:
+            return trace, total, info
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_single_agent_env_is_seeded_and_credits_the_learner(name):
+    env = SingleAgentEnv(name, opponents="random", **SHORT[name])
+    seats = set()
+    for seed in range(6):
+        t1, r1, info1 = _episode(env, seed, np.random.default_rng(seed))
+        t2, r2, info2 = _episode(env, seed, np.random.default_rng(seed))
+        assert all(np.array_equal(a, b) for a, b in zip(t1, t2, strict=True)) and r1 == r2
+        # the learner's rewards over the episode are its whole match return
+        assert r1 == pytest.approx(info1["return"])
+        assert 0.0 <= info1["win_share"] <= 1.0
+        seats.add(info1["seat"])
+    assert len(seats) > 1  # drawn per episode
+
+
+def test_single_agent_env_fixed_seat_and_opponent_list():
+    calls = []
+
+    def first_legal(obs, mask):
+        calls.append(1)
+        return int(np.flatnonzero(mask)[0])
+
+    env = SingleAgentEnv("president_v0", opponents=["heuristic", first_legal, "random"], seat=2,
+                         single_round=True)
+    _, _, info = _episode(env, 1, np.random.default_rng(0))
+    assert info["seat"] == 2 and calls
+    with pytest.raises(ValueError, match="opponents"):
+        SingleAgentEnv("president_v0", opponents=["random"])
+    with pytest.raises(ValueError, match="seat"):
+        SingleAgentEnv("president_v0", seat=4)
+
+
+def test_illegal_learner_action_is_penalised_or_raises():
+    env = SingleAgentEnv("odin_v0", seat=0, single_round=True)
+    env.reset(seed=0)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    _, reward, term, _, _ = env.step(bad)
+    assert term and reward == -1.0
+    strict = SingleAgentEnv("odin_v0", seat=0, illegal_action="raise", single_round=True)
+    strict.reset(seed=0)
+    with pytest.raises(ValueError, match="illegal"):
+        strict.step(bad)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_learner_vec_env_matches_a_hand_played_vector_env(name):
+    """Game by game, LearnerVecEnv equals the plain vector env in which the learner's
+    actions and the heuristic opponents' moves are played by hand."""
+    from agents import make_agent
+
+    n, seat = 6, 1
+    opts = dict(SHORT[name], num_players=3 if name != "president_v0" else 4)
+    env = LearnerVecEnv(name, n, opponents="heuristic", seat=seat, seed=5, **opts)
+    obs, info = env.reset()
+    # penalty mode: the games that wait get any action, then their states are put back
+    ref = cardenvs.make_vec(name, num_envs=n, seed=5, auto_reset=False, auto_play_forced=True,
+                            illegal_action="penalty", **opts)
+    st = ref.reset()
+    heuristic = make_agent("heuristic", cardenvs.get_spec(name), seed=0)
+    done = np.zeros(n, bool)
+    returns = np.zeros(n)
+
+    def opponents_play(st, live):
+        while True:
+            wait = live & ~(ref.states["terminated"] | ref.states["truncated"]) & (st.current_player != seat)
+            if not wait.any():
+                return st
+            acts = np.zeros(n, np.int64)
+            acts[wait] = heuristic.act_batch(st.observation[wait], st.legal_action_mask[wait])
+            before = ref.states.copy()
+            nxt = ref.step(np.where(wait, acts, 0))
+            ref.states[~wait] = before[~wait]  # only the waiting games move
+            returns[wait] += nxt.rewards[wait, seat]
+            st = nxt._replace(observation=np.where(wait[:, None], nxt.observation, st.observation),
+                              legal_action_mask=np.where(wait[:, None], nxt.legal_action_mask,
+                                                         st.legal_action_mask),
+                              current_player=np.where(wait, nxt.current_player, st.current_player))
+
+    st = opponents_play(st, np.ones(n, bool))
+    rng = np.random.default_rng(3)
+    for _ in range(400):
+        live = ~done
+        np.testing.assert_array_equal(obs[live], st.observation[live])
+        np.testing.assert_array_equal(env.action_masks()[live], st.legal_action_mask[live])
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in env.action_masks()])
+        obs, rew, term, trunc, info = env.step(actions)
+        before = ref.states.copy()
+        nxt = ref.step(np.where(live, actions, 0))
+        ref.states[done] = before[done]
+        step_rew = np.where(live, nxt.rewards[:, seat], 0.0)
+        st = nxt
+        returns[:] = 0
+        st = opponents_play(st, live)
+        np.testing.assert_allclose(rew[live], (step_rew + returns)[live], atol=1e-5)
+        ended = live & (ref.states["terminated"] | ref.states["truncated"])
+        np.testing.assert_array_equal((term | trunc)[live], ended[live])
+        for i in np.flatnonzero(ended):
+            np.testing.assert_array_equal(info["final_obs"][i], ref.observe(seat)[i])
+        done |= ended
+        if done.all():
+            break
+    assert done.any()
+
+
+def test_learner_vec_env_seeding_and_autoreset():
+    env = LearnerVecEnv("odin_v0", 16, opponents="random", seed=2, single_round=True)
+    obs1, _ = env.reset(seed=4)
+    sampler = RandomSampler(0)
+    trace1 = []
+    for _ in range(60):
+        obs, rew, term, trunc, info = env.step(sampler(env.action_masks()))
+        trace1.append((obs.copy(), rew.copy()))
+        assert (env.action_masks().sum(axis=1) >= 2).all()
+        if (term | trunc).any():
+            assert info["_final_obs"].tolist() == (term | trunc).tolist()
+            shares = info["final_info"]["win_share"][term | trunc]
+            assert ((0 <= shares) & (shares <= 1)).all()
+    obs2, _ = env.reset(seed=4)
+    sampler = RandomSampler(0)
+    np.testing.assert_array_equal(obs1, obs2)
+    for o, r in trace1:
+        obs, rew, *_ = env.step(sampler(env.action_masks()))
+        np.testing.assert_array_equal(o, obs)
+        np.testing.assert_array_equal(r, rew)
+    assert env.observation_space.shape == (16, env.single_observation_space.shape[0])
+
+
+def test_random_learner_wins_its_share_against_random_opponents():
+    env = LearnerVecEnv("president_v0", 256, opponents="random", seed=0, single_round=True)
+    env.reset()
+    sampler = RandomSampler(1)
+    shares, episodes = 0.0, 0
+    while episodes < 1500:
+        _, _, term, trunc, info = env.step(sampler(env.action_masks()))
+        d = term | trunc
+        if d.any():
+            shares += info["final_info"]["win_share"][d].sum()
+            episodes += int(d.sum())
+    assert abs(shares / episodes - 0.25) < 0.04  # 4 players, fair share 1/4 (± ~3.5 sigma)
+
+
+sb3_contrib = pytest.importorskip("sb3_contrib")
+
+
+def test_maskable_ppo_trains_on_the_registered_id(tmp_path):
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", make_vec_env("cardenvs/president-v0", 4), n_steps=32, batch_size=64, seed=0)
+    model.learn(256)
+    model.save(tmp_path / "ppo")
+
+
+def test_maskable_ppo_trains_on_the_fast_vector_env():
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from cardenvs.sb3 import SB3VecEnv
+
+    torch.set_num_threads(1)
+    venv = SB3VecEnv("odin_v0", 32, opponents="heuristic", scale_observations=True, single_round=True)
+    model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=128, seed=0)
+    model.learn(1024)
+    obs = venv.reset()
+    actions, _ = model.predict(obs, action_masks=venv.action_masks())
+    assert venv.action_masks()[np.arange(32), actions].all()
