@@ -103,11 +103,11 @@ def test_aec_and_vector_agree_with_forced_moves(name, options):
         for i, env in enumerate(envs):
             env.step(int(actions[i]))
             assert [env.rewards[a] for a in env.possible_agents] == state.rewards[i].tolist(), (i, step)
-            count = env.infos[env.agent_selection]["forced_moves"]
+            count = env.forced_moves
             if all(env.terminations.values()) or all(env.truncations.values()):
                 assert state.terminated[i] or state.truncated[i]
                 env.reset()  # auto-reset plays the new match's forced opening moves in the same call
-                count += env.infos[env.agent_selection]["forced_moves"]
+                count += env.forced_moves
             assert count == state.forced_moves[i]
             forced += count
     assert forced > 0

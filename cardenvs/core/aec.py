@@ -41,8 +41,8 @@ class CardGameEnv(AECEnv):
     ``auto_play_forced=True`` plays every decision that has exactly one legal action for
     its player, inside the compiled step: ``agent_selection`` is always a real choice
     (or a finished match), the skipped decisions' rewards arrive with the step that was
-    played, and ``infos[agent]["forced_moves"]`` counts the moves skipped by the last
-    step. A loaded scenario is shown as loaded, even when its first decision is forced.
+    played, and ``forced_moves`` counts the moves played by the last ``step`` or
+    ``reset``. A loaded scenario is shown as loaded, even when its first decision is forced.
     """
 
     metadata = {"render_modes": ["human", "ansi"], "name": "cardenvs", "is_parallelizable": False, "render_fps": 1}
@@ -62,7 +62,7 @@ class CardGameEnv(AECEnv):
             raise TypeError(f"auto_play_forced must be True or False, got {auto_play_forced!r}")
         self.auto_play_forced = bool(auto_play_forced)
         self._mode = MODE_AUTO_FORCED if self.auto_play_forced else 0
-        self._forced_moves = 0
+        self.forced_moves = 0
         self.metadata = dict(self.metadata, name=spec.env_id)
         self._template = self.game.make_template(**options)
         self.options = dict(options)
@@ -117,7 +117,7 @@ class CardGameEnv(AECEnv):
         scenario = (options or {}).get("scenario")
         events = self.game.reset_batch(self._state, self._mask, self._obs, self._current,
                                        self._mode if scenario is None else 0)
-        self._forced_moves = int(events[0]) >> EVENT_FORCED_SHIFT
+        self.forced_moves = int(events[0]) >> EVENT_FORCED_SHIFT
         if scenario is not None:
             deal_rng = np.random.default_rng(int(rng))
             state_from_dict(self.spec, self._state[0], scenario, deal_rng)
@@ -150,16 +150,14 @@ class CardGameEnv(AECEnv):
             self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, self._mode
         )
         events = int(self._events[0])
-        forced = events >> EVENT_FORCED_SHIFT
-        infos_stale = forced != self._forced_moves  # the infos carry the count
-        self._forced_moves = forced
+        self.forced_moves = events >> EVENT_FORCED_SHIFT
         if self._rewards_dirty or events & EVENT_REWARD:
             # the dicts are rebuilt only when this step or the previous one had rewards
             rewards = self._rewards[0]
             self.rewards = {ag: float(rewards[i]) for i, ag in enumerate(self.agents)}
             self._rewards_dirty = bool(events & EVENT_REWARD)
             self._accumulate_rewards()
-        if infos_stale or events & (EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED):
+        if events & (EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED):
             self._set_infos()
         if events & (EVENT_TERMINATED | EVENT_TRUNCATED):
             term = bool(events & EVENT_TERMINATED)
@@ -173,8 +171,6 @@ class CardGameEnv(AECEnv):
 
     def _set_infos(self) -> None:
         info = self.game.round_info(self._state[0])
-        if self.auto_play_forced:
-            info["forced_moves"] = self._forced_moves
         self.infos = {a: dict(info) for a in self.agents}
 
     def _illegal_message(self, agent: str, a: int) -> str:
