@@ -21,7 +21,8 @@ def test_single_agent_example_runs():
 
 def test_cleanrl_style_loop_runs():
     pytest.importorskip("torch")
-    code = _block("N, T, ITERATIONS = 64, 32, 50").replace("N, T, ITERATIONS = 64, 32, 50", "N, T, ITERATIONS = 8, 8, 2")
+    budget = "N, T, ITERATIONS = 64, 32, 50"
+    code = _block(budget).replace(budget, "N, T, ITERATIONS = 8, 8, 2")
     exec(code, {})
 
 

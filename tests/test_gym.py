@@ -166,6 +166,14 @@ def test_learner_vec_env_seeding_and_autoreset():
     assert env.observation_space.shape == (16, env.single_observation_space.shape[0])
 
 
+def test_make_vec_from_the_id_gives_the_fast_vector_env():
+    env = gym.make_vec("cardenvs/president-v0", num_envs=8, vectorization_mode="vector_entry_point",
+                       opponents="heuristic")
+    assert isinstance(env, LearnerVecEnv)
+    obs, info = env.reset(seed=0)
+    assert obs.shape == (8, env.single_observation_space.shape[0]) and info["action_mask"].shape[0] == 8
+
+
 def test_random_learner_wins_its_share_against_random_opponents():
     env = LearnerVecEnv("president_v0", 256, opponents="random", seed=0, single_round=True)
     env.reset()
