@@ -83,12 +83,16 @@ def _make_opponents(spec: GameSpec, opponents: Opponent | Sequence[Opponent], nu
 def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray) -> int:
     if hasattr(opponent, "act"):
         return int(opponent.act(obs, mask))
+    if hasattr(opponent, "act_batch"):
+        return int(np.asarray(opponent.act_batch(obs[None], mask[None])).reshape(-1)[0])
     return int(opponent(obs, mask))
 
 
 def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
     if hasattr(opponent, "act_batch"):
         return np.asarray(opponent.act_batch(obs, masks), dtype=np.int64)
+    if hasattr(opponent, "act"):
+        return np.array([opponent.act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
     return np.asarray(opponent(obs, masks), dtype=np.int64)
 
 
@@ -111,7 +115,8 @@ def win_share(returns: np.ndarray, seat: int) -> float:
 class SingleAgentEnv(gymnasium.Env):
     """One seat of a card game as a Gymnasium env, the other seats played by ``opponents``.
 
-    ``game``: a registry name (``"president_v0"`` or ``"president"``). ``seat``: the
+    ``game``: a registry name (``"president_v0"`` or ``"president"``). Opponents get the
+    game's raw observations, whatever ``scale_observations`` says. ``seat``: the
     learner's seat, or None to draw it at every reset (seeded). ``opponents``: one
     opponent for every other seat, or a list of ``num_players - 1`` of them for the seats
     after the learner's in play order. ``scale_observations`` maps observations to
@@ -156,6 +161,7 @@ class SingleAgentEnv(gymnasium.Env):
         self.action_space = spaces.Discrete(self.spec_game.module.NUM_ACTIONS)
         self.seat = 0
         self._returns = np.zeros(self.num_players)
+        self._pending = 0.0
         #: matches the opponents ended before the learner's first decision (dealt again, never
         #: returned: an episode has at least one decision); rare, e.g. a Rami 51 round won at once
         self.matches_without_learner = 0
@@ -173,12 +179,12 @@ class SingleAgentEnv(gymnasium.Env):
         self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
         self._env.reset(seed=int(rng.integers(2**62)), options=options)
         self._returns[:] = 0.0
-        self._play_opponents()
+        self._pending = self._play_opponents()  # rewards before its first decision: paid with that step
         while self._done():  # the opponents ended it before the learner's first decision: deal again
             self.matches_without_learner += 1
             self._env.reset()  # the same random stream, continued
             self._returns[:] = 0.0
-            self._play_opponents()
+            self._pending = self._play_opponents()
         return self._observation(), self._info()
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
@@ -186,8 +192,12 @@ class SingleAgentEnv(gymnasium.Env):
         agent = env.possible_agents[self.seat]
         if self._done():
             raise RuntimeError("the match is over: call reset()")
-        reward = 0.0
-        env.step(int(action) if not isinstance(action, np.ndarray) else int(action.item()))
+        if isinstance(action, np.ndarray) and action.size == 1:
+            action = action.item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action must be an integer, got {action!r}")
+        reward, self._pending = self._pending, 0.0
+        env.step(int(action))
         reward += self._collect(agent)
         reward += self._play_opponents()
         terminated = any(env.terminations.values())
@@ -261,6 +271,8 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
 
     Opponents are as in :class:`SingleAgentEnv`, except that a callable takes a batch
     of rows: ``f(observations (K, OBS_SIZE), masks (K, NUM_ACTIONS) bool) -> (K,)``.
+    Opponents always get the game's raw observations (``scale_observations`` is for the
+    learner): a frozen copy of a learner trained on scaled inputs scales them itself.
     The compiled random and heuristic agents choose for a whole batch in one call.
     """
 
@@ -310,6 +322,8 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self.seats = np.zeros(n, dtype=np.int64)
         self._returns = np.zeros((n, self.num_players))
         self._seat_rng = np.random.default_rng(seed)
+        self._reset_rng = np.random.default_rng([self._seed, 2])  # seeds of later unseeded resets
+        self._pending = np.zeros(n, dtype=np.float32)  # learner rewards before its first decision
         self._started = False
         #: matches the opponents ended before the learner's first decision (dealt again)
         self.matches_without_learner = 0
@@ -322,6 +336,9 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
             raise ValueError(f"LearnerVecEnv.reset takes no options, got {sorted(options)}")
         if seed is not None:
             self._seed = int(seed)
+            self._reset_rng = np.random.default_rng([self._seed, 2])
+        elif self._started:  # Gymnasium's contract: no seed, no replay
+            self._seed = int(self._reset_rng.integers(2**62))
         core = self._core
         core.states[:] = core._template[0]
         core.states["rng"] = [rng_state_from_seed(int(x)) for x in batch_seeds(self._seed, self.num_envs)]
@@ -351,7 +368,8 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
                 names = ", ".join(str(x) for x in np.flatnonzero(self._masks[i])[:20])
                 raise ValueError(f"illegal action {int(a[i])} in game {i}; legal there: {names}; nothing was stepped")
             a = np.where(legal, a, -1)  # penalised by the kernel (negative: never a pseudo-action)
-        rewards = np.zeros(self.num_envs, dtype=np.float32)
+        rewards = self._pending.copy()  # what reached the learner before its first decision
+        self._pending[:] = 0.0
         self._actions[:] = a
         self._kernel_step(rewards)
         self._play_opponents(rewards)
@@ -421,7 +439,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         decision; a match they end before it is dealt again (``matches_without_learner``)."""
         while rows.size:
             self._restart(rows)
-            self._play_opponents(np.zeros(self.num_envs, dtype=np.float32))
+            self._play_opponents(self._pending)  # only the new matches wait on opponents now
             rows = rows[self._over[rows]]
             self.matches_without_learner += int(rows.size)
 
@@ -431,12 +449,14 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self._actions[rows] = ACT_RESET
         self.game.step_batch(self._core.states, self._actions, self._masks, self._obs, self._rewards, self._events,
                              self._current, self._mode)
-        self._over[rows] = False
-        self._returns[rows] = 0.0
         if self.fixed_seat is not None:
             self.seats[rows] = self.fixed_seat
         else:
             self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
+        # the forced opening moves played by the reset: their rewards and a match they end count too
+        self._over[rows] = (self._events[rows] & (EVENT_TERMINATED | EVENT_TRUNCATED)) != 0
+        self._returns[rows] = self._rewards[rows, : self.num_players]
+        self._pending[rows] = self._rewards[rows, self.seats[rows]]
 
     def _observations(self) -> np.ndarray:
         return _scale(self._obs, self._low, self._high) if self.scale_observations else self._obs.copy()

@@ -119,11 +119,18 @@ def test_pettingzoo_api_with_forced_moves(name):
 
 
 def test_scenario_is_shown_as_loaded_with_forced_moves():
+    plain = cardenvs.make_raw("president_v0")
+    plain.reset(seed=1)
+    rng = np.random.default_rng(0)
+    while len(plain.legal_actions()) != 1:  # a position with a forced move
+        plain.step(int(rng.choice(plain.legal_actions())))
+    scenario = plain.state_dict()
     env = cardenvs.make_raw("president_v0", auto_play_forced=True)
-    env.reset(seed=1)
-    scenario = env.state_dict()
     env.reset(seed=2, options={"scenario": scenario})
     assert env.state_dict() == scenario
+    assert len(env.legal_actions()) == 1 and env.forced_moves == 0
+    env.step(env.legal_actions()[0])  # the next step plays it, and the forced moves after it
+    assert len(env.legal_actions()) >= 2 or all(env.terminations.values())
 
 
 @pytest.mark.parametrize("name,options", [CASES[0], CASES[2], CASES[4]])
@@ -145,7 +152,7 @@ def test_final_observation_is_every_seat_view_before_the_restart(name, options):
         for i in np.flatnonzero(done):
             for p in range(with_final.num_players):
                 np.testing.assert_array_equal(s1.final_observation[i, p], manual.observe(p)[i])
-        assert not s1.final_observation[~done].any()
+        assert not s1.final_observation[~(s1.terminated | s1.truncated)].any()
         ended += int(done.sum())
         if ended >= 8:
             break

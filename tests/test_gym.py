@@ -71,6 +71,49 @@ def test_single_agent_env_fixed_seat_and_opponent_list():
         SingleAgentEnv("president_v0", seat=4)
 
 
+class _OnlyAct:
+    def act(self, obs, mask):
+        return int(np.flatnonzero(mask)[-1])
+
+
+class _OnlyBatch:
+    def act_batch(self, obs, masks):
+        return np.array([np.flatnonzero(m)[0] for m in masks])
+
+
+def test_opponents_with_one_method_and_rewards_before_the_first_decision():
+    for opponent in (_OnlyAct(), _OnlyBatch()):
+        _episode(SingleAgentEnv("odin_v0", opponents=opponent, single_round=True), 0, np.random.default_rng(0))
+        env = LearnerVecEnv("odin_v0", 4, opponents=opponent, single_round=True)
+        env.reset()
+        env.step(RandomSampler(0)(env.action_masks()))
+    # round rewards that arrive before the learner's first decision are paid with that decision
+    env = LearnerVecEnv("rami51_v0", 64, opponents="heuristic", reward_mode="round", elimination_score=60,
+                        num_players=3, seed=1)
+    env.reset()
+    sampler = RandomSampler(0)
+    totals = np.zeros(64)
+    checked = 0
+    for _ in range(3000):
+        _, rew, term, trunc, info = env.step(sampler(env.action_masks()))
+        totals += rew
+        for i in np.flatnonzero(term | trunc):
+            assert totals[i] == pytest.approx(info["final_info"]["return"][i], abs=1e-4)
+            totals[i] = 0.0
+            checked += 1
+        if checked >= 20:
+            break
+    assert checked >= 20
+
+
+def test_unseeded_reset_does_not_replay():
+    env = LearnerVecEnv("president_v0", 8, seed=3)
+    a, _ = env.reset()
+    b, _ = env.reset()
+    c, _ = env.reset(seed=3)
+    assert not np.array_equal(a, b) and np.array_equal(a, c)
+
+
 def test_illegal_learner_action_is_penalised_or_raises():
     env = SingleAgentEnv("odin_v0", seat=0, single_round=True)
     env.reset(seed=0)
@@ -81,6 +124,8 @@ def test_illegal_learner_action_is_penalised_or_raises():
     strict.reset(seed=0)
     with pytest.raises(ValueError, match="illegal"):
         strict.step(bad)
+    with pytest.raises(TypeError, match="integer"):
+        strict.step(2.5)
 
 
 @pytest.mark.parametrize("name", GAMES)

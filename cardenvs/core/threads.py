@@ -8,8 +8,10 @@ policy is read once, when the runtime is loaded, from ``OMP_WAIT_POLICY``.
 cardenvs never changes that variable for the process: other libraries (torch ships its
 own OpenMP runtime) read it too, and their best setting depends on the machine's load.
 Instead, :func:`start_numba_threads` sets ``OMP_WAIT_POLICY=PASSIVE`` only while numba
-loads its runtime, then restores the variable, so the policy applies to numba's threads
-alone. It runs on the first threaded step (``num_threads > 1``); call it yourself to
+loads its runtime, then restores the variable: the policy applies to that runtime (the
+system's libgomp; torch's own copy is separate). If something loaded the system's
+libgomp earlier, its policy stays; a library loaded later that shares it shares it.
+It runs on the first threaded step (``num_threads > 1``); call it yourself to
 choose, and set ``OMP_WAIT_POLICY`` before starting Python to decide for every library.
 """
 

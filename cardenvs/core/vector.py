@@ -91,8 +91,15 @@ class VecEnv:
         self.num_threads = int(num_threads)
         self.parallel = self.num_threads > 1 and self.num_envs >= parallel_threshold
         self.auto_reset = bool(auto_reset)
+        for name, value in (("auto_reset", auto_reset), ("auto_play_forced", auto_play_forced),
+                            ("final_observation", final_observation)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {value!r}")
+        if final_observation and not auto_reset:
+            raise ValueError("final_observation=True needs auto_reset=True (without it, a finished game stays "
+                             "as it ended: observe it with observe(viewer))")
         self.auto_play_forced = bool(auto_play_forced)
-        self.final_observation = bool(final_observation) and self.auto_reset
+        self.final_observation = bool(final_observation)
         # the kernels' mode: with final observations, ended games are restarted by a second call
         self._mode = (MODE_AUTO_FORCED if self.auto_play_forced else 0) | (
             MODE_AUTO_RESET if self.auto_reset and not self.final_observation else 0
@@ -135,8 +142,8 @@ class VecEnv:
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if self.illegal_action == "raise":
-            self._check_legal(actions)
-        elif actions.min() < -1:
+            self._check_legal(actions)  # finished games (no auto-reset) take any action: they ignore it
+        if actions.min() < -1:
             actions = np.maximum(actions, -1)  # illegal, penalised (the kernels' pseudo-actions are < -1)
         obs, masks, current = self._new_outputs()
         n = self.num_envs

@@ -559,7 +559,8 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     that follow (MODE_AUTO_FORCED), then the next mask (kept in the state and copied out)
     and the observation of the player to move. Stepping a finished game (no auto-reset)
     changes nothing; its all-false mask and its observation are written again (the
-    output rows are fresh buffers). ACT_HOLD leaves a game and its output rows alone."""
+    output rows are fresh buffers). ACT_HOLD leaves a game alone (its rewards row and
+    events zeroed, its mask and observation rows not written)."""
     auto_reset = (mode & MODE_AUTO_RESET) != 0
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
     for i in range(states.shape[0]):

@@ -1235,8 +1235,8 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), start the next turn, auto-reset a finished match (MODE_AUTO_RESET), play
     the forced moves that follow (MODE_AUTO_FORCED), then the next mask (kept in the state
-    and copied out) and the observation of the player to move. ACT_HOLD leaves a game and
-    its output rows alone."""
+    and copied out) and the observation of the player to move. ACT_HOLD leaves a game alone (its
+    rewards row and events zeroed, its mask and observation rows not written)."""
     auto_reset = (mode & MODE_AUTO_RESET) != 0
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
     owner = workspace()
