@@ -159,3 +159,20 @@ def test_final_observation_is_every_seat_view_before_the_restart(name, options):
         if (~live | done).all():
             break
     assert ended >= 1
+
+
+@pytest.mark.parametrize("action", [-5, -4, -3, -2])
+def test_pseudo_actions_never_reach_a_finished_game(action):
+    venv = cardenvs.make_vec("odin_v0", num_envs=2, seed=0, auto_reset=False, single_round=True)
+    state = venv.reset()
+    sampler = RandomSampler(0)
+    while not (venv.states["terminated"] | venv.states["truncated"]).any():
+        state = venv.step(sampler(state.legal_action_mask))
+    done = int(np.flatnonzero(venv.states["terminated"] | venv.states["truncated"])[0])
+    before = venv.state_dict(done)
+    actions = sampler(state.legal_action_mask)
+    actions[done] = action
+    state = venv.step(np.where(state.legal_action_mask.any(axis=1), actions, action))
+    assert venv.state_dict(done) == before
+    assert not state.legal_action_mask[done].any()
+    assert state.terminated[done] or state.truncated[done]
