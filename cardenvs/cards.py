@@ -1,6 +1,6 @@
 """Card notation, decks and card ids shared by every game.
 
-Notation (see RULINGS.md): ranks ``A 2 3 4 5 6 7 8 9 T J Q K``, suits ``c d h s``
+Notation (the same in every game page): ranks ``A 2 3 4 5 6 7 8 9 T J Q K``, suits ``c d h s``
 (clubs, diamonds, hearts, spades): ``Ah``, ``Tc``, ``2s``; the joker is ``X``.
 Odin cards are a value digit then a colour letter ``r o y g b p``: ``7r``, ``1p``.
 

@@ -104,11 +104,11 @@ def _check_learner_seat(seat: int | None, num_players: int) -> int | None:
     return int(seat)
 
 
-def win_share(returns: np.ndarray, seat: int) -> float:
-    """The seat's share of the win: the seats with the highest match return split 1."""
-    best = returns.max()
-    top = np.isclose(returns, best, rtol=0.0, atol=1e-6)
-    return float(top[seat] / top.sum())
+def _win_shares(returns: np.ndarray) -> np.ndarray:
+    """(N, P) shares of the win, by the rule of the evaluation (``agents.evaluate.win_shares``)."""
+    from agents.evaluate import win_shares
+
+    return win_shares(returns)
 
 
 # --------------------------------------------------------------------------- one game
@@ -251,7 +251,7 @@ class SingleAgentEnv(gymnasium.Env):
         info["seat"] = self.seat
         info["action_mask"] = self.action_masks()
         if self._done():
-            info["win_share"] = win_share(self._returns, self.seat)
+            info["win_share"] = float(_win_shares(self._returns[None])[0, self.seat])
             info["return"] = float(self._returns[self.seat])
         return info
 
@@ -418,10 +418,10 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
             if not waiting.any():
                 return
             self._actions[:] = ACT_HOLD
-            rel = (self._current.astype(np.int64) - self.seats - 1) % P
-            if all(opp is self._opponents[0] for opp in self._opponents):
+            if self._one_opponent:
                 groups = [(self._opponents[0], np.flatnonzero(waiting))]
-            else:
+            else:  # by seat relative to the learner's
+                rel = (self._current.astype(np.int64) - self.seats - 1) % P
                 groups = [(opp, np.flatnonzero(waiting & (rel == k))) for k, opp in enumerate(self._opponents)]
             for opponent, rows in groups:
                 if rows.size:
@@ -433,6 +433,10 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
                 i = int(np.flatnonzero(waiting & ~ok)[0])
                 raise ValueError(f"an opponent chose the illegal action {int(self._actions[i])} in game {i}")
             self._kernel_step(learner_rewards)
+
+    @property
+    def _one_opponent(self) -> bool:
+        return all(opp is self._opponents[0] for opp in self._opponents)
 
     def _start_matches(self, rows: np.ndarray) -> None:
         """New matches in ``rows``, played by the opponents up to the learner's first
@@ -474,9 +478,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         mask[rows] = True
         shares = np.zeros(n)
         returns = self._returns[rows]
-        best = returns.max(axis=1, keepdims=True)
-        top = np.isclose(returns, best, rtol=0.0, atol=1e-6)
-        shares[rows] = (top / top.sum(axis=1, keepdims=True))[np.arange(rows.size), self.seats[rows]]
+        shares[rows] = _win_shares(returns)[np.arange(rows.size), self.seats[rows]]
         ret = np.zeros(n)
         ret[rows] = returns[np.arange(rows.size), self.seats[rows]]
         final_info = {"win_share": shares, "_win_share": mask.copy(), "return": ret, "_return": mask.copy(),
@@ -508,9 +510,4 @@ def register_envs() -> None:
         )
 
 
-def make_learner_vec(game: str, num_envs: int, **kwargs: Any) -> LearnerVecEnv:
-    """:class:`LearnerVecEnv` by game name: ``make_learner_vec("president_v0", 1024, opponents="heuristic")``."""
-    return LearnerVecEnv(game, num_envs, **kwargs)
-
-
-__all__ = ["LearnerVecEnv", "SingleAgentEnv", "gym_id", "make_learner_vec", "register_envs", "win_share"]
+__all__ = ["LearnerVecEnv", "SingleAgentEnv", "gym_id", "register_envs"]

@@ -4,8 +4,8 @@ random games.
 
 Positions are built with scenarios (``env.reset(seed=..., options={"scenario": d})``)
 and driven with ``odin.play_actions``. Seats play to the left: 0 -> 1 -> 2 -> 3 -> 0.
-Cards a scenario does not place are set aside. Rules: the odin section of
-``RULINGS.md`` and ``docs/games/odin.md``.
+Cards a scenario does not place are set aside. Rules:
+``docs/games/odin.md``.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Positions are built with scenarios (``env.reset(seed=..., options={"scenario": d})``)
 and driven with ``str_to_action``. Seats play to the left: 0 -> 1 -> 2 -> 3 -> 0.
-Cards a scenario does not place are in ``played``. Rules: the president section of
-``RULINGS.md`` and ``docs/games/president.md``.
+Cards a scenario does not place are in ``played``. Rules:
+``docs/games/president.md``.
 """
 
 from __future__ import annotations

@@ -5,8 +5,7 @@ serial vs threaded stepping.
 
 Positions are built with scenarios (``env.reset(seed=..., options={"scenario": d})``) and
 driven with ``str_to_action``. Seats play to the left: 0 -> 1 -> 2 -> 0. Cards a scenario
-does not place make the stock. Rules: the rami51 section of ``RULINGS.md`` and
-``docs/games/rami51.md``.
+does not place make the stock. Rules: ``docs/games/rami51.md``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Independent review: behaviour checked against the seeds and RULINGS.md that the
+"""Independent review: behaviour checked against the rules (the game pages) that the
 other test files do not pin yet.
 
 - President and Odin replayed step by step against small reference models written
@@ -40,7 +40,7 @@ def p_count(hand: list[str], r: str) -> int:
 
 
 def p_ref_mask(d: dict) -> set[str]:
-    """The legal actions, straight from the president section of RULINGS.md."""
+    """The legal actions, straight from the rules on the president page."""
     p = d["current"]
     hand = d["hands"][p]
     if d["phase"] == "exchange":

@@ -116,7 +116,7 @@ def rules_classes(run_same_suit: bool = True) -> np.ndarray:
     return np.array([0, 1, 3, 0, 0, 3, 2, 13, 1, int(bool(run_same_suit))], dtype=np.int64)
 
 
-# classes contracts (seed 003): rows of (kind, size); kind KIND_SET with size 3 (brelan,
+# classes contracts (the French Classes rules): rows of (kind, size); kind KIND_SET with size 3 (brelan,
 # 3+ of a rank) or 4 (carré, 4+), KIND_RUN with size n (séquence of n+)
 CONTRACT_ITEMS = 3
 CONTRACTS = np.zeros((10, CONTRACT_ITEMS, 2), dtype=np.int64)

@@ -1,6 +1,6 @@
 """Odin: the rules as numba kernels over a record per game.
 
-Reads like the rule book (seed 002 with the odin section of RULINGS.md): state
+Reads like the rule book (the rules as ``docs/games/odin.md`` gives them): state
 layout, deal, legal actions, apply an action, scoring, observation. The
 player-facing page is ``docs/games/odin.md``.
 

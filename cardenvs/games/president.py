@@ -1,6 +1,6 @@
 """Président (trou de cul): the rules as numba kernels over a record per game.
 
-Reads like the rule book (seed 004 with the president section of RULINGS.md):
+Reads like the rule book (the rules as ``docs/games/president.md`` gives them):
 state layout, deal, legal actions, apply an action, scoring, observation. The
 player-facing page is ``docs/games/president.md``.
 

@@ -1,6 +1,6 @@
 """Rami 51: the rules as numba kernels over a record per game.
 
-Reads like the rule book (seed 001 with the rami51 section of RULINGS.md): state
+Reads like the rule book (the rules as ``docs/games/rami51.md`` gives them): state
 layout, deal, legal actions, apply an action, scoring, observation, then the batch
 kernels and the Python side. The player-facing page is ``docs/games/rami51.md``.
 
