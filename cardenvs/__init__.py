@@ -6,7 +6,12 @@
 
 import sys
 
-from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, make_raw, make_vec
+# before any kernel is defined: numba's cache keyed on every kernel source, not one file
+from cardenvs.core import jitcache
+
+jitcache.install()
+
+from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, make_raw, make_vec  # noqa: E402
 
 # one importable module per game: ``from cardenvs import president_v0`` / ``import cardenvs.odin_v0``
 for _env_id in GAMES:

@@ -1,0 +1,98 @@
+"""numba's on-disk cache, keyed on every kernel source of the package.
+
+numba keys a cached function on its own file only: after an edit of a helper in
+``core/bits.py``, a cached caller in ``games/odin.py`` keeps the old machine code (it
+inlined or linked the helper when it was compiled). That would let a developer after an
+edit, or a user after an upgrade, run stale kernels.
+
+:func:`install` puts a locator in front of numba's own ones. For a function defined in
+this project it finds the place numba would have used (``NUMBA_CACHE_DIR``, the module's
+``__pycache__``, the user-wide cache ...) and keeps it, but stamps the cache index with a
+hash of every kernel source (each ``.py`` file of ``cardenvs/`` and ``agents/`` that
+imports numba) instead of the function's own file. Any edit of any kernel file thus
+makes every cached kernel of the project stale, and numba recompiles it on first use.
+Functions outside the project keep numba's behaviour. ``NUMBA_CACHE_LOCATOR_CLASSES``,
+when set, replaces numba's locator list and this one with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from functools import lru_cache
+from pathlib import Path
+
+from numba.core import caching
+
+# numba's base of the compile-result caches (_CacheImpl in older releases)
+_CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+# the agents package is installed next to cardenvs (a checkout, or site-packages)
+KERNEL_ROOTS = (PACKAGE_DIR, PACKAGE_DIR.parent / "agents")
+
+
+def kernel_sources() -> list[Path]:
+    """Every Python file of the project that holds numba kernels, in a fixed order."""
+    files = []
+    for root in KERNEL_ROOTS:
+        if root.is_dir():
+            for path in sorted(root.rglob("*.py")):
+                if b"numba" in path.read_bytes():
+                    files.append(path)
+    return files
+
+
+@lru_cache(maxsize=1)
+def kernel_stamp() -> str:
+    """sha256 over the names and contents of all kernel sources (computed once per process)."""
+    digest = hashlib.sha256()
+    for path in kernel_sources():
+        digest.update(str(path.relative_to(PACKAGE_DIR.parent)).encode())
+        digest.update(b"\0")
+        digest.update(path.read_bytes())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _in_project(py_file: str) -> bool:
+    path = Path(os.path.abspath(py_file))
+    return any(root == path.parent or root in path.parents for root in KERNEL_ROOTS)
+
+
+class ProjectCacheLocator(caching._CacheLocator):
+    """numba's usual cache place for the function, stamped with :func:`kernel_stamp`."""
+
+    def __init__(self, inner: caching._CacheLocator):
+        self._inner = inner
+
+    def ensure_cache_path(self) -> None:
+        self._inner.ensure_cache_path()
+
+    def get_cache_path(self) -> str:
+        return self._inner.get_cache_path()
+
+    def get_source_stamp(self) -> str:
+        return kernel_stamp()
+
+    def get_disambiguator(self) -> str:
+        return self._inner.get_disambiguator()
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        if not _in_project(py_file):
+            return None
+        for other in _CACHE_IMPL._locator_classes:
+            if other is cls:
+                continue
+            inner = other.from_function(py_func, py_file)
+            if inner is not None:
+                return cls(inner)
+        return None
+
+
+def install() -> None:
+    """Put :class:`ProjectCacheLocator` first in numba's locator list (idempotent)."""
+    classes = _CACHE_IMPL._locator_classes
+    if ProjectCacheLocator not in classes:
+        classes.insert(0, ProjectCacheLocator)

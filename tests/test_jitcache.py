@@ -1,0 +1,62 @@
+"""numba's cache is keyed on every kernel source: an edit of a helper in one file reaches
+a cached caller in another file (numba alone would keep the caller's stale machine code)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cardenvs
+from cardenvs.core import jitcache
+
+REPO = Path(cardenvs.__file__).resolve().parent.parent
+
+# vector._sample_legal (core/vector.py) calls bits.low_index (core/bits.py): one legal action, at 3
+PROBE = """
+import numpy as np
+import cardenvs
+from cardenvs.core.vector import _sample_legal
+assert cardenvs.__file__.startswith({root!r}), cardenvs.__file__
+masks = np.zeros((1, 10), dtype=np.int8)
+masks[0, 3] = 1
+out = np.zeros(1, dtype=np.int64)
+_sample_legal(masks, np.ones(1, dtype=np.uint64), out)
+print(int(out[0]))
+"""
+
+
+def _run(root: Path, cache: Path) -> int:
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(root))
+    done = subprocess.run([sys.executable, "-c", PROBE.format(root=str(root))], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+def test_edit_of_a_helper_reaches_a_cached_caller(tmp_path):
+    root = tmp_path / "copy"
+    for package in ("cardenvs", "agents"):
+        shutil.copytree(REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
+    cache = tmp_path / "cache"
+    assert _run(root, cache) == 3
+    assert any(cache.rglob("vector._sample_legal-*.nbc")), "the caller was not cached"
+    assert _run(root, cache) == 3  # from the cache
+
+    bits = root / "cardenvs" / "core" / "bits.py"
+    text = bits.read_text()
+    line = "    return _DEBRUIJN_INDEX[((low * np.int64(_DEBRUIJN)) >> np.int64(58)) & np.int64(63)]\n"
+    assert line in text
+    bits.write_text(text.replace(line, line.rstrip("\n") + " + 1\n"))
+    assert _run(root, cache) == 4, "a cached caller kept the old helper"
+
+
+def test_stamp_covers_every_kernel_file():
+    names = {p.relative_to(REPO).as_posix() for p in jitcache.kernel_sources()}
+    for expected in ("cardenvs/core/bits.py", "cardenvs/core/vector.py", "cardenvs/games/odin.py",
+                     "agents/odin_heuristic.py"):
+        assert expected in names
+    assert "cardenvs/registry.py" not in names  # no kernels: editing it recompiles nothing
+    assert len(jitcache.kernel_stamp()) == 64
