@@ -1,6 +1,6 @@
-"""The shared meld engine (cardenvs/core/melds.py) for the three rummies: scripted cases
-per rule set, and brute-force cross-checks on small random hands against independent
-Python references written straight from the rules (every sub-multiset, every meld
+"""The rummy layer's meld primitives (cardenvs/rummy/), its split and contract searches,
+and Rami 51's planner: scripted cases per rule set, and brute-force cross-checks on small
+random hands against independent Python references written straight from the rules (every sub-multiset, every meld
 template, every partition)."""
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 
 from cardenvs.cards import JOKER, card_id, card_str
-from cardenvs.core import melds as M
+from cardenvs.games import rami51_plan as P
+from cardenvs.rummy import contract as C
+from cardenvs.rummy import melds as M
+from cardenvs.rummy import split as S
 
 RAMI = M.rules_rami51()
 FRIME = M.rules_frime()
@@ -362,28 +365,28 @@ def test_extension_options_brute_force(rules):
 def test_opening_scripted():
     X = JOKER
     # 51 exactly: clean run JQK of hearts (30) + three kings (30)... 60
-    assert M.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks 4c"), 51, -1, 6)
+    assert P.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks 4c"), 51, -1, 6)
     # 50 points is not enough
-    assert not M.opening_feasible(RAMI, counts("Th Jh Qh 5c 5d 5s 4c"), 51, -1, 7)  # 30 + 15 = 45
-    assert M.opening_feasible(RAMI, counts("Th Jh Qh 7c 7d 7s 4c"), 51, -1, 7)  # 30 + 21 = 51
-    assert not M.opening_feasible(RAMI, counts("Th Jh Qh 7c 7d 6s 4c"), 51, -1, 7)
+    assert not P.opening_feasible(RAMI, counts("Th Jh Qh 5c 5d 5s 4c"), 51, -1, 7)  # 30 + 15 = 45
+    assert P.opening_feasible(RAMI, counts("Th Jh Qh 7c 7d 7s 4c"), 51, -1, 7)  # 30 + 21 = 51
+    assert not P.opening_feasible(RAMI, counts("Th Jh Qh 7c 7d 6s 4c"), 51, -1, 7)
     # a joker counts 0: 9h Th Jh + 7c 7d X = 29 + 14 = 43; with a natural 7s it is 51
     h = counts("9h Th Jh 7c 7d 2c")
     h[X] = 1
-    assert not M.opening_feasible(RAMI, h, 51, -1, 6)
+    assert not P.opening_feasible(RAMI, h, 51, -1, 6)
     # no clean run: sets only are refused, however many points
-    assert not M.opening_feasible(RAMI, counts("Kc Kd Ks Qc Qd Qs 4c"), 51, -1, 6)
+    assert not P.opening_feasible(RAMI, counts("Kc Kd Ks Qc Qd Qs 4c"), 51, -1, 6)
     # a run with a joker is not clean
     h = counts("Jh Qh Kc Kd Ks Qc Qd Qs 3c")
     h[X] = 1
-    assert not M.opening_feasible(RAMI, h, 51, -1, 9)
+    assert not P.opening_feasible(RAMI, h, 51, -1, 9)
     # ace low counts 1, high 11
-    assert not M.opening_feasible(RAMI, counts("Ah 2h 3h Kc Kd Ks Qs"), 51, -1, 6)  # 6 + 30
-    assert M.opening_feasible(RAMI, counts("Qh Kh Ah Kc Kd Ks 3s"), 51, -1, 6)  # 31 + 30
+    assert not P.opening_feasible(RAMI, counts("Ah 2h 3h Kc Kd Ks Qs"), 51, -1, 6)  # 6 + 30
+    assert P.opening_feasible(RAMI, counts("Qh Kh Ah Kc Kd Ks 3s"), 51, -1, 6)  # 31 + 30
     # X must be laid; keeping a card: at most max_cards cards
-    assert M.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks 4c"), 51, card_id("Kc"), 6)
-    assert not M.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks 4c"), 51, card_id("4c"), 6)
-    assert not M.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks"), 51, -1, 5)
+    assert P.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks 4c"), 51, card_id("Kc"), 6)
+    assert not P.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks 4c"), 51, card_id("4c"), 6)
+    assert not P.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks"), 51, -1, 5)
 
 
 def test_opening_ace_swap():
@@ -391,13 +394,13 @@ def test_opening_ace_swap():
     h = counts("Ah 2h 3h Ac Ad Qs 4c")  # A23h (6) + Ac Ad Ah (33) needs the Ah twice
     h[JOKER] = 1
     # best: A(joker) 2h 3h = 5 ... + Ac Ad Ah = 33 -> 38, not clean; clean A23h + Ac Ad X = 6 + 22
-    assert M.opening_feasible(RAMI, h, 28, -1, 7)
-    assert not M.opening_feasible(RAMI, h, 29, -1, 7)
+    assert P.opening_feasible(RAMI, h, 28, -1, 7)
+    assert not P.opening_feasible(RAMI, h, 29, -1, 7)
     h2 = counts("Ah 2h 3h 4h Ac Ad Qs")
     h2[JOKER] = 1
     # clean 2h3h4h (9) + X(Ah low?) no: clean 2h 3h 4h + Ac Ad Ah = 9 + 33 = 42
-    assert M.opening_feasible(RAMI, h2, 42, -1, 7)
-    assert not M.opening_feasible(RAMI, h2, 43, -1, 7)
+    assert P.opening_feasible(RAMI, h2, 42, -1, 7)
+    assert not P.opening_feasible(RAMI, h2, 43, -1, 7)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -412,7 +415,7 @@ def test_opening_brute_force(seed):
         if x == JOKER:
             x = -1
         max_cards = int(rng.integers(3, size + 1))
-        got = M.opening_feasible(RAMI, counts(hand), threshold, x, max_cards)
+        got = P.opening_feasible(RAMI, counts(hand), threshold, x, max_cards)
         want = ref_opening(RAMI, hand, threshold, x, max_cards)
         assert got == want, ([card_str(c) for c in hand], threshold, x, max_cards)
         checked[want] += 1
@@ -455,7 +458,7 @@ def test_coverage_brute_force(rules):
     for _ in range(3000):
         hand = [int(c) for c in rng.choice(deck, size=int(rng.integers(1, 16)), replace=False)]
         for wilds in range(4):
-            got = int(M.coverage(rules, counts(hand), wilds))
+            got = int(P.coverage(rules, counts(hand), wilds))
             assert got == ref_coverage(rules, hand, wilds), ([card_str(c) for c in hand], wilds)
 
 
@@ -473,13 +476,13 @@ def test_frime_melds():
 
 
 def test_frime_split_scripted():
-    assert M.split_all(FRIME, counts("3h 4h 5h 7c 7c 7d"))
-    assert not M.split_all(FRIME, counts("3h 4h 5h 7c 7d"))
-    assert M.split_all(FRIME, counts("3h 4h 5h 7c 7d 2s"))  # the frime completes the sevens
-    assert M.split_all(FRIME, counts("3h 4h 5h 2s 2c"))  # frimes absorbed by the run (2 3 4 5 / 3 4 5 6 7)
-    assert M.split_all(FRIME, counts("3h 4h 5h 2s 2c 2d"))  # or as their own meld
-    assert not M.split_all(FRIME, counts("Ah 2h 3h"))  # ace high only: A 2 3 is no run... but
-    assert M.split_all(FRIME, counts("Kh Ah 2h"))  # K A + frime: Q K A
+    assert S.split_all(FRIME, counts("3h 4h 5h 7c 7c 7d"))
+    assert not S.split_all(FRIME, counts("3h 4h 5h 7c 7d"))
+    assert S.split_all(FRIME, counts("3h 4h 5h 7c 7d 2s"))  # the frime completes the sevens
+    assert S.split_all(FRIME, counts("3h 4h 5h 2s 2c"))  # frimes absorbed by the run (2 3 4 5 / 3 4 5 6 7)
+    assert S.split_all(FRIME, counts("3h 4h 5h 2s 2c 2d"))  # or as their own meld
+    assert not S.split_all(FRIME, counts("Ah 2h 3h"))  # ace high only: A 2 3 is no run... but
+    assert S.split_all(FRIME, counts("Kh Ah 2h"))  # K A + frime: Q K A
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -488,7 +491,7 @@ def test_frime_split_brute_force(seed):
     seen = [0, 0]
     for _ in range(150):
         hand = random_hand(rng, int(rng.integers(3, 8)), ranks=[0, 1, 2, 3, 4, 12], suits=[0, 1], jokers=1)
-        got = M.split_all(FRIME, counts(hand))
+        got = S.split_all(FRIME, counts(hand))
         want = ref_split(FRIME, hand)
         assert got == want, [card_str(c) for c in hand]
         seen[want] += 1
@@ -502,7 +505,7 @@ def test_split_other_rules_brute_force():
         seen = [0, 0]
         for _ in range(150):
             hand = meld_rich_hand(rules, rng, int(rng.integers(3, 8)))
-            got = M.split_all(rules, counts(hand))
+            got = S.split_all(rules, counts(hand))
             want = ref_split(rules, hand)
             assert got == want, [card_str(c) for c in hand]
             seen[want] += 1
@@ -519,33 +522,33 @@ def test_classes_melds():
 
 
 def test_classes_contracts_scripted():
-    C = M.CONTRACTS
-    assert M.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9c 9s 3h"), C[0])  # two brelans
-    assert not M.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 3h 4h"), C[0])
-    assert M.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 2h 4h"), C[0])  # a 2 completes
-    assert M.contract_feasible(CLASSES, counts("3h 4h 5h 6h 9c 9s 9d"), C[1])  # séquence of 4 + brelan
-    assert not M.contract_feasible(CLASSES, counts("3h 4h 5h 9c 9s 9d Kc"), C[1])
-    assert M.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js Jh"), C[6])  # séquence of 5 + carré
-    assert not M.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js 9h"), C[6])
-    assert M.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h 8h 9h Jc Jd Js 2c"), C[9])  # séquence of 7 + carré
-    assert not M.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h"), C[3])  # two séquences of 4: 8 cards
-    assert M.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), C[3])  # 2 2 5h 6h / 7h 8h 2 2
+    K = C.CONTRACTS
+    assert C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9c 9s 3h"), K[0])  # two brelans
+    assert not C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 3h 4h"), K[0])
+    assert C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 2h 4h"), K[0])  # a 2 completes
+    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 9c 9s 9d"), K[1])  # séquence of 4 + brelan
+    assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 9c 9s 9d Kc"), K[1])
+    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js Jh"), K[6])  # séquence of 5 + carré
+    assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js 9h"), K[6])
+    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h 8h 9h Jc Jd Js 2c"), K[9])  # séquence of 7 + carré
+    assert not C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h"), K[3])  # two séquences of 4: 8 cards
+    assert C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), K[3])  # 2 2 5h 6h / 7h 8h 2 2
     # three brelans: 4 twos for 4 naturals is one wild short
-    assert not M.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), C[4])
-    assert M.contract_feasible(CLASSES, counts("2c 2d 2h 5c 5h 6h 7h 8h"), C[3])  # 5c + 3 twos... + 5h6h7h8h
+    assert not C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), K[4])
+    assert C.contract_feasible(CLASSES, counts("2c 2d 2h 5c 5h 6h 7h 8h"), K[3])  # 5c + 3 twos... + 5h6h7h8h
 
 
 @pytest.mark.parametrize("contract", range(10))
 def test_classes_contracts_brute_force(contract):
     rng = np.random.default_rng(300 + contract)
-    items = M.CONTRACTS[contract]
+    items = C.CONTRACTS[contract]
     need = int(items[:, 1].sum())
     seen = [0, 0]
     rules = CLASSES_MIXED if contract % 3 == 2 else CLASSES
     for _ in range(40):
         size = need + int(rng.integers(0, 2))
         hand = random_hand(rng, size, ranks=[1, 2, 3, 4, 5, 6, 7, 12], suits=[0, 1], decks=2)
-        got = M.contract_feasible(rules, counts(hand), items)
+        got = C.contract_feasible(rules, counts(hand), items)
         want = ref_contract(rules, hand, items)
         assert got == want, ([card_str(c) for c in hand], contract)
         seen[want] += 1
@@ -553,6 +556,6 @@ def test_classes_contracts_brute_force(contract):
 
 
 def test_penalty_tables():
-    assert [M.rami_penalty(c) for c in ids("Ah 2h 9h Th Kh")] + [M.rami_penalty(JOKER)] == [11, 2, 9, 10, 10, 20]
+    assert [P.rami_penalty(c) for c in ids("Ah 2h 9h Th Kh")] + [P.rami_penalty(JOKER)] == [11, 2, 9, 10, 10, 20]
     assert [M.frime_penalty(c) for c in ids("Ah 2h 9h Th Kh")] + [M.frime_penalty(JOKER)] == [1, 0, 9, 10, 10, 0]
     assert [M.classes_penalty(c) for c in ids("Ah 2h 3h 9h Th Kh")] == [15, 20, 5, 5, 10, 10]

@@ -19,10 +19,11 @@ from numba import njit
 
 import cardenvs
 from cardenvs.cards import JOKER, card_id, card_str
-from cardenvs.core import melds as M
 from cardenvs.core.borrow import keep_alive
 from cardenvs.core.vector import RandomSampler
 from cardenvs.games import rami51 as R
+from cardenvs.games import rami51_plan as P
+from cardenvs.rummy import melds as M
 
 
 # --------------------------------------------------------------------------- helpers
@@ -147,8 +148,8 @@ def test_ace_is_1_low_11_high_and_never_k_a_2():
 
 
 def test_ace_values_in_the_planner():
-    assert M.opening_feasible(M.rules_rami51(), M.hand_counts("Qh Kh Ah Jc Jd Js 4d"), 51, -1, 6)
-    assert not M.opening_feasible(M.rules_rami51(), M.hand_counts("Ah 2h 3h Jc Jd Js 4d"), 51, -1, 6)
+    assert P.opening_feasible(M.rules_rami51(), M.hand_counts("Qh Kh Ah Jc Jd Js 4d"), 51, -1, 6)
+    assert not P.opening_feasible(M.rules_rami51(), M.hand_counts("Ah 2h 3h Jc Jd Js 4d"), 51, -1, 6)
 
 
 def test_canonical_order_and_joker_positions():
@@ -921,9 +922,9 @@ def _first_cards_searched(states, out):
         X = R._x_open(s)
         W = R._hand_nw(s, p, N)
         total = np.int64(s.held[p])
-        K = M.plan_windows(R.RULES, N, W, X, ws[0], M.FALSE)
-        u0 = ws[0][7][M.SC_U0]
-        srem = M.points_potential(N, u0) if not s.opened[p] else np.int64(0)
+        K = P.plan_windows(R.RULES, N, W, X, ws[0], M.FALSE)
+        u0 = ws[0][7][P.SC_U0]
+        srem = P.points_potential(N, u0) if not s.opened[p] else np.int64(0)
         for c in range(52):
             if N[c]:
                 out[i, c] = R._build_ok(s, p, c, M.FALSE, K, ws, N, W, total, srem, u0)

@@ -11,7 +11,8 @@ suit c d h s), a joker placed with the card it stands for; a lay-off picks a tab
 then one card. The masks are exact: a step is legal only when the turn can still be
 finished legally after it (the meld completed, the opening reaching 51 with a clean run,
 the card taken from the discard used, a card kept to discard). The search behind them is
-the shared turn planner of :mod:`cardenvs.core.melds`.
+Rami 51's turn planner, :mod:`cardenvs.games.rami51_plan`, over the meld primitives
+of the rummy layer (:mod:`cardenvs.rummy`).
 """
 
 from __future__ import annotations
@@ -20,32 +21,7 @@ import numpy as np
 from numba import njit, prange
 
 from cardenvs.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
-from cardenvs.core import melds as M
 from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read
-from cardenvs.core.melds import (
-    B_HI,
-    B_JOKER,
-    B_KIND,
-    B_LO,
-    B_N,
-    B_PTS_RUN,
-    B_PTS_SET,
-    B_RANK,
-    B_SUIT,
-    BK_EMPTY,
-    BK_ONE,
-    BK_RUN,
-    BK_SET,
-    FALSE,
-    KIND_RUN,
-    KIND_SET,
-    TRUE,
-    card_at,
-    rami_penalty,
-    rank_value,
-    run_value,
-    run_window_ok,
-)
 from cardenvs.core.protocol import (
     ACT_HOLD,
     ACT_REFRESH,
@@ -64,6 +40,27 @@ from cardenvs.core.protocol import (
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
 from cardenvs.core.step import close_step, only_legal, reset_drivers
+from cardenvs.games import rami51_plan as P
+from cardenvs.games.rami51_plan import (
+    B_HI,
+    B_JOKER,
+    B_KIND,
+    B_LO,
+    B_N,
+    B_PTS_RUN,
+    B_PTS_SET,
+    B_RANK,
+    B_SUIT,
+    BK_EMPTY,
+    BK_ONE,
+    BK_RUN,
+    BK_SET,
+    rami_penalty,
+    rank_value,
+    run_value,
+)
+from cardenvs.rummy import melds as M
+from cardenvs.rummy.melds import FALSE, KIND_RUN, KIND_SET, TRUE, card_at, run_window_ok
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
@@ -357,13 +354,13 @@ def _enter_turn(s, p, ws):
 # ws[7] the cards that may come next in a meld being built.
 WORKSPACE_DTYPE = np.dtype(
     [
-        ("plan", M.PLAN_DTYPE),
+        ("plan", P.PLAN_DTYPE),
         ("N", np.int64, (NUM_TYPES,)),
-        ("binfo", np.int64, (M.B_FIELDS,)),
+        ("binfo", np.int64, (P.B_FIELDS,)),
         ("ext", np.int64, (16, 2)),
         ("row", np.int64, (2, NUM_POS)),
         ("first", np.int64, (NUM_TYPES,)),
-        ("after", np.int64, (M.MAX_WINDOWS + 3,)),
+        ("after", np.int64, (P.MAX_WINDOWS + 3,)),
         ("nxt", np.int64, (64,)),
     ]
 )
@@ -375,7 +372,7 @@ def workspace():
     record ``owner[0]``, passed as one pointer; the caller keeps ``owner`` alive."""
     owner = np.empty(1, dtype=WORKSPACE_DTYPE)
     ws = owner[0]
-    M.clear_plan_buffers(ws.plan)
+    P.clear_plan_buffers(ws.plan)
     ws.N[:] = 0
     ws.binfo[:] = 0
     ws.ext[:] = 0
@@ -397,7 +394,7 @@ def _hand_nw(s, p, N):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _clear_binfo(b):
-    for f in range(M.B_FIELDS):  # constant bounds: a few stores, not a memset call
+    for f in range(P.B_FIELDS):  # constant bounds: a few stores, not a memset call
         b[f] = 0
 
 
@@ -471,12 +468,12 @@ def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     """Cheap necessary conditions for an opening: the cards some meld could hold are worth
     the points still needed, X (when it must be laid) is one of them or can go on a table
     meld, and three consecutive natural cards of a suit make the clean run."""
-    cover = M.coverage(RULES, N, W)
+    cover = P.coverage(RULES, N, W)
     if X >= 0 and X != JOKER and not (cover >> np.int64(X)) & 1 and not _chain_quick(s, N, W, X, budget):
         return False
-    if M.points_potential(N, cover) < need_pts:
+    if P.points_potential(N, cover) < need_pts:
         return False
-    return not need_clean or M.run_starts(M.with_high_aces(M.natural_bits(N)), M.ZERO) != 0
+    return not need_clean or P.run_starts(P.with_high_aces(P.natural_bits(N)), M.ZERO) != 0
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
@@ -549,8 +546,8 @@ def _any_meld_quick(N, W):
     """Does the hand hold any meld (3 cards; longer ones hold one)?"""
     if W >= 3:
         return True
-    h = M.natural_bits(N)
-    return M.run_starts(M.with_high_aces(h), W) != 0 or (M.ranks_with_suits(h, np.int64(3) - W) & h) != 0
+    h = P.natural_bits(N)
+    return P.run_starts(P.with_high_aces(h), W) != 0 or (P.ranks_with_suits(h, np.int64(3) - W) & h) != 0
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
@@ -570,10 +567,10 @@ def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     need_x = X >= 0
     Kc = K
     if need_x:
-        Kc = M.plan_chains(RULES, N, W, X, s.meld_kind, s.meld_key, s.meld_lo, s.meld_hi, s.meld_slot,
+        Kc = P.plan_chains(RULES, N, W, X, s.meld_kind, s.meld_key, s.meld_lo, s.meld_hi, s.meld_slot,
                            s.num_melds, pb, K)
-    last_x = M.last_x_row(pb[0], Kc) if need_x else -1
-    return M.plan_feasible(RULES, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, pb, Kc, last_x,
+    last_x = P.last_x_row(pb[0], Kc) if need_x else -1
+    return P.plan_feasible(RULES, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, pb, Kc, last_x,
                            srem)
 
 
@@ -597,7 +594,7 @@ def _take_ok(s, p, ws):
             return _lay_x_quick(s, N, W, X, total - 1)
     elif not _quick_opening(s, N, W, np.int64(s.opening_points), TRUE, X, total - 1):
         return False
-    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
+    K = P.plan_windows(RULES, N, W, X, ws[0], FALSE)
     _clear_binfo(binfo)
     return _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
 
@@ -612,9 +609,9 @@ def _keep_witnesses(s, ws, found):
     mask's after ``meld``, a close check's after ``close`` and ``meld``: see apply_action)."""
     scratch = ws[0][7]
     s.wit_valid = found
-    s.wit_nat = scratch[M.SC_WIT_NAT] if found else 0
-    s.wit_wild = scratch[M.SC_WIT_WILD] if found else 0
-    M.record_witnesses(ws[0], FALSE)
+    s.wit_nat = scratch[P.SC_WIT_NAT] if found else 0
+    s.wit_wild = scratch[P.SC_WIT_WILD] if found else 0
+    P.record_witnesses(ws[0], FALSE)
 
 
 # --------------------------------------------------------------------------- legal actions
@@ -647,8 +644,8 @@ def _mask_play(s, p, ws, trusted):
         else:
             found = False
             if s.opened[p] or _quick_opening(s, N, W, need_pts, need_clean, X, np.int64(s.held[p]) - 1):
-                K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
-                M.record_witnesses(ws[0], TRUE)
+                K = P.plan_windows(RULES, N, W, X, ws[0], FALSE)
+                P.record_witnesses(ws[0], TRUE)
                 found = _plan(s, p, N, W, X, binfo, M.ONE, K, ws, NONE, NONE)
                 _keep_witnesses(s, ws, found)
             if found:
@@ -719,7 +716,7 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     _place(s, m, c, pos, phys)
     _remove(s, p, phys)
     W = _hand_nw(s, p, N)
-    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
+    K = P.plan_windows(RULES, N, W, X, ws[0], FALSE)
     _clear_binfo(binfo)
     ok = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     _add(s, p, phys)
@@ -816,23 +813,23 @@ def _first_card_bound(c, joker, N, W, K, ws):
     meld's points plus the joker-aware bound of the rest of the hand (``melds._root_bound``)."""
     pb = ws[0]
     cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
-    u0 = scratch[M.SC_U0]
+    u0 = scratch[P.SC_U0]
     best = np.int64(-1)
     cards = ws[4][0]
     vals = ws[4][1]
     if joker and W >= 3:
         # a meld of jokers only (no candidate row holds it): worth 0, two more jokers gone
-        best = M._root_bound(pb, K, N, W - 3)
+        best = P._root_bound(pb, K, N, W - 3)
     if (joker and W == 0) or (not joker and N[c] == 0):
         return best
     first, after = ws[5], ws[6]
     j = first[c]
     while j >= 0:
-        L = cw[j, M.CW_LEN]
+        L = cw[j, P.CW_LEN]
         for i in range(L):
-            cards[i] = cw[j, M.CW_CARD + i]
-            vals[i] = cw[j, M.CW_VAL + i]
-        cw[j, M.CW_BAN] = 0
+            cards[i] = cw[j, P.CW_CARD + i]
+            vals[i] = cw[j, P.CW_VAL + i]
+        cw[j, P.CW_BAN] = 0
         # jokers forced on natural positions: the first one by the candidate, others free
         for m in range(1 << L):
             if joker != ((m & 1) == 1):
@@ -848,17 +845,17 @@ def _first_card_bound(c, joker, N, W, K, ws):
                 continue
             for i in range(L):
                 if (m >> i) & 1:
-                    cw[j, M.CW_CARD + i] = -1
-                    cw[j, M.CW_VAL + i] = 0
-            used, gained, drop = M._take(cw, j, N, W, low_ace, FALSE, FALSE, undo[0], u0)
+                    cw[j, P.CW_CARD + i] = -1
+                    cw[j, P.CW_VAL + i] = 0
+            used, gained, drop = P._take(cw, j, N, W, low_ace, FALSE, FALSE, undo[0], u0)
             # the row back as it was before bounding the rest: the same cards may form it
             # again, all natural (jokers standing where the hand holds the naturals)
             for i in range(L):
-                cw[j, M.CW_CARD + i] = cards[i]
-                cw[j, M.CW_VAL + i] = vals[i]
+                cw[j, P.CW_CARD + i] = cards[i]
+                cw[j, P.CW_VAL + i] = vals[i]
             if used >= 0:
-                rest = M._root_bound(pb, K, N, W - used)
-                M._untake(cw, j, L, N, low_ace, undo[0])
+                rest = P._root_bound(pb, K, N, W - used)
+                P._untake(cw, j, L, N, low_ace, undo[0])
                 best = max(best, gained + rest)
         j = after[j]
     return best
@@ -871,8 +868,8 @@ def _index_first_cards(cw, K, first, after):
     for c in range(NUM_TYPES):
         first[c] = -1
     for j in range(K - 1, -1, -1):
-        kind = cw[j, M.CW_KIND]
-        c = cw[j, M.CW_CARD]
+        kind = cw[j, P.CW_KIND]
+        c = cw[j, P.CW_CARD]
         if (kind == KIND_RUN or kind == KIND_SET) and c >= 0:
             after[j] = first[c]
             first[c] = j
@@ -888,9 +885,9 @@ def _mask_build(s, p, ws, trusted):
     X = _x_open(s)
     W = _hand_nw(s, p, N)
     total = np.int64(s.held[p])
-    K = M.plan_windows(RULES, N, W, X, ws[0], FALSE)
-    u0 = ws[0][7][M.SC_U0]
-    srem = M.points_potential(N, u0) if not s.opened[p] else np.int64(0)
+    K = P.plan_windows(RULES, N, W, X, ws[0], FALSE)
+    u0 = ws[0][7][P.SC_U0]
+    srem = P.points_potential(N, u0) if not s.opened[p] else np.int64(0)
     k = _next_cards(s, nxt)
     if k < 0:
         # the first card: a natural some meld could hold, or a joker standing for a card
@@ -898,17 +895,17 @@ def _mask_build(s, p, ws, trusted):
         # with it and the rest of the hand may still reach the points
         # Each plan found also proves the first cards of its other melds (witnesses): those
         # are legal without a search of their own.
-        cover = M.coverage(RULES, N, W)
+        cover = P.coverage(RULES, N, W)
         need, _ = _needs(s, p)
         scratch = ws[0][7]
         _index_first_cards(ws[0][0], K, ws[5], ws[6])
-        M.record_witnesses(ws[0], TRUE)
+        P.record_witnesses(ws[0], TRUE)
         if trusted and s.wit_valid:
-            scratch[M.SC_WIT_NAT] = s.wit_nat
-            scratch[M.SC_WIT_WILD] = s.wit_wild
+            scratch[P.SC_WIT_NAT] = s.wit_nat
+            scratch[P.SC_WIT_WILD] = s.wit_wild
         for c in range(NUM_FACES):
             if N[c] and (cover >> np.int64(c)) & 1:
-                if (scratch[M.SC_WIT_NAT] >> np.int64(c)) & 1:
+                if (scratch[P.SC_WIT_NAT] >> np.int64(c)) & 1:
                     s.legal[ADD0 + c] = 1
                     continue
                 if need > 0 and _first_card_bound(c, FALSE, N, W, K, ws) < need:
@@ -918,14 +915,14 @@ def _mask_build(s, p, ws, trusted):
         if W:
             for c in range(NUM_FACES):
                 if _first_joker_possible(s, p, c):
-                    if (scratch[M.SC_WIT_WILD] >> np.int64(c)) & 1:
+                    if (scratch[P.SC_WIT_WILD] >> np.int64(c)) & 1:
                         s.legal[JOKER0 + c] = 1
                         continue
                     if need > 0 and _first_card_bound(c, TRUE, N, W, K, ws) < need:
                         continue
                     if _build_ok(s, p, c, TRUE, K, ws, N, W, total, srem, u0):
                         s.legal[JOKER0 + c] = 1
-        M.record_witnesses(ws[0], FALSE)
+        P.record_witnesses(ws[0], FALSE)
         return
     s.wit_valid = False  # a close check below may find new ones
     for i in range(k):
@@ -955,7 +952,7 @@ def _mask_build(s, p, ws, trusted):
     s.opened[p] = 1 if opened else 0
     binfo = ws[2]
     _clear_binfo(binfo)
-    M.record_witnesses(ws[0], TRUE)
+    P.record_witnesses(ws[0], TRUE)
     found = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     _keep_witnesses(s, ws, found)
     if found:
@@ -1293,7 +1290,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
             if s.phase == PHASE_DRAW:
                 if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
                     s.legal[DRAW_STOCK] = 1
-                M.record_witnesses(ws[0], TRUE)
+                P.record_witnesses(ws[0], TRUE)
                 found = _take_ok(s, p, ws)
                 _keep_witnesses(s, ws, found)
                 if found:

@@ -1,0 +1,233 @@
+"""Can a whole hand be laid as melds? (frime's going out): an exact depth-first search
+over the melds holding the lowest natural card left."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardenvs.rummy.melds import (
+    ACE_HIGH,
+    ACE_LOW,
+    NUM_FACES,
+    NUM_POS,
+    NUM_TYPES,
+    R_MIN_NATURAL,
+    R_POS_HI,
+    R_POS_LO,
+    R_RUN_MIN,
+    R_RUN_SUIT,
+    R_SET_DISTINCT,
+    R_SET_MAX,
+    R_SET_MIN,
+    ZERO,
+    card_at,
+    is_wild,
+    pos_rank,
+    run_window_ok,
+)
+
+
+# --------------------------------------------------------------------------- full split (frime)
+@njit(cache=True, no_cpython_wrapper=True)
+def _lowest_natural(rules, R):
+    """The lowest natural card left, in run-position order (2s first when they are
+    natural, the ace first when it may be low, last when only high); -1 if none."""
+    lo = rules[R_POS_LO]
+    for p in range(lo, NUM_POS):
+        r = pos_rank(p)
+        if p == ACE_HIGH and lo == ACE_LOW:
+            break  # the ace was looked at as position 0
+        for t in range(4):
+            c = r * 4 + t
+            if R[c] > 0 and not is_wild(rules, c):
+                return c
+    for c in range(NUM_FACES):  # 2s when runs start at the 3
+        if R[c] > 0 and not is_wild(rules, c):
+            return c
+    return -1
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _leftover_ok(rules, W, cap):
+    """Can ``W`` wilds that no meld needed still be laid (absorbed or as a wild meld)?"""
+    if W == 0 or W <= cap:
+        return True
+    if rules[R_MIN_NATURAL] == 0 and W >= min(rules[R_SET_MIN], rules[R_RUN_MIN]):
+        if rules[R_SET_MAX] == 0:
+            return True
+        longest = max(rules[R_SET_MAX], rules[R_POS_HI] - rules[R_POS_LO] + 1)
+        return W - longest <= cap
+    return False
+
+
+SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
+MAX_LEVELS = 64
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _split_option(rules, R, W, c, idx, avail, took):
+    """Apply option ``idx`` for placing the lowest natural ``c`` (runs through it, then
+    sets with each choice of the other naturals of its rank). Returns (status, taken,
+    wilds, room, naturals): status 1 applied (``took[:taken]`` removed from R), 0 skip,
+    -1 no more options."""
+    r = c // 4
+    s = c % 4
+    if idx < SPLIT_RUN_OPTIONS:
+        a = idx // 15
+        rem = idx % 15
+        lo_off = rem // 3
+        L = rules[R_RUN_MIN] + rem % 3
+        if a == 1 and r != 0:
+            return 0, 0, 0, 0, 0
+        p = (r if r > 0 else ACE_LOW) if a == 0 else ACE_HIGH
+        if p < rules[R_POS_LO] or p > rules[R_POS_HI]:
+            return 0, 0, 0, 0, 0
+        lo = p - 4 + lo_off
+        hi = lo + L - 1
+        if lo < rules[R_POS_LO] or hi < p or hi > rules[R_POS_HI] or not run_window_ok(rules, lo, hi):
+            return 0, 0, 0, 0, 0
+        n = 0
+        need = 0
+        for q in range(lo, hi + 1):
+            got = -1
+            if q == p:
+                got = c
+            else:
+                t0 = s if rules[R_RUN_SUIT] else 0
+                t1 = s + 1 if rules[R_RUN_SUIT] else 4
+                for t in range(t0, t1):
+                    cc = card_at(t, q)
+                    if R[cc] > 0 and not is_wild(rules, cc):
+                        got = cc
+                        break
+            if got >= 0:
+                R[got] -= 1
+                took[n] = got
+                n += 1
+            else:
+                need += 1
+        if need > W or n < rules[R_MIN_NATURAL]:
+            for i in range(n):
+                R[took[i]] += 1
+            return 0, 0, 0, 0, 0
+        room = (rules[R_POS_HI] - rules[R_POS_LO] + 1) - L
+        if rules[R_POS_LO] == ACE_LOW and rules[R_POS_HI] == ACE_HIGH:
+            room -= 1
+        return 1, n, need, room, n
+    k = idx - SPLIT_RUN_OPTIONS
+    pick = np.zeros(4, dtype=np.int64)
+    for t in range(4):
+        pick[t] = k % (avail[t] + 1)
+        k //= avail[t] + 1
+    if k > 0:
+        return -1, 0, 0, 0, 0
+    n_nat = 1 + pick[0] + pick[1] + pick[2] + pick[3]
+    smax = rules[R_SET_MAX]
+    need = max(0, rules[R_SET_MIN] - n_nat)
+    if need > W or n_nat < rules[R_MIN_NATURAL] or (smax > 0 and n_nat + need > smax):
+        return 0, 0, 0, 0, 0
+    n = 0
+    R[c] -= 1
+    took[n] = c
+    n += 1
+    for t in range(4):
+        for _ in range(pick[t]):
+            R[r * 4 + t] -= 1
+            took[n] = r * 4 + t
+            n += 1
+    room = 1 << 20 if smax == 0 else smax - n_nat - need
+    if rules[R_SET_DISTINCT]:
+        room = min(room, 4 - n_nat - need)
+    return 1, n, need, room, n_nat
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _split(rules, R, W0, left0):
+    """Depth-first over the melds holding the lowest natural left (explicit stack)."""
+    lv_c = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_idx = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_w = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_cap = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_left = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_n = np.empty(MAX_LEVELS, dtype=np.int64)
+    lv_took = np.empty((MAX_LEVELS, 24), dtype=np.int64)
+    lv_avail = np.empty((MAX_LEVELS, 4), dtype=np.int64)
+    d = 0
+    lv_w[0] = W0
+    lv_cap[0] = 0
+    lv_left[0] = left0
+    entering = True
+    while True:
+        if entering:
+            entering = False
+            if lv_left[d] == 0:
+                if _leftover_ok(rules, lv_w[d], lv_cap[d]):
+                    while d > 0:
+                        d -= 1
+                        for i in range(lv_n[d]):
+                            R[lv_took[d, i]] += 1
+                    return True
+                lv_idx[d] = 1 << 30  # nothing to place: back up
+            else:
+                c = _lowest_natural(rules, R)
+                lv_c[d] = c
+                lv_idx[d] = 0
+                r = c // 4
+                for t in range(4):
+                    lv_avail[d, t] = R[r * 4 + t]
+                lv_avail[d, c % 4] -= 1
+                if rules[R_SET_DISTINCT]:
+                    for t in range(4):
+                        lv_avail[d, t] = min(lv_avail[d, t], 1)
+                    lv_avail[d, c % 4] = 0
+        pushed = False
+        while lv_idx[d] < (1 << 30) and d < MAX_LEVELS - 1:
+            status, n, need, room, n_nat = _split_option(rules, R, lv_w[d], lv_c[d], lv_idx[d], lv_avail[d],
+                                                         lv_took[d])
+            lv_idx[d] += 1
+            if status < 0:
+                break
+            if status == 0:
+                continue
+            lv_n[d] = n
+            lv_w[d + 1] = lv_w[d] - need
+            lv_cap[d + 1] = min(lv_cap[d] + room, 1 << 20)
+            lv_left[d + 1] = lv_left[d] - n_nat
+            d += 1
+            pushed = True
+            entering = True
+            break
+        if pushed:
+            continue
+        if d == 0:
+            return False
+        d -= 1
+        for i in range(lv_n[d]):
+            R[lv_took[d, i]] += 1
+
+
+@njit(cache=True)
+def split_all(rules, counts):
+    """Can every card of ``counts`` (length 53) be laid as melds (frime's going out)?
+    Exact: the lowest natural card left must be in a meld; each meld holding it is tried
+    (runs of 3..5 positions through it, longer when every meld needs a natural card, and
+    sets with every choice of the other naturals of its rank); wilds no meld needs must be
+    absorbed by the melds (sets without an upper size, runs up to their range) or form a
+    meld of wilds where allowed."""
+    R = np.zeros(NUM_TYPES, dtype=np.int64)
+    W = 0
+    left = 0
+    for c in range(NUM_TYPES):
+        if is_wild(rules, c):
+            W += counts[c]
+        else:
+            R[c] = counts[c]
+            left += counts[c]
+    if left == 0 and W == 0:
+        return False
+    if left == 0:
+        return _leftover_ok(rules, W, ZERO)
+    return _split(rules, R, W, left)
+
+
