@@ -24,6 +24,7 @@ from cardenvs.core.vector import RandomSampler
 from cardenvs.games import rami51 as R
 from cardenvs.games import rami51_plan as P
 from cardenvs.rummy import melds as M
+from cardenvs.rummy import table as T
 
 
 # --------------------------------------------------------------------------- helpers
@@ -760,7 +761,7 @@ def check_states(venv, prev_melds=None):
         for m in range(int(rec["num_melds"])):  # table melds are valid; their owners opened (or are opening)
             o = rec["meld_owner"][m]
             assert rec["opened"][o] or (o == rec["current"] and rec["turn_melds"] > 0)
-            cards = R._meld_tokens(rec, m)
+            cards = T.meld_tokens(R.RULES, rec, m)
             reps = [card_id(t[2:] if t.startswith("X=") else t) for t in cards]
             assert R._meld_shape(reps, partial=False) is not None
         if live:

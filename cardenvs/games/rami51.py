@@ -37,7 +37,7 @@ from cardenvs.core.protocol import (
     Field,
     check_int_option,
 )
-from cardenvs.core.rng import rand_below, shuffle
+from cardenvs.core.rng import rand_below
 from cardenvs.core.seats import count_clear, next_seat
 from cardenvs.core.step import close_step, only_legal, reset_drivers
 from cardenvs.games import rami51_plan as P
@@ -60,6 +60,7 @@ from cardenvs.games.rami51_plan import (
     run_value,
 )
 from cardenvs.rummy import melds as M
+from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import FALSE, KIND_RUN, KIND_SET, TRUE, card_at, run_window_ok
 
 # --------------------------------------------------------------------------- layout
@@ -176,7 +177,7 @@ OBS_TABLE = OBS_PILE + NUM_TYPES  # 53: cards on the table
 OBS_MELDS = OBS_TABLE + NUM_TYPES  # MAX_MELDS x MELD_FEATURES
 # per meld: set, run, key, lo, hi, cards, owner (relative seat + 1), jokers, and a set's 4 suits
 # (1 natural, 2 joker). Where a joker stands inside a run changes no play: the run's ends do.
-MELD_FEATURES = 8 + 4
+MELD_FEATURES = T.MELD_FEATURES
 OBS_PHASE = OBS_MELDS + MAX_MELDS * MELD_FEATURES  # 4: draw, play, build, layoff
 OBS_BUILD = OBS_PHASE + 4  # 52: cards the meld being built stands for (1 natural, 2 joker)
 OBS_TARGET = OBS_BUILD + NUM_FACES  # 36: one-hot table meld picked for a lay-off
@@ -187,92 +188,15 @@ SEAT_FEATURES = 8  # present, cards held, opened, score, eliminated, to move, de
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
-# --------------------------------------------------------------------------- helpers
-@njit(cache=True)
-def recount(s):
-    for p in range(MAX_PLAYERS):
-        n = 0
-        for c in range(NUM_TYPES):
-            n += s.hands[p, c]
-        s.held[p] = n
-
-
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def _add(s, p, c):
-    s.hands[p, c] += 1
-    s.held[p] += 1
-
-
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def _remove(s, p, c):
-    s.hands[p, c] -= 1
-    s.held[p] -= 1
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _clear_build(s):
-    for i in range(NUM_POS):  # constant bounds: stores, not a memset call
-        s.build_rep[i] = -1
-        s.build_phys[i] = -1
-    s.build_n = 0
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _clear_table(s):
-    s.meld_kind[:] = 0
-    s.meld_key[:] = 0
-    s.meld_lo[:] = 0
-    s.meld_hi[:] = 0
-    s.meld_slot[:] = -1
-    s.meld_owner[:] = -1
-    s.num_melds = 0
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def pos_of(rep, first):
-    """Run position of a card; an ace is low when it starts a run, else high."""
-    r = rep // 4
-    if r == 0:
-        return 0 if first else 13
-    return r
-
-
 # --------------------------------------------------------------------------- deal
 @njit(cache=True, no_cpython_wrapper=True)
 def _deal(s):
     """Shuffle the decks (52 cards and 2 jokers each); 14 cards to every player still in
     the match, one at a time from the dealer's left; the next card turned up starts the
     discard pile; the rest is the stock."""
-    P = s.num_players
-    n = 54 * s.decks
-    deck = np.empty(n, dtype=np.int64)
-    for i in range(NUM_FACES * s.decks):
-        deck[i] = i % NUM_FACES
-    for i in range(NUM_FACES * s.decks, n):
-        deck[i] = JOKER
-    shuffle(s, deck, n)
-    s.hands[:] = 0
-    k = 0
-    for _ in range(HAND_SIZE):
-        q = s.dealer
-        for _ in range(P):
-            q = (q + 1) % P
-            if s.eliminated[q]:
-                continue
-            s.hands[q, deck[k]] += 1
-            k += 1
-    s.pile[:] = 0
-    s.pile[0] = deck[k]
-    s.pile_n = 1
-    k += 1
-    s.stock[:] = 0
-    s.stock_n = n - k
-    for i in range(n - k):
-        s.stock[i] = deck[k + i]
-    _clear_table(s)
+    T.deal(s, s.decks, 2, HAND_SIZE, s.dealer, s.num_players, s.eliminated)
     s.opened[:] = 0
     s.turns = 0
-    recount(s)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -284,7 +208,7 @@ def _reset_turn(s):
     s.pending_used = False
     s.drawn = -1
     s.target = -1
-    _clear_build(s)
+    T.clear_build(s)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -312,20 +236,6 @@ def new_match(s):
     s.round_points[:] = 0
     s.winner = -1
     _start_round(s)
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _rebuild_stock(s):
-    """An empty stock is rebuilt from the discard pile but its top card, shuffled."""
-    n = s.pile_n - 1
-    top = s.pile[n]
-    for i in range(n):
-        s.stock[i] = s.pile[i]
-    s.stock_n = n
-    shuffle(s, s.stock, n)
-    s.pile[:] = 0
-    s.pile[0] = top
-    s.pile_n = 1
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -435,7 +345,7 @@ def _binfo(s, b):
                 pts += rank_value(c0 // 4)
         b[B_PTS_SET] = pts
     else:
-        lo = pos_of(c0, True)
+        lo = T.run_pos(RULES, c0, True)
         b[B_KIND] = BK_RUN
         b[B_SUIT] = c0 % 4
         b[B_LO] = lo
@@ -653,7 +563,7 @@ def _mask_play(s, p, ws, trusted):
     if s.opened[p] and s.held[p] >= 2:
         ext = ws[3]
         for m in range(np.int64(s.num_melds)):
-            n = _extensions(s, m, ext)
+            n = T.table_extensions(RULES, s, m, ext)
             for i in range(n):
                 c = ext[i, 0]
                 if (s.hands[p, c] and _layoff_ok(s, p, m, c, ext[i, 1], FALSE, ws)) or (
@@ -661,42 +571,6 @@ def _mask_play(s, p, ws, trusted):
                 ):
                     s.legal[LAYOFF0 + m] = 1
                     break
-
-
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def _extensions(s, m, ext):
-    """(card, position) pairs that extend table meld m by one card."""
-    occ = M.ZERO
-    size = M.ZERO
-    if s.meld_kind[m] == KIND_SET:
-        for t in range(4):
-            if s.meld_slot[m, t] >= 0:
-                occ |= 1 << t
-                size += 1
-    n = M.extension_options(RULES, np.int64(s.meld_kind[m]), np.int64(s.meld_key[m]), np.int64(s.meld_lo[m]),
-                            np.int64(s.meld_hi[m]), occ, size, ext)
-    # the ace fits both ends of 2..K: one way (below) is enough, both give the same meld
-    if n == 2 and ext[0, 0] == ext[1, 0]:
-        n = 1
-    return n
-
-
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def _place(s, m, c, pos, phys):
-    """Put a card on table meld m at ``pos`` (a set: the suit)."""
-    s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = phys
-    if s.meld_kind[m] == KIND_RUN:
-        if pos < s.meld_lo[m]:
-            s.meld_lo[m] = pos
-        else:
-            s.meld_hi[m] = pos
-
-
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def _unplace(s, m, c, pos, lo, hi):
-    s.meld_slot[m, pos if s.meld_kind[m] == KIND_RUN else c % 4] = -1
-    s.meld_lo[m] = lo
-    s.meld_hi[m] = hi
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
@@ -713,14 +587,14 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     lo = s.meld_lo[m]
     hi = s.meld_hi[m]
     phys = JOKER if joker else c
-    _place(s, m, c, pos, phys)
-    _remove(s, p, phys)
+    T.place(s, m, pos, phys)
+    T.remove_card(s, p, phys)
     W = _hand_nw(s, p, N)
     K = P.plan_windows(RULES, N, W, X, ws[0], FALSE)
     _clear_binfo(binfo)
     ok = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
-    _add(s, p, phys)
-    _unplace(s, m, c, pos, lo, hi)
+    T.add_card(s, p, phys)
+    T.unplace(s, m, pos, lo, hi)
     return ok
 
 
@@ -735,7 +609,7 @@ def _next_cards(s, out):
     last = np.int64(s.build_rep[n - 1])
     r = c0 // 4
     if n == 1:
-        p = pos_of(c0, True)
+        p = T.run_pos(RULES, c0, True)
         if p + 1 <= 13 and not (p == 0 and p + 1 == 13):
             out[k] = card_at(c0 % 4, p + 1)
             k += 1
@@ -750,7 +624,7 @@ def _next_cards(s, out):
                 out[k] = r * 4 + t
                 k += 1
         return k
-    lo = pos_of(c0, True)
+    lo = T.run_pos(RULES, c0, True)
     hi = lo + n - 1
     if hi + 1 <= 13 and run_window_ok(RULES, lo, hi + 1) or (hi + 1 <= 13 and hi + 1 - lo + 1 < 3):
         out[k] = card_at(c0 % 4, hi + 1)
@@ -991,33 +865,14 @@ def _first_joker_possible(s, p, c):
 def _close(s, p, ws):
     """Lay the meld being built in the first free slot; count it for the opening."""
     kind, pts, clean = _meld_value(s, ws[2])
-    m = s.num_melds
-    n = s.build_n
-    c0 = np.int64(s.build_rep[0])
-    s.meld_kind[m] = kind
-    s.meld_owner[m] = p
-    s.meld_slot[m, :] = -1
-    if kind == KIND_SET:
-        s.meld_key[m] = c0 // 4
-        s.meld_lo[m] = 0
-        s.meld_hi[m] = 0
-        for i in range(n):
-            s.meld_slot[m, s.build_rep[i] % 4] = s.build_phys[i]
-    else:
-        lo = pos_of(c0, True)
-        s.meld_key[m] = c0 % 4
-        s.meld_lo[m] = lo
-        s.meld_hi[m] = lo + n - 1
-        for i in range(n):
-            s.meld_slot[m, lo + i] = s.build_phys[i]
-    s.num_melds = m + 1
+    T.lay_meld(RULES, s, p, kind, s.build_rep, s.build_phys, s.build_n)
     s.turn_points += pts
     s.turn_melds += 1
     if clean:
         s.turn_clean = True
     if not s.opened[p] and s.turn_points >= s.opening_points and s.turn_clean:
         s.opened[p] = 1
-    _clear_build(s)
+    T.clear_build(s)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -1065,27 +920,17 @@ def apply_action(s, a, ws):
     if a != TAKE_DISCARD and a != NEW_MELD and a != CLOSE:
         s.wit_valid = False  # the position changes: the witnesses kept are for the old one
     if a == DRAW_STOCK:
-        if s.stock_n == 0:
-            _rebuild_stock(s)
-        c = s.stock[s.stock_n - 1]
-        s.stock[s.stock_n - 1] = 0
-        s.stock_n -= 1
-        _add(s, p, c)
-        s.drawn = c
+        s.drawn = T.draw_stock(s, p)
         s.phase = PHASE_PLAY
         return False, NONE
     if a == TAKE_DISCARD:
-        c = s.pile[s.pile_n - 1]
-        s.pile[s.pile_n - 1] = 0
-        s.pile_n -= 1
-        _add(s, p, c)
-        s.pending = c
+        s.pending = T.take_discard(s, p)
         s.pending_used = False
         s.phase = PHASE_PLAY
         return False, NONE
     if a == NEW_MELD:
         s.phase = PHASE_BUILD
-        _clear_build(s)
+        T.clear_build(s)
         return False, NONE
     if a < ADD0:
         s.target = a - LAYOFF0
@@ -1095,7 +940,7 @@ def apply_action(s, a, ws):
         joker = a >= JOKER0
         rep = a - JOKER0 if joker else a - ADD0
         phys = JOKER if joker else rep
-        _remove(s, p, phys)
+        T.remove_card(s, p, phys)
         if s.pending >= 0 and phys == s.pending:
             s.pending_used = True
         if s.phase == PHASE_BUILD:
@@ -1106,10 +951,10 @@ def apply_action(s, a, ws):
         else:
             m = np.int64(s.target)
             ext = ws[3]
-            k = _extensions(s, m, ext)
+            k = T.table_extensions(RULES, s, m, ext)
             for i in range(k):
                 if ext[i, 0] == rep:
-                    _place(s, m, rep, ext[i, 1], phys)
+                    T.place(s, m, ext[i, 1], phys)
                     break
             s.target = -1
             s.phase = PHASE_PLAY
@@ -1120,9 +965,7 @@ def apply_action(s, a, ws):
         return False, NONE
     # discard: the turn ends; discarding the last card wins the round
     c = a - DISCARD0
-    _remove(s, p, c)
-    s.pile[s.pile_n] = c
-    s.pile_n += 1
+    T.discard_card(s, p, c)
     s.turns += 1
     if s.held[p] == 0:
         if _finish_round(s, np.int64(p)):
@@ -1157,32 +1000,7 @@ def observe(s, viewer, out):
         out[OBS_PILE + s.pile[i]] += 1
     if s.pile_n > 0:
         out[OBS_TOP + s.pile[s.pile_n - 1]] = 1
-    for m in range(s.num_melds):
-        o = OBS_MELDS + m * MELD_FEATURES
-        kind = s.meld_kind[m]
-        out[o] = kind == KIND_SET
-        out[o + 1] = kind == KIND_RUN
-        out[o + 2] = s.meld_key[m]
-        out[o + 3] = s.meld_lo[m]
-        out[o + 4] = s.meld_hi[m]
-        rel = s.meld_owner[m] - viewer
-        if rel < 0:
-            rel += P
-        out[o + 6] = rel + 1
-        n = 0
-        jokers = 0
-        lo, hi = (0, 3) if kind == KIND_SET else (np.int64(s.meld_lo[m]), np.int64(s.meld_hi[m]))
-        for q in range(lo, hi + 1):
-            c = s.meld_slot[m, q]
-            if c >= 0:
-                n += 1
-                out[OBS_TABLE + c] += 1
-                if c == JOKER:
-                    jokers += 1
-                if kind == KIND_SET:
-                    out[o + 8 + q] = 2 if c == JOKER else 1
-        out[o + 5] = n
-        out[o + 7] = jokers
+    T.observe_table(RULES, s, viewer, out, OBS_MELDS, OBS_TABLE)
     if s.phase < PHASE_OVER:
         out[OBS_PHASE + s.phase] = 1
     for i in range(s.build_n):
@@ -1260,7 +1078,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                 new_match(s)
                 _enter_turn(s, np.int64(s.current), ws)
             elif a == ACT_REFRESH:
-                recount(s)
+                T.recount(s)
                 s.wit_valid = False
                 trusted = False
             elif a == ACT_MASK:
@@ -1302,7 +1120,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
             elif s.phase == PHASE_LAYOFF:  # the cards (a joker standing for one) that extend the meld
                 m = np.int64(s.target)
                 ext = ws[3]
-                for e in range(_extensions(s, m, ext)):
+                for e in range(T.table_extensions(RULES, s, m, ext)):
                     c = ext[e, 0]
                     if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[e, 1], FALSE, ws):
                         s.legal[ADD0 + c] = 1
@@ -1425,40 +1243,6 @@ def deck_counts(state) -> np.ndarray:
     return standard_deck_counts(int(state["decks"]), jokers_per_deck=2)
 
 
-def _meld_tokens(rec, m: int) -> list[str]:
-    out = []
-    kind = int(rec["meld_kind"][m])
-    key = int(rec["meld_key"][m])
-    for q in range(NUM_POS):
-        c = int(rec["meld_slot"][m, q])
-        if c < 0:
-            continue
-        rep = card_at(key, q) if kind == KIND_RUN else key * 4 + q
-        out.append(f"X={card_str(rep)}" if c == JOKER else card_str(c))
-    return out
-
-
-def _parse_tokens(tokens, where: str) -> tuple[list[int], list[int]]:
-    if not isinstance(tokens, (list, tuple)):
-        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', 'X=6h', '7h'], got {tokens!r}")
-    reps, phys = [], []
-    for tok in tokens:
-        t = str(tok).strip()
-        if t.upper().startswith("X="):
-            rep = card_id(t[2:])
-            reps.append(rep)
-            phys.append(JOKER)
-        else:
-            c = card_id(t)
-            if c == JOKER:
-                raise ValueError(f"scenario {where}: a joker on the table names its card: write 'X=7h', not 'X'")
-            reps.append(c)
-            phys.append(c)
-        if reps[-1] >= NUM_FACES:
-            raise ValueError(f"scenario {where}: {t!r} does not name a card")
-    return reps, phys
-
-
 def _meld_shape(reps: list[int], partial: bool) -> tuple[int, int, int] | None:
     """(kind, key, lo) of cards in canonical order: a set (one rank, suits increasing) or
     a run (one suit, positions increasing by one, an ace low when first, high when last);
@@ -1491,9 +1275,8 @@ def _meld_shape(reps: list[int], partial: bool) -> tuple[int, int, int] | None:
 
 def custom_to_dict(rec, name: str):
     if name == "melds":
-        return [
-            {"owner": int(rec["meld_owner"][m]), "cards": _meld_tokens(rec, m)} for m in range(int(rec["num_melds"]))
-        ]
+        return [{"owner": int(rec["meld_owner"][m]), "cards": T.meld_tokens(RULES, rec, m)}
+                for m in range(int(rec["num_melds"]))]
     if name == "build":
         n = int(rec["build_n"])
         reps = [card_str(int(rec["build_rep"][i])) for i in range(n)]
@@ -1523,7 +1306,7 @@ def custom_from_dict(rec, name: str, value) -> None:
                 owner, tokens = 0, meld
             if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < P:
                 raise ValueError(f"scenario {where}: owner must be a seat 0..{P - 1}, got {owner!r}")
-            reps, phys = _parse_tokens(tokens, where)
+            reps, phys = T.parse_table_tokens(tokens, where)
             shape = _meld_shape(reps, partial=False)
             if shape is None:
                 raise ValueError(
@@ -1545,7 +1328,7 @@ def custom_from_dict(rec, name: str, value) -> None:
         rec["num_melds"] = len(value)
         return
     if name == "build":
-        reps, phys = _parse_tokens(value, "'build'")
+        reps, phys = T.parse_table_tokens(value, "'build'")
         if reps and _meld_shape(reps, partial=True) is None:
             raise ValueError(
                 f"scenario 'build': {value!r} is not the start of a meld in canonical order (runs from the "
@@ -1781,7 +1564,7 @@ def render_text(rec, viewer: int | None = None) -> str:
     top = card_str(int(rec["pile"][int(rec["pile_n"]) - 1])) if rec["pile_n"] else "empty"
     lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top} ({int(rec['pile_n'])} in the pile)")
     for m in range(int(rec["num_melds"])):
-        lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(_meld_tokens(rec, m))}")
+        lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(T.meld_tokens(RULES, rec, m))}")
     if not rec["num_melds"]:
         lines.append("  no meld on the table")
     if rec["build_n"]:
@@ -1794,16 +1577,6 @@ def render_text(rec, viewer: int | None = None) -> str:
         mark = "->" if p == rec["current"] and not over else "  "
         held = int(rec["hands"][p].sum())
         status = " eliminated" if rec["eliminated"][p] else (" opened" if rec["opened"][p] else "")
-        cards = " ".join(_hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
         lines.append(f"{mark} player_{p} penalty {int(rec['scores'][p]):4d}{status}: {cards or '(none)'}")
     return "\n".join(lines)
-
-
-def _hand_cards(counts) -> list[str]:
-    """Cards by suit then rank, jokers last."""
-    out = []
-    for t in range(4):
-        for r in range(13):
-            out += [card_str(r * 4 + t)] * int(counts[r * 4 + t])
-    out += ["X"] * int(counts[JOKER])
-    return out

@@ -1,0 +1,389 @@
+"""The table and the turn mechanics every rummy shares, as leaf kernels over a game's
+state record, plus their Python side (the table's scenario codec and text).
+
+**Fields a rummy record holds** (each game's ``STATE_DTYPE`` declares them, with its own
+sizes; the kernels read the sizes from the arrays):
+
+=================== ========================================================================
+``hands[P, 53]``    cards held by type (several decks: counts above 1); ``held[P]`` their sum
+``stock``/``stock_n`` the stock, bottom first: the top is ``stock[stock_n - 1]``
+``pile``/``pile_n`` the discard pile, bottom first
+``meld_kind[M]``    0 (free slot), ``KIND_SET`` or ``KIND_RUN``; ``num_melds`` slots in use
+``meld_key[M]``     a set's rank, a run's suit
+``meld_lo/hi[M]``   a run's lowest and highest position (0 ace low, 1 the 2 ... 13 ace high)
+``meld_slot[M, S]`` the physical card in each slot, -1 empty (see below)
+``meld_owner[M]``   the seat that laid it
+=================== ========================================================================
+
+**Where a card sits in a meld** (``meld_slot``). A run files its cards by position, so a
+wild card (a joker, a 2 where 2s are wild) keeps the position it was laid at, and the card
+it stands for is the run's suit at that position. A set of distinct suits (Rami 51) files
+its cards by suit, so a wild keeps the suit it stands for. Any other set (duplicates
+allowed, no upper size: Frime, Classes) lists its cards in the order they were laid; its
+wild cards stand for its rank. ``S`` is 14 for games whose sets have distinct suits, and
+at least the largest set otherwise (20 in Frime: 8 naturals and 12 wilds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cardenvs.cards import JOKER, card_id, card_str
+from cardenvs.core.rng import shuffle
+from cardenvs.rummy.melds import (
+    ACE_HIGH,
+    ACE_LOW,
+    KIND_RUN,
+    KIND_SET,
+    NUM_FACES,
+    NUM_TYPES,
+    R_POS_LO,
+    R_SET_DISTINCT,
+    ZERO,
+    card_at,
+    extension_options,
+    is_wild,
+)
+
+
+# --------------------------------------------------------------------------- hands
+@njit(cache=True)
+def recount(s):
+    """``held`` from ``hands`` (after a deal or a scenario load)."""
+    for p in range(s.hands.shape[0]):
+        n = 0
+        for c in range(NUM_TYPES):
+            n += s.hands[p, c]
+        s.held[p] = n
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def add_card(s, p, c):
+    s.hands[p, c] += 1
+    s.held[p] += 1
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def remove_card(s, p, c):
+    s.hands[p, c] -= 1
+    s.held[p] -= 1
+
+
+# --------------------------------------------------------------------------- deal
+@njit(cache=True, no_cpython_wrapper=True)
+def deal(s, decks, jokers_per_deck, hand_size, dealer, num_players, skip):
+    """Shuffle ``decks`` decks (52 cards and ``jokers_per_deck`` jokers each); deal
+    ``hand_size`` cards to every seat not in ``skip``, one at a time from the dealer's
+    left; the next card turned up starts the discard pile; the rest is the stock. Clears
+    the table."""
+    n = (NUM_FACES + jokers_per_deck) * decks
+    deck = np.empty(n, dtype=np.int64)
+    for i in range(NUM_FACES * decks):
+        deck[i] = i % NUM_FACES
+    for i in range(NUM_FACES * decks, n):
+        deck[i] = JOKER
+    shuffle(s, deck, n)
+    s.hands[:] = 0
+    k = 0
+    for _ in range(hand_size):
+        q = dealer
+        for _ in range(num_players):
+            q = (q + 1) % num_players
+            if skip[q]:
+                continue
+            s.hands[q, deck[k]] += 1
+            k += 1
+    s.pile[:] = 0
+    s.pile[0] = deck[k]
+    s.pile_n = 1
+    k += 1
+    s.stock[:] = 0
+    s.stock_n = n - k
+    for i in range(n - k):
+        s.stock[i] = deck[k + i]
+    clear_table(s)
+    recount(s)
+
+
+# --------------------------------------------------------------------------- stock and discard pile
+@njit(cache=True, no_cpython_wrapper=True)
+def rebuild_stock(s):
+    """An empty stock is rebuilt from the discard pile but its top card, shuffled."""
+    n = s.pile_n - 1
+    top = s.pile[n]
+    for i in range(n):
+        s.stock[i] = s.pile[i]
+    s.stock_n = n
+    shuffle(s, s.stock, n)
+    s.pile[:] = 0
+    s.pile[0] = top
+    s.pile_n = 1
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def draw_stock(s, p):
+    """p draws the top of the stock (rebuilt first when empty); returns the card."""
+    if s.stock_n == 0:
+        rebuild_stock(s)
+    c = s.stock[s.stock_n - 1]
+    s.stock[s.stock_n - 1] = 0
+    s.stock_n -= 1
+    add_card(s, p, c)
+    return c
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def take_discard(s, p):
+    """p takes the top of the discard pile; returns the card."""
+    c = s.pile[s.pile_n - 1]
+    s.pile[s.pile_n - 1] = 0
+    s.pile_n -= 1
+    add_card(s, p, c)
+    return c
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def buy_under_top(s, p):
+    """p takes the card just under the discard top (the top stays); returns the card."""
+    n = s.pile_n
+    c = s.pile[n - 2]
+    s.pile[n - 2] = s.pile[n - 1]
+    s.pile[n - 1] = 0
+    s.pile_n = n - 1
+    add_card(s, p, c)
+    return c
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def discard_card(s, p, c):
+    """p puts card c on the discard pile."""
+    remove_card(s, p, c)
+    s.pile[s.pile_n] = c
+    s.pile_n += 1
+
+
+# --------------------------------------------------------------------------- the table
+@njit(cache=True, no_cpython_wrapper=True)
+def clear_table(s):
+    s.meld_kind[:] = 0
+    s.meld_key[:] = 0
+    s.meld_lo[:] = 0
+    s.meld_hi[:] = 0
+    s.meld_slot[:] = -1
+    s.meld_owner[:] = -1
+    s.num_melds = 0
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def run_pos(rules, rep, first):
+    """Run position of card ``rep``: an ace is low when it starts a run and runs may
+    start below the 2, else high."""
+    r = rep // 4
+    if r == 0:
+        return ACE_LOW if first and rules[R_POS_LO] == ACE_LOW else ACE_HIGH
+    return r
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def set_size(s, m):
+    """Cards in the set of slot m."""
+    n = ZERO
+    for q in range(s.meld_slot.shape[1]):
+        if s.meld_slot[m, q] >= 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def table_extensions(rules, s, m, ext):
+    """(card, slot) pairs that extend table meld m by one card (a natural of that card,
+    or a wild standing for it): a run's positions below and above, a set's missing suits
+    (distinct suits) or any suit in its next free slot."""
+    occ = ZERO
+    size = ZERO
+    if s.meld_kind[m] == KIND_SET:
+        for t in range(s.meld_slot.shape[1]):
+            if s.meld_slot[m, t] >= 0:
+                if t < 4:
+                    occ |= 1 << t
+                size += 1
+    n = extension_options(rules, np.int64(s.meld_kind[m]), np.int64(s.meld_key[m]), np.int64(s.meld_lo[m]),
+                          np.int64(s.meld_hi[m]), occ, size, ext)
+    # the ace fits both ends of 2..K: one way (below) is enough, both give the same meld
+    if n == 2 and ext[0, 0] == ext[1, 0]:
+        n = 1
+    if s.meld_kind[m] == KIND_SET and not rules[R_SET_DISTINCT]:
+        if size >= s.meld_slot.shape[1]:
+            return 0
+        for i in range(n):
+            ext[i, 1] = size  # a listed set: the next free slot
+    return n
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def place(s, m, pos, phys):
+    """Put card ``phys`` in slot ``pos`` of table meld m (a run: the position, which may
+    extend it; a set: the slot ``table_extensions`` gave)."""
+    s.meld_slot[m, pos] = phys
+    if s.meld_kind[m] == KIND_RUN:
+        if pos < s.meld_lo[m]:
+            s.meld_lo[m] = pos
+        else:
+            s.meld_hi[m] = pos
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def unplace(s, m, pos, lo, hi):
+    """Undo :func:`place` (``lo``/``hi``: the run's ends before)."""
+    s.meld_slot[m, pos] = -1
+    s.meld_lo[m] = lo
+    s.meld_hi[m] = hi
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def lay_meld(rules, s, p, kind, reps, physs, n):
+    """Lay a new meld of ``n`` cards (``physs[i]`` standing for ``reps[i]``, in canonical
+    order: a run from its lowest position up, a set by suit) in the first free slot for
+    seat p; returns the slot."""
+    m = s.num_melds
+    c0 = np.int64(reps[0])
+    s.meld_kind[m] = kind
+    s.meld_owner[m] = p
+    s.meld_slot[m, :] = -1
+    if kind == KIND_SET:
+        s.meld_key[m] = c0 // 4
+        s.meld_lo[m] = 0
+        s.meld_hi[m] = 0
+        for i in range(n):
+            s.meld_slot[m, reps[i] % 4 if rules[R_SET_DISTINCT] else i] = physs[i]
+    else:
+        lo = run_pos(rules, c0, True)
+        s.meld_key[m] = c0 % 4
+        s.meld_lo[m] = lo
+        s.meld_hi[m] = lo + n - 1
+        for i in range(n):
+            s.meld_slot[m, lo + i] = physs[i]
+    s.num_melds = m + 1
+    return m
+
+
+# --------------------------------------------------------------------------- a meld being built
+# A new meld is built card by card in canonical order (a run from its lowest position up,
+# a set by suit), in ``build_rep[i]`` (the card the i-th card stands for), ``build_phys[i]``
+# (the card itself) and ``build_n``.
+@njit(cache=True, no_cpython_wrapper=True)
+def clear_build(s):
+    for i in range(s.build_rep.shape[0]):
+        s.build_rep[i] = -1
+        s.build_phys[i] = -1
+    s.build_n = 0
+
+
+# --------------------------------------------------------------------------- observation
+MELD_FEATURES = 12  # per meld, see observe_table
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def observe_table(rules, s, viewer, out, o_melds, o_table):
+    """The table seen by ``viewer``: per meld slot (from ``o_melds``, MELD_FEATURES each)
+    set, run, key, lo, hi, cards, owner (seat relative to the viewer + 1), wild cards,
+    and a set's suits: with distinct suits 1 natural, 2 wild per suit, else the natural
+    cards of each suit; and from ``o_table`` the count of each card type on the table.
+    Where a wild stands inside a run is not shown here (a game that needs it adds it)."""
+    P = s.num_players
+    S = s.meld_slot.shape[1]
+    for m in range(s.num_melds):
+        o = o_melds + m * MELD_FEATURES
+        kind = s.meld_kind[m]
+        out[o] = kind == KIND_SET
+        out[o + 1] = kind == KIND_RUN
+        out[o + 2] = s.meld_key[m]
+        out[o + 3] = s.meld_lo[m]
+        out[o + 4] = s.meld_hi[m]
+        rel = s.meld_owner[m] - viewer
+        if rel < 0:
+            rel += P
+        out[o + 6] = rel + 1
+        n = 0
+        wilds = 0
+        distinct = rules[R_SET_DISTINCT] != 0
+        lo, hi = (0, (3 if distinct else S - 1)) if kind == KIND_SET else (np.int64(s.meld_lo[m]),
+                                                                           np.int64(s.meld_hi[m]))
+        for q in range(lo, hi + 1):
+            c = s.meld_slot[m, q]
+            if c >= 0:
+                n += 1
+                out[o_table + c] += 1
+                wild = is_wild(rules, c)
+                if wild:
+                    wilds += 1
+                if kind == KIND_SET:
+                    if distinct:
+                        out[o + 8 + q] = 2 if wild else 1
+                    elif not wild:
+                        out[o + 8 + c % 4] += 1
+        out[o + 5] = n
+        out[o + 7] = wilds
+
+
+# --------------------------------------------------------------------------- Python side: cards as text
+def wild_token(phys: int, rep_text: str) -> str:
+    """A wild card on the table: ``X=6h`` (a joker standing for 6h), ``2c=6h`` (a 2 where
+    2s are wild), ``X=7`` (standing for a set's rank)."""
+    return f"{card_str(phys)}={rep_text}"
+
+
+def meld_tokens(rules: np.ndarray, rec, m: int) -> list[str]:
+    """Table meld m as card strings, in slot order (a run from its lowest position up)."""
+    out = []
+    kind = int(rec["meld_kind"][m])
+    key = int(rec["meld_key"][m])
+    for q in range(rec["meld_slot"].shape[1]):
+        c = int(rec["meld_slot"][m, q])
+        if c < 0:
+            continue
+        wild = bool(is_wild(rules, c))
+        if kind == KIND_RUN:
+            rep = card_str(card_at(key, q))
+        elif rules[R_SET_DISTINCT]:
+            rep = card_str(key * 4 + q)
+        else:
+            rep = "A23456789TJQK"[key]
+        out.append(wild_token(c, rep) if wild else card_str(c))
+    return out
+
+
+def hand_cards(counts) -> list[str]:
+    """Cards by suit then rank, jokers last."""
+    out = []
+    for t in range(4):
+        for r in range(13):
+            out += [card_str(r * 4 + t)] * int(counts[r * 4 + t])
+    out += ["X"] * int(counts[JOKER])
+    return out
+
+
+def parse_table_tokens(tokens, where: str) -> tuple[list[int], list[int]]:
+    """Cards of a scenario's meld in Rami 51's form (``['5h', 'X=6h', '7h']``): the card
+    each stands for, and the physical card (the joker for ``X=``)."""
+    if not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', 'X=6h', '7h'], got {tokens!r}")
+    reps, phys = [], []
+    for tok in tokens:
+        t = str(tok).strip()
+        if t.upper().startswith("X="):
+            rep = card_id(t[2:])
+            reps.append(rep)
+            phys.append(JOKER)
+        else:
+            c = card_id(t)
+            if c == JOKER:
+                raise ValueError(f"scenario {where}: a joker on the table names its card: write 'X=7h', not 'X'")
+            reps.append(c)
+            phys.append(c)
+        if reps[-1] >= NUM_FACES:
+            raise ValueError(f"scenario {where}: {t!r} does not name a card")
+    return reps, phys
+
+
