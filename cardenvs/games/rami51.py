@@ -1000,7 +1000,7 @@ def observe(s, viewer, out):
         out[OBS_PILE + s.pile[i]] += 1
     if s.pile_n > 0:
         out[OBS_TOP + s.pile[s.pile_n - 1]] = 1
-    T.observe_table(RULES, s, viewer, out, OBS_MELDS, OBS_TABLE)
+    T.observe_table(RULES, s, viewer, out, OBS_MELDS, MELD_FEATURES, OBS_TABLE)
     if s.phase < PHASE_OVER:
         out[OBS_PHASE + s.phase] = 1
     for i in range(s.build_n):

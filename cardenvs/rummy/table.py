@@ -285,8 +285,9 @@ MELD_FEATURES = 12  # per meld, see observe_table
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def observe_table(rules, s, viewer, out, o_melds, o_table):
-    """The table seen by ``viewer``: per meld slot (from ``o_melds``, MELD_FEATURES each)
+def observe_table(rules, s, viewer, out, o_melds, stride, o_table):
+    """The table seen by ``viewer``: per meld slot (from ``o_melds``, ``stride`` >=
+    MELD_FEATURES entries each; a game may put more features after the first 12)
     set, run, key, lo, hi, cards, owner (seat relative to the viewer + 1), wild cards,
     and a set's suits: with distinct suits 1 natural, 2 wild per suit, else the natural
     cards of each suit; and from ``o_table`` the count of each card type on the table.
@@ -294,7 +295,7 @@ def observe_table(rules, s, viewer, out, o_melds, o_table):
     P = s.num_players
     S = s.meld_slot.shape[1]
     for m in range(s.num_melds):
-        o = o_melds + m * MELD_FEATURES
+        o = o_melds + m * stride
         kind = s.meld_kind[m]
         out[o] = kind == KIND_SET
         out[o + 1] = kind == KIND_RUN
