@@ -20,6 +20,7 @@ HEURISTICS: dict[str, str] = {
     "president": "agents.president_heuristic:PresidentHeuristic",
     "odin": "agents.odin_heuristic:OdinHeuristic",
     "rami51": "agents.rami51_heuristic:Rami51Heuristic",
+    "frime": "agents.frime_heuristic:FrimeHeuristic",
 }
 
 AGENT_NAMES = ("random", "heuristic", "human")

@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from cardenvs.core.protocol import GameSpec
-from cardenvs.games import odin, president, rami51
+from cardenvs.games import frime, odin, president, rami51
 
 GAMES: dict[str, GameSpec] = {}
 
@@ -55,6 +55,20 @@ register(
         default_players=2,
         summary="rummy, 54 cards (108 from 4 players); 51-point opening with a clean run; 1000 points eliminates",
         doc="docs/games/rami51.md",
+    )
+)
+
+register(
+    GameSpec(
+        name="frime",
+        env_id="frime_v0",
+        title="Frime",
+        module=frime,
+        min_players=4,
+        max_players=6,
+        default_players=4,
+        summary="rummy, 108 cards with 2s and jokers wild; 11 rounds of 3 to 13 cards; buys, flocons and a pot",
+        doc="docs/games/frime.md",
     )
 )
 

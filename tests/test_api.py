@@ -111,8 +111,8 @@ def test_scenario_errors(name):
     with pytest.raises(ValueError, match="unknown scenario key"):
         env.reset(seed=0, options={"scenario": {"hands": d["hands"], "bogus": 1}})
     duplicated = [list(h) for h in d["hands"]]
-    duplicated[0].append(duplicated[1][0])
-    with pytest.raises(ValueError, match="appears 2 times"):
+    duplicated[0] += [duplicated[1][0]] * 4  # more copies than any game's decks hold (frime: 4 jokers)
+    with pytest.raises(ValueError, match=r"appears \d+ times"):
         env.reset(seed=0, options={"scenario": {"hands": duplicated}})
     with pytest.raises(ValueError, match="one per player"):
         env.reset(seed=0, options={"scenario": {"hands": d["hands"][:-1]}})

@@ -12,7 +12,7 @@ from cardenvs.gym import LearnerVecEnv, SingleAgentEnv, gym_id
 
 GAMES = [spec.env_id for spec in cardenvs.list_games()]
 SHORT = {"president_v0": {"single_round": True}, "odin_v0": {"single_round": True},
-         "rami51_v0": {"single_round": True}}
+         "rami51_v0": {"single_round": True}, "frime_v0": {"single_round": True}}
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -135,7 +135,7 @@ def test_learner_vec_env_matches_a_hand_played_vector_env(name):
     from agents import make_agent
 
     n, seat = 6, 1
-    opts = dict(SHORT[name], num_players=3 if name != "president_v0" else 4)
+    opts = dict(SHORT[name], num_players=max(3, cardenvs.get_spec(name).min_players))
     env = LearnerVecEnv(name, n, opponents="heuristic", seat=seat, seed=5, **opts)
     obs, info = env.reset()
     # penalty mode: the games that wait get any action, then their states are put back

@@ -1,0 +1,161 @@
+"""A rule-based Frime player that reads only the observation vector and the mask.
+
+The masks are exact (a going out can always be finished; a meld started can always reach
+three cards), so the agent can be greedy:
+
+- draw: take the discard top when it is a frime or fits the hand (a partner: a card of
+  its rank, or of its suit one or two positions away), buy the card under it when that
+  one is a frime, else draw from the stock;
+- discard the card that fits the hand least (fewest partners; among equals the one worth
+  most points), never a frime while another card can go;
+- always go out when the hand allows it;
+- lay down as much as possible in a last turn: start a meld, add naturals before frimes,
+  lay the meld when nothing fits, lay off on the first player's melds; end the turn only
+  when nothing else is legal.
+
+The decision is a small numba kernel over plain arrays (observation offsets and action
+ids passed in as an array); ``act_batch`` runs it over the batch in one call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from agents.base import CompiledHeuristic
+
+_HAND, _TOP, _UNDER, _DRAW, _TAKE, _BUY, _DISCARD0, _OUT, _END, _SET, _RUN, _LAYOFF0, _ADD0, _FRIME0, _CLOSE, \
+    _MAX_MELDS = range(16)
+_LAYOUT_SIZE = 16
+
+_W_PARTNER = 0  # per partner of a card
+_W_POINTS = 1  # per point of a card (a tie-break: shed expensive cards)
+DEFAULT_TUNING = (100, 1)
+
+
+def _layout(game: Any) -> np.ndarray:
+    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
+    L[_HAND] = game.OBS_HAND
+    L[_TOP] = game.OBS_TOP
+    L[_UNDER] = game.OBS_UNDER
+    L[_DRAW] = game.DRAW_STOCK
+    L[_TAKE] = game.TAKE_DISCARD
+    L[_BUY] = game.BUY
+    L[_DISCARD0] = game.DISCARD0
+    L[_OUT] = game.GO_OUT
+    L[_END] = game.END_TURN
+    L[_SET] = game.NEW_SET
+    L[_RUN] = game.NEW_RUN
+    L[_LAYOFF0] = game.LAYOFF0
+    L[_ADD0] = game.ADD0
+    L[_FRIME0] = game.FRIME0
+    L[_CLOSE] = game.CLOSE
+    L[_MAX_MELDS] = game.MAX_MELDS
+    return L
+
+
+@njit(cache=True)
+def _wild(c):
+    return c == 52 or c // 4 == 1
+
+
+@njit(cache=True)
+def _points(c):
+    if _wild(c):
+        return 0
+    r = c // 4
+    return 1 if r == 0 else min(r + 1, 10)
+
+
+@njit(cache=True)
+def _partners(obs, L, c):
+    """Cards in hand that could share a meld with the natural card c: the others of its
+    rank, and those of its suit one or two run positions away (3 .. K A)."""
+    n = 0
+    r = c // 4
+    t = c % 4
+    for u in range(4):
+        n += obs[L[_HAND] + r * 4 + u]
+    n -= 1  # c itself
+    pos = 13 if r == 0 else r
+    for d in (-2, -1, 1, 2):
+        q = pos + d
+        if 2 <= q <= 13:
+            n += obs[L[_HAND] + (0 if q == 13 else q) * 4 + t]
+    return n
+
+
+@njit(cache=True)
+def _one_hot(obs, base):
+    for c in range(53):
+        if obs[base + c] > 0.5:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _decide(obs, mask, L, T):
+    first = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            first = a
+            break
+    if mask[L[_DRAW]] or mask[L[_TAKE]]:
+        top = _one_hot(obs, L[_TOP])
+        under = _one_hot(obs, L[_UNDER])
+        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or _partners(obs, L, top) >= 2):
+            return L[_TAKE]
+        if mask[L[_BUY]] and under >= 0 and _wild(under):
+            return L[_BUY]
+        if mask[L[_DRAW]]:
+            return L[_DRAW]
+        return L[_TAKE]
+    if mask[L[_OUT]]:
+        return L[_OUT]
+    best = -1
+    best_score = 1 << 30
+    for c in range(53):
+        a = L[_DISCARD0] + c
+        if not mask[a]:
+            continue
+        sc = (1 << 20) if _wild(c) else _partners(obs, L, c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
+        if sc < best_score:
+            best, best_score = a, sc
+    if best >= 0:
+        return best
+    # laying: naturals first, then lay the meld, then frimes; new melds and lay-offs
+    for c in range(52):
+        if mask[L[_ADD0] + c]:
+            return L[_ADD0] + c
+    if mask[L[_CLOSE]]:
+        return L[_CLOSE]
+    for c in range(52):
+        if mask[L[_FRIME0] + c]:
+            return L[_FRIME0] + c
+    if mask[L[_RUN]]:
+        return L[_RUN]
+    if mask[L[_SET]]:
+        return L[_SET]
+    for m in range(L[_MAX_MELDS]):
+        if mask[L[_LAYOFF0] + m]:
+            return L[_LAYOFF0] + m
+    if mask[L[_END]]:
+        return L[_END]
+    return first
+
+
+@njit(cache=True)
+def _decide_batch(obs, masks, L, T, out):
+    for i in range(obs.shape[0]):
+        out[i] = _decide(obs[i], masks[i], L, T)
+
+
+class FrimeHeuristic(CompiledHeuristic):
+    """Greedy Frime player (see the module docstring)."""
+
+    decide = staticmethod(_decide)
+    decide_batch = staticmethod(_decide_batch)
+    layout = staticmethod(_layout)
+    default_tuning = DEFAULT_TUNING

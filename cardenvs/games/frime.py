@@ -1,0 +1,1346 @@
+"""Frime: the rules as numba kernels over a record per game.
+
+Reads like the rule book (``docs/games/frime.md`` gives the rules in full): state layout,
+deal, legal actions, apply an action, the end of a round and of the match, observation,
+then the batch kernels and the Python side. The table, the deal and the draw/discard
+mechanics are the rummy layer's (:mod:`cardenvs.rummy.table`); whether a hand can be laid
+entirely is :func:`cardenvs.rummy.split.split_all`.
+
+A turn is draw (stock top, discard top, or buy the card under the discard top), then one
+discard. Then, while nobody has gone out this round, a player whose every card left
+splits into melds may go out: the cards are laid as melds of the player's choice, built
+card by card (a run from its lowest position up, a set by suit then its frimes). Once
+somebody is out, each other player has one last turn: draw, discard, then lay melds of
+their own and add cards to the first player's melds, as they like. The masks are exact:
+a step is legal only when what it starts can be finished (a going out laying every
+card, a meld reaching three cards).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from cardenvs.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
+from cardenvs.core.borrow import borrowed, keep_alive
+from cardenvs.core.protocol import (
+    ACT_HOLD,
+    ACT_REFRESH,
+    ACT_RESET,
+    EVENT_FORCED_SHIFT,
+    EVENT_ILLEGAL,
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    FORCED_LIMIT,
+    MODE_AUTO_FORCED,
+    MODE_AUTO_RESET,
+    Field,
+    check_int_option,
+)
+from cardenvs.core.rng import rand_below
+from cardenvs.core.step import close_step, only_legal, reset_drivers
+from cardenvs.rummy import melds as M
+from cardenvs.rummy import table as T
+from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, frime_penalty
+from cardenvs.rummy.split import split_all
+
+# --------------------------------------------------------------------------- layout
+MAX_PLAYERS = 6
+NUM_FACES = 52
+NUM_TYPES = 53
+MAX_CARDS = 108  # two decks with their jokers
+MAX_MELDS = 36  # 108 cards make at most 36 melds
+SLOTS = 20  # a set holds at most 8 naturals and 12 frimes; a run at most 12 positions (3 .. A)
+NUM_ROUNDS = 11  # round r deals r + 2 cards: 3 .. 13
+DOUBLED_FROM = 8  # rounds 8..11 (10 to 13 cards) count double and cost double to buy in
+RULES = M.rules_frime()
+LOW_POS = 2  # runs go from the 3 (position 2) to the ace (position 13)
+NONE = np.int64(-1)
+START_MONEY = 500  # cents
+ANTE = 50
+BUY_PRICE = 10  # 20 in doubled rounds
+FLOCON_CENTS = 10  # settlement: per flocon of difference
+POINT_CENTS = 1  # ... and per point of difference
+
+# Action encoding (see docs/games/frime.md)
+DRAW_STOCK = 0  # draw the top of the stock
+TAKE_DISCARD = 1  # take the top of the discard pile
+BUY = 2  # buy the card under the discard top (the top stays)
+DISCARD0 = 3  # DISCARD0 + c: discard card c (0..52)
+GO_OUT = DISCARD0 + NUM_TYPES  # lay the whole hand as melds
+END_TURN = GO_OUT + 1  # end the turn here (not going out; or done laying in a last turn)
+NEW_SET = END_TURN + 1  # start building a set
+NEW_RUN = NEW_SET + 1  # start building a run
+LAYOFF0 = NEW_RUN + 1  # LAYOFF0 + m: add a card to table meld m (the card comes next)
+ADD0 = LAYOFF0 + MAX_MELDS  # ADD0 + c: the natural card c
+FRIME0 = ADD0 + NUM_FACES  # FRIME0 + c: a frime standing for c (in a set: c = rank * 4, clubs)
+CLOSE = FRIME0 + NUM_FACES  # lay the meld being built
+NUM_ACTIONS = CLOSE + 1  # 201
+
+# Phases
+PHASE_DRAW = 0
+PHASE_DISCARD = 1
+PHASE_CHOOSE = 2  # the hand splits into melds: go out, or end the turn
+PHASE_LAY = 3  # going out, or a last turn: new melds (and lay-offs in a last turn)
+PHASE_BUILD = 4  # a meld is being built
+PHASE_LAYOFF = 5  # a table meld was picked: the card comes next
+PHASE_OVER = 6
+PHASE_NAMES = ("draw", "discard", "choose", "lay", "build", "layoff", "over")
+
+REWARD_MATCH = 0
+REWARD_ROUND = 1
+REWARD_MODES = ("match", "round")
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64),
+        # options
+        ("num_players", np.int8),
+        ("first_round", np.int8),
+        ("single_round", np.bool_),
+        ("reward_mode", np.int8),
+        ("max_steps", np.int32),
+        ("max_turns_per_round", np.int32),
+        ("turn_seconds", np.float64),
+        # match
+        ("scores", np.int32, (MAX_PLAYERS,)),  # points totals
+        ("flocons", np.int16, (MAX_PLAYERS,)),
+        ("money", np.int32, (MAX_PLAYERS,)),  # cents
+        ("pot", np.int32),
+        ("round", np.int8),
+        ("dealer", np.int8),
+        ("num_steps", np.int32),
+        ("turns", np.int32),  # turns completed in this round
+        ("terminated", np.bool_),
+        ("truncated", np.bool_),
+        ("rewards", np.float32, (MAX_PLAYERS,)),
+        ("round_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
+        # round
+        ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
+        ("stock", np.uint8, (MAX_CARDS,)),
+        ("stock_n", np.int16),
+        ("pile", np.uint8, (MAX_CARDS,)),
+        ("pile_n", np.int16),
+        ("meld_kind", np.int8, (MAX_MELDS,)),
+        ("meld_key", np.int8, (MAX_MELDS,)),
+        ("meld_lo", np.int8, (MAX_MELDS,)),
+        ("meld_hi", np.int8, (MAX_MELDS,)),
+        ("meld_slot", np.int8, (MAX_MELDS, SLOTS)),
+        ("meld_owner", np.int8, (MAX_MELDS,)),
+        ("num_melds", np.int8),
+        ("out_player", np.int8),  # the first player out this round, -1
+        ("last_turns", np.int8),  # last turns still to play after the going out
+        # turn
+        ("phase", np.int8),
+        ("current", np.int8),
+        ("going_out", np.bool_),  # the player to move is laying the whole hand
+        ("build_kind", np.int8),  # KIND_SET, KIND_RUN, 0
+        ("build_rep", np.int8, (SLOTS,)),
+        ("build_phys", np.int8, (SLOTS,)),
+        ("build_n", np.int8),
+        ("target", np.int8),
+        # derived
+        ("held", np.uint8, (MAX_PLAYERS,)),
+        ("legal", np.uint8, (NUM_ACTIONS,)),
+    ]
+)
+
+# Observation layout (float32), seen from the observer's seat (seat 0 = the observer);
+# money and the pot in dollars.
+OBS_DTYPE = np.float32
+OBS_MONEY = 1000  # money and the pot, in dollars, saturate at +-OBS_MONEY
+OBS_MAX = 20000  # scores, points and turn counts saturate here
+OBS_HAND = 0  # 53: own cards
+OBS_TOP = OBS_HAND + NUM_TYPES  # 53: one-hot top of the discard pile
+OBS_UNDER = OBS_TOP + NUM_TYPES  # 53: one-hot card under it (the one to buy)
+OBS_PILE = OBS_UNDER + NUM_TYPES  # 53: cards in the discard pile
+OBS_TABLE = OBS_PILE + NUM_TYPES  # 53: cards on the table
+OBS_MELDS = OBS_TABLE + NUM_TYPES  # MAX_MELDS x MELD_FEATURES
+# per meld: the layer's 12 (set, run, key, lo, hi, cards, owner, frimes, a set's naturals per
+# suit) and the run positions that hold a frime (bit p for position p)
+MELD_FEATURES = T.MELD_FEATURES + 1
+OBS_PHASE = OBS_MELDS + MAX_MELDS * MELD_FEATURES  # 6: draw .. layoff
+OBS_BUILD = OBS_PHASE + 6  # 52: natural cards of the meld being built
+OBS_BUILD_INFO = OBS_BUILD + NUM_FACES  # set, run, frimes in it, going out
+OBS_TARGET = OBS_BUILD_INFO + 4  # 36: one-hot table meld picked for a lay-off
+OBS_ROUND = OBS_TARGET + MAX_MELDS  # round, cards dealt, doubled, pot, buy price, stock, pile, turns, someone out
+OBS_SEATS = OBS_ROUND + 9
+SEAT_FEATURES = 10  # present, held, money, flocons, score, out first, last turn to come, to move, dealer, last round
+OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
+
+
+# --------------------------------------------------------------------------- rounds
+@njit(cache=True, no_cpython_wrapper=True)
+def cards_dealt(rnd):
+    return np.int64(rnd) + 2
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def doubled(rnd):
+    return rnd >= DOUBLED_FROM
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _reset_turn(s):
+    s.going_out = False
+    s.build_kind = 0
+    s.target = -1
+    T.clear_build(s)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _start_round(s, rnd):
+    """Deal round ``rnd`` (rnd + 2 cards each, one turned up, the rest the stock); the
+    player left of the dealer moves first."""
+    s.round = rnd
+    skip = np.zeros(MAX_PLAYERS, dtype=np.uint8)
+    T.deal(s, np.int64(2), np.int64(2), cards_dealt(rnd), s.dealer, s.num_players, skip)
+    s.out_player = -1
+    s.last_turns = 0
+    s.turns = 0
+    _reset_turn(s)
+    s.phase = PHASE_DRAW
+    s.current = (s.dealer + 1) % s.num_players
+
+
+@njit(cache=True)
+def new_match(s):
+    """Every player starts with 500 cents and pays 50 into the pot; round 1 (or
+    ``first_round``) is dealt by a dealer drawn at random."""
+    P = s.num_players
+    s.scores[:] = 0
+    s.flocons[:] = 0
+    s.money[:] = 0
+    s.round_points[:] = 0
+    for p in range(P):
+        s.money[p] = START_MONEY - ANTE
+    s.pot = ANTE * P
+    s.num_steps = 0
+    s.terminated = False
+    s.truncated = False
+    s.rewards[:] = 0.0
+    s.dealer = rand_below(s, P)
+    _start_round(s, np.int64(s.first_round))
+
+
+# --------------------------------------------------------------------------- can a meld be finished?
+# A meld under construction is extended in canonical order: a run position by position
+# upwards (the natural card there or a frime), a set by its naturals in suit order, then
+# frimes. ``need_all``: the cards left after the meld must split into melds too (going
+# out); otherwise the meld only has to reach three cards (a last turn).
+@njit(cache=True, no_cpython_wrapper=True)
+def _wilds(H):
+    return np.int64(H[JOKER]) + np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _rest_ok(H, need_all):
+    """The hand left once the meld is laid: empty, or (going out) split into melds."""
+    if not need_all:
+        return True
+    n = 0
+    for c in range(NUM_TYPES):
+        n += H[c]
+    return n == 0 or split_all(RULES, H)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _take_wild(H):
+    """Take one frime from the counts H (jokers first, then the 2s by suit); returns it."""
+    if H[JOKER] > 0:
+        H[JOKER] -= 1
+        return JOKER
+    for c in range(4, 8):
+        if H[c] > 0:
+            H[c] -= 1
+            return c
+    return -1
+
+
+# Both searches are depth-first with an explicit stack: numba's cache cannot reload a
+# recursive function (a cached recursive kernel crashed on its next load).
+@njit(cache=True, no_cpython_wrapper=True)
+def _run_finishable(H, suit, pos, n, need_all):
+    """Can a run of ``suit`` holding n cards below position ``pos`` be finished from H
+    (each position up from ``pos``: the natural card there, or a frime)?"""
+    if n >= 3 and _rest_ok(H, need_all):
+        return True
+    took = np.empty(16, dtype=np.int64)
+    choice = np.zeros(16, dtype=np.int64)
+    d = 0
+    while d >= 0:
+        q = pos + d
+        if q > ACE_HIGH or choice[d] > 1:
+            d -= 1
+            if d >= 0:
+                H[took[d]] += 1
+            continue
+        ch = choice[d]
+        choice[d] += 1
+        if ch == 0:
+            c = card_at(suit, q)
+            if H[c] == 0:
+                continue
+            H[c] -= 1
+            took[d] = c
+        else:
+            w = _take_wild(H)
+            if w < 0:
+                continue
+            took[d] = w
+        if n + d + 1 >= 3 and _rest_ok(H, need_all):
+            for i in range(d + 1):
+                H[took[i]] += 1
+            return True
+        d += 1
+        choice[d] = 0
+    return False
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _set_finishable(H, rank, suit, frimes, n, need_all):
+    """Can a set of ``rank`` holding n cards be finished from H, adding naturals of suits
+    ``suit``.. (none once ``frimes``), then frimes?"""
+    if n >= 3 and _rest_ok(H, need_all):
+        return True
+    took = np.empty(32, dtype=np.int64)
+    choice = np.zeros(32, dtype=np.int64)  # 0..3: a natural of that suit, 4: a frime
+    d = 0
+    choice[0] = 4 if frimes else suit
+    while d >= 0:
+        ch = choice[d]
+        if ch > 4 or d >= 31:
+            d -= 1
+            if d >= 0:
+                H[took[d]] += 1
+            continue
+        choice[d] += 1
+        if ch < 4:
+            c = rank * 4 + ch
+            if H[c] == 0:
+                continue
+            H[c] -= 1
+            took[d] = c
+            nxt = ch
+        else:
+            w = _take_wild(H)
+            if w < 0:
+                continue
+            took[d] = w
+            nxt = 4
+        if n + d + 1 >= 3 and _rest_ok(H, need_all):
+            for i in range(d + 1):
+                H[took[i]] += 1
+            return True
+        d += 1
+        choice[d] = nxt
+    return False
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _hand_of(s, p, H):
+    for c in range(NUM_TYPES):
+        H[c] = s.hands[p, c]
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _build_state(s):
+    """(key, next suit or position, frimes started) of the meld being built."""
+    n = s.build_n
+    if n == 0:
+        return -1, -1, False
+    if s.build_kind == KIND_RUN:
+        c0 = np.int64(s.build_rep[0])
+        return c0 % 4, T.run_pos(RULES, c0, False) + n, False
+    frimes = M.is_wild(RULES, np.int64(s.build_phys[n - 1]))
+    return np.int64(s.build_rep[0]) // 4, np.int64(s.build_rep[n - 1]) % 4, frimes
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _next_ok(s, H, rep, wild):
+    """With the card rep (a frime standing for it when ``wild``) added to the meld being
+    built (taken out of H), can the meld still be finished?"""
+    need_all = s.going_out
+    n = np.int64(s.build_n)
+    if wild:
+        w = _take_wild(H)
+        if w < 0:
+            return False
+    else:
+        if H[rep] == 0:
+            return False
+        H[rep] -= 1
+        w = np.int64(rep)
+    if s.build_kind == KIND_RUN:
+        ok = _run_finishable(H, rep % 4, T.run_pos(RULES, np.int64(rep), False) + 1, n + 1, need_all)
+    else:
+        ok = _set_finishable(H, rep // 4, 4 if wild else rep % 4, wild, n + 1, need_all)
+    H[w] += 1
+    return ok
+
+
+# --------------------------------------------------------------------------- legal actions
+@njit(cache=True, no_cpython_wrapper=True)
+def _mask_lay(s, p, H):
+    """New melds (and, in a last turn, lay-offs on the first player's melds); END_TURN in
+    a last turn. Returns the legal actions found."""
+    k = 0
+    _hand_of(s, p, H)
+    if s.num_melds < MAX_MELDS:
+        run_ok = False
+        set_ok = False
+        for c in range(NUM_FACES):
+            r = c // 4
+            if r == 1 or run_ok and set_ok:
+                continue
+            # a run from c (a natural or a frime there), a set of c's rank
+            if not run_ok and r != 0 and (_next_first(s, H, c, KIND_RUN, False)
+                                          or _next_first(s, H, c, KIND_RUN, True)):
+                run_ok = True
+            if not set_ok and c % 4 == 0 and (_first_set(s, H, r)):
+                set_ok = True
+        if run_ok:
+            s.legal[NEW_RUN] = 1
+            k += 1
+        if set_ok:
+            s.legal[NEW_SET] = 1
+            k += 1
+    if not s.going_out:
+        s.legal[END_TURN] = 1
+        k += 1
+        ext = np.zeros((16, 2), dtype=np.int64)
+        for m in range(s.num_melds):
+            if s.meld_owner[m] != s.out_player:
+                continue
+            if _layoff_cards(s, p, m, ext, False) > 0:
+                s.legal[LAYOFF0 + m] = 1
+                k += 1
+    return k
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _next_first(s, H, c, kind, wild):
+    """Can a meld of ``kind`` start with c (a frime standing for it when ``wild``)?"""
+    keep_kind = s.build_kind
+    s.build_kind = kind
+    ok = _next_ok(s, H, c, wild)
+    s.build_kind = keep_kind
+    return ok
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _first_set(s, H, r):
+    """Can a set of rank r start (with a natural of it, or a frime standing for it)?"""
+    for t in range(4):
+        if H[r * 4 + t] > 0:
+            return _next_first(s, H, r * 4 + t, KIND_SET, False)
+    return _next_first(s, H, r * 4, KIND_SET, True)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _layoff_cards(s, p, m, ext, write):
+    """Cards of p that extend table meld m (written to the mask when ``write``); returns
+    how many."""
+    n = T.table_extensions(RULES, s, m, ext)
+    found = 0
+    wild_done = False
+    wilds = _wilds(s.hands[p])
+    for i in range(n):
+        c = ext[i, 0]
+        if s.hands[p, c] > 0:
+            found += 1
+            if write:
+                s.legal[ADD0 + c] = 1
+        if wilds > 0 and not wild_done:
+            rep = c if s.meld_kind[m] == KIND_RUN else (c // 4) * 4
+            if s.meld_kind[m] == KIND_SET:
+                wild_done = True  # a frime in a set stands for the rank: one action
+            found += 1
+            if write:
+                s.legal[FRIME0 + rep] = 1
+    return found
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _mask_build(s, p, H):
+    """The cards that may come next in the meld being built, and closing it."""
+    _hand_of(s, p, H)
+    n = np.int64(s.build_n)
+    key, nxt, frimes = _build_state(s)
+    if s.build_kind == KIND_RUN:
+        if n == 0:
+            for c in range(NUM_FACES):
+                if c // 4 == 0 or c // 4 == 1:
+                    continue  # a run starts at the 3 .. the queen (the ace is only high)
+                if _next_ok(s, H, c, False):
+                    s.legal[ADD0 + c] = 1
+                if _next_ok(s, H, c, True):
+                    s.legal[FRIME0 + c] = 1
+        elif nxt <= ACE_HIGH:
+            c = card_at(key, nxt)
+            if _next_ok(s, H, c, False):
+                s.legal[ADD0 + c] = 1
+            if _next_ok(s, H, c, True):
+                s.legal[FRIME0 + c] = 1
+    else:
+        if n == 0:
+            for c in range(NUM_FACES):
+                if c // 4 == 1:
+                    continue
+                if _next_ok(s, H, c, False):
+                    s.legal[ADD0 + c] = 1
+                if c % 4 == 0 and _next_ok(s, H, c, True):
+                    s.legal[FRIME0 + c] = 1
+        else:
+            if not frimes:
+                for t in range(nxt, 4):
+                    c = key * 4 + t
+                    if _next_ok(s, H, c, False):
+                        s.legal[ADD0 + c] = 1
+            if _next_ok(s, H, key * 4, True):
+                s.legal[FRIME0 + key * 4] = 1
+    if n >= 3 and _rest_ok(H, s.going_out):
+        s.legal[CLOSE] = 1
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _mask(s, H):
+    for k in range(NUM_ACTIONS):
+        s.legal[k] = 0
+    if s.phase == PHASE_OVER:
+        return
+    p = np.int64(s.current)
+    if s.phase == PHASE_DRAW:
+        if s.stock_n > 0 or s.pile_n >= 2:
+            s.legal[DRAW_STOCK] = 1
+        if s.pile_n >= 1:
+            s.legal[TAKE_DISCARD] = 1
+        if s.pile_n >= 2:
+            s.legal[BUY] = 1
+    elif s.phase == PHASE_DISCARD:
+        for c in range(NUM_TYPES):
+            s.legal[DISCARD0 + c] = s.hands[p, c] != 0
+    elif s.phase == PHASE_CHOOSE:
+        s.legal[GO_OUT] = 1
+        s.legal[END_TURN] = 1
+    elif s.phase == PHASE_LAY:
+        _mask_lay(s, p, H)
+    elif s.phase == PHASE_BUILD:
+        _mask_build(s, p, H)
+    elif s.phase == PHASE_LAYOFF:
+        ext = np.zeros((16, 2), dtype=np.int64)
+        _layoff_cards(s, p, np.int64(s.target), ext, True)
+
+
+# --------------------------------------------------------------------------- apply an action
+@njit(cache=True, no_cpython_wrapper=True)
+def _buy_price(s):
+    return BUY_PRICE * (2 if doubled(s.round) else 1)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _can_lay_something(s, p, H):
+    """Anything to lay in a last turn (a new meld or a lay-off)? (END_TURN aside)"""
+    k = _mask_lay(s, p, H)
+    for a in range(NUM_ACTIONS):
+        s.legal[a] = 0
+    return k > 1
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _end_turn(s, H):
+    """The turn of the player to move ends: the next player's turn, a last turn, or the
+    end of the round. Returns True when a round ended."""
+    p = np.int64(s.current)
+    s.turns += 1
+    if s.out_player >= 0 and p != s.out_player:
+        s.last_turns -= 1
+    if s.out_player >= 0 and s.last_turns <= 0:
+        _finish_round(s)
+        return True
+    if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
+        s.truncated = True
+        s.phase = PHASE_OVER
+        return False
+    s.current = (p + 1) % s.num_players
+    _reset_turn(s)
+    s.phase = PHASE_DRAW
+    return False
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _settle_round(s, pts, flocons):
+    """Round rewards: the pairwise settlement of this round's flocons and points."""
+    P = s.num_players
+    fsum = 0
+    psum = 0
+    for q in range(P):
+        fsum += flocons[q]
+        psum += pts[q]
+    for q in range(P):
+        cents = FLOCON_CENTS * (P * flocons[q] - fsum) + POINT_CENTS * (psum - P * pts[q])
+        s.rewards[q] += cents / 100.0
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _finish_round(s):
+    """Score the round: every hand's points (doubled in rounds of 10-13 cards), the first
+    player out's flocons; then the next round or the end of the match."""
+    P = s.num_players
+    mult = 2 if doubled(s.round) else 1
+    pts = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    fl = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for q in range(P):
+        v = 0
+        for c in range(NUM_TYPES):
+            v += frime_penalty(c) * np.int64(s.hands[q, c])
+        pts[q] = v * mult
+        s.round_points[q] = pts[q]
+        s.scores[q] += pts[q]
+    if s.out_player >= 0:
+        fl[s.out_player] = mult
+        s.flocons[s.out_player] += mult
+    if s.reward_mode == REWARD_ROUND:
+        _settle_round(s, pts, fl)
+    if s.single_round or s.round >= NUM_ROUNDS:
+        _finish_match(s)
+        return
+    s.dealer = (s.dealer + 1) % P
+    _start_round(s, np.int64(s.round) + 1)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _finish_match(s):
+    """Pairwise settlement, then the pot to the lowest score (more flocons break a tie;
+    still tied, shared, an indivisible cent going in seat order from seat 0)."""
+    P = s.num_players
+    fsum = 0
+    psum = 0
+    for q in range(P):
+        fsum += np.int64(s.flocons[q])
+        psum += np.int64(s.scores[q])
+    settle = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for q in range(P):
+        settle[q] = (FLOCON_CENTS * (P * np.int64(s.flocons[q]) - fsum)
+                     + POINT_CENTS * (psum - P * np.int64(s.scores[q])))
+    best = 0
+    for q in range(1, P):
+        if s.scores[q] < s.scores[best] or (s.scores[q] == s.scores[best] and s.flocons[q] > s.flocons[best]):
+            best = q
+    k = 0
+    for q in range(P):
+        if s.scores[q] == s.scores[best] and s.flocons[q] == s.flocons[best]:
+            k += 1
+    share = np.int64(s.pot) // k
+    extra = np.int64(s.pot) - share * k
+    pot_share = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    for q in range(P):
+        if s.scores[q] == s.scores[best] and s.flocons[q] == s.flocons[best]:
+            pot_share[q] = share
+            if extra > 0:
+                pot_share[q] += 1
+                extra -= 1
+    s.pot = 0
+    for q in range(P):
+        s.money[q] += settle[q] + pot_share[q]
+        if s.reward_mode == REWARD_MATCH:
+            s.rewards[q] += (s.money[q] - START_MONEY) / 100.0
+        else:  # the rounds paid the settlement and the buys: the ante and the pot remain
+            s.rewards[q] += (pot_share[q] - ANTE) / 100.0
+    s.terminated = True
+    s.phase = PHASE_OVER
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _close(s, p, H):
+    """Lay the meld being built; a going out that laid the last card is complete."""
+    T.lay_meld(RULES, s, p, np.int64(s.build_kind), s.build_rep, s.build_phys, s.build_n)
+    T.clear_build(s)
+    s.build_kind = 0
+    s.phase = PHASE_LAY
+    if s.going_out and s.held[p] == 0:
+        s.out_player = p
+        s.last_turns = s.num_players - 1
+        s.going_out = False
+        return _end_turn(s, H)
+    return False
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def apply_action(s, a, H):
+    """Apply a legal action of the player to move; returns True when a round ended."""
+    p = np.int64(s.current)
+    if a == DRAW_STOCK:
+        T.draw_stock(s, p)
+        s.phase = PHASE_DISCARD
+        return False
+    if a == TAKE_DISCARD:
+        T.take_discard(s, p)
+        s.phase = PHASE_DISCARD
+        return False
+    if a == BUY:
+        price = _buy_price(s)
+        T.buy_under_top(s, p)
+        s.money[p] -= price
+        s.pot += price
+        if s.reward_mode == REWARD_ROUND:
+            s.rewards[p] -= price / 100.0
+        s.phase = PHASE_DISCARD
+        return False
+    if a < GO_OUT:
+        T.discard_card(s, p, a - DISCARD0)
+        if s.out_player < 0:
+            _hand_of(s, p, H)
+            if split_all(RULES, H):
+                s.phase = PHASE_CHOOSE
+                return False
+            return _end_turn(s, H)
+        s.phase = PHASE_LAY
+        if not _can_lay_something(s, p, H):
+            return _end_turn(s, H)
+        return False
+    if a == GO_OUT:
+        s.going_out = True
+        s.phase = PHASE_LAY
+        return False
+    if a == END_TURN:
+        return _end_turn(s, H)
+    if a == NEW_SET or a == NEW_RUN:
+        s.build_kind = KIND_SET if a == NEW_SET else KIND_RUN
+        T.clear_build(s)
+        s.phase = PHASE_BUILD
+        return False
+    if a < ADD0:
+        s.target = a - LAYOFF0
+        s.phase = PHASE_LAYOFF
+        return False
+    if a < CLOSE:
+        wild = a >= FRIME0
+        rep = a - FRIME0 if wild else a - ADD0
+        if wild:
+            _hand_of(s, p, H)
+            phys = _take_wild(H)
+        else:
+            phys = rep
+        T.remove_card(s, p, phys)
+        if s.phase == PHASE_BUILD:
+            n = s.build_n
+            s.build_rep[n] = rep
+            s.build_phys[n] = phys
+            s.build_n = n + 1
+            return False
+        m = np.int64(s.target)
+        ext = np.zeros((16, 2), dtype=np.int64)
+        k = T.table_extensions(RULES, s, m, ext)
+        for i in range(k):
+            if ext[i, 0] == rep or (s.meld_kind[m] == KIND_SET and wild):
+                T.place(s, m, ext[i, 1], phys)
+                break
+        s.target = -1
+        s.phase = PHASE_LAY
+        if s.held[p] == 0 or not _can_lay_something(s, p, H):
+            return _end_turn(s, H)
+        return False
+    # CLOSE
+    ended = _close(s, p, H)
+    if not ended and s.phase == PHASE_LAY and not s.going_out and (s.held[p] == 0 or not _can_lay_something(s, p, H)):
+        return _end_turn(s, H)
+    return ended
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def penalise(s, offender):
+    """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
+    s.rewards[offender] = -1.0
+    s.terminated = True
+    s.phase = PHASE_OVER
+
+
+# --------------------------------------------------------------------------- observation
+@njit(cache=True, _nrt=False)
+def observe(s, viewer, out):
+    """What ``viewer`` sees: own hand, the discard pile (its top and the card to buy),
+    the table, the turn in progress, public seat data; never another hand or the stock."""
+    out[:] = 0
+    P = s.num_players
+    for c in range(NUM_TYPES):
+        out[OBS_HAND + c] = s.hands[viewer, c]
+    for i in range(s.pile_n):
+        out[OBS_PILE + s.pile[i]] += 1
+    if s.pile_n > 0:
+        out[OBS_TOP + s.pile[s.pile_n - 1]] = 1
+    if s.pile_n > 1:
+        out[OBS_UNDER + s.pile[s.pile_n - 2]] = 1
+    T.observe_table(RULES, s, viewer, out, OBS_MELDS, MELD_FEATURES, OBS_TABLE)
+    for m in range(s.num_melds):  # and the run positions holding a frime
+        if s.meld_kind[m] == KIND_RUN:
+            bits = 0
+            for q in range(s.meld_lo[m], s.meld_hi[m] + 1):
+                c = s.meld_slot[m, q]
+                if c >= 0 and M.is_wild(RULES, np.int64(c)):
+                    bits |= 1 << q
+            out[OBS_MELDS + m * MELD_FEATURES + T.MELD_FEATURES] = bits
+    if s.phase < PHASE_OVER:
+        out[OBS_PHASE + s.phase] = 1
+    for i in range(s.build_n):
+        if not M.is_wild(RULES, np.int64(s.build_phys[i])):
+            out[OBS_BUILD + s.build_rep[i]] += 1
+        else:
+            out[OBS_BUILD_INFO + 2] += 1
+    out[OBS_BUILD_INFO] = s.build_kind == KIND_SET
+    out[OBS_BUILD_INFO + 1] = s.build_kind == KIND_RUN
+    out[OBS_BUILD_INFO + 3] = s.going_out
+    if s.target >= 0:
+        out[OBS_TARGET + s.target] = 1
+    out[OBS_ROUND] = s.round
+    out[OBS_ROUND + 1] = cards_dealt(s.round)
+    out[OBS_ROUND + 2] = doubled(s.round)
+    out[OBS_ROUND + 3] = min(s.pot / 100.0, OBS_MONEY)
+    out[OBS_ROUND + 4] = _buy_price(s) / 100.0
+    out[OBS_ROUND + 5] = s.stock_n
+    out[OBS_ROUND + 6] = s.pile_n
+    out[OBS_ROUND + 7] = min(s.turns, OBS_MAX)
+    out[OBS_ROUND + 8] = s.out_player >= 0
+    live = s.phase != PHASE_OVER
+    q = np.int64(viewer)
+    for j in range(P):
+        o = OBS_SEATS + j * SEAT_FEATURES
+        out[o] = 1
+        out[o + 1] = s.held[q]
+        out[o + 2] = max(-OBS_MONEY, min(s.money[q] / 100.0, OBS_MONEY))
+        out[o + 3] = s.flocons[q]
+        out[o + 4] = min(s.scores[q], OBS_MAX)
+        out[o + 5] = q == s.out_player
+        out[o + 6] = _has_last_turn(s, q)
+        out[o + 7] = live and q == s.current
+        out[o + 8] = q == s.dealer
+        out[o + 9] = min(s.round_points[q], OBS_MAX)
+        q += 1
+        if q == P:
+            q = 0
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def _has_last_turn(s, q):
+    """Seat q still has its last turn to play (somebody is out; q is not, and comes
+    within the last turns left, counted from the player to move)."""
+    if s.out_player < 0 or q == s.out_player or s.phase == PHASE_OVER:
+        return False
+    P = np.int64(s.num_players)
+    d = (np.int64(q) - np.int64(s.current)) % P
+    return d < (np.int64(s.out_player) - np.int64(s.current)) % P
+
+
+# --------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def step_batch(states, actions, masks, obs, rewards, events, current, mode):
+    """Step every game of the batch by its action (one compiled call): apply it (or
+    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
+    that follow (MODE_AUTO_FORCED), then the next mask and the observation of the player
+    to move. ACT_HOLD leaves a game alone (see core.protocol)."""
+    auto_reset = (mode & MODE_AUTO_RESET) != 0
+    auto_forced = (mode & MODE_AUTO_FORCED) != 0
+    H = np.zeros(NUM_TYPES, dtype=np.int64)
+    obs = borrowed(obs)
+    rewards = borrowed(rewards)
+    for i in range(states.shape[0]):
+        s = states[i]
+        a = actions[i]
+        rewards[i, :] = 0.0
+        current[i] = s.current
+        if a == ACT_HOLD:
+            events[i] = 0
+            continue
+        ev = 0
+        forced = 0
+        while True:
+            if a == ACT_RESET:
+                new_match(s)
+            elif a == ACT_REFRESH:
+                T.recount(s)
+            elif s.phase == PHASE_OVER:
+                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+            else:
+                for q in range(MAX_PLAYERS):
+                    s.rewards[q] = 0.0
+                if 0 <= a < NUM_ACTIONS and s.legal[a]:
+                    if apply_action(s, a, H):
+                        ev |= EVENT_ROUND_END
+                else:
+                    penalise(s, s.current)
+                    ev |= EVENT_ILLEGAL
+                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
+                if (s.terminated or s.truncated) and auto_reset:
+                    new_match(s)
+            _mask(s, H)
+            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
+                break
+            a = only_legal(s.legal, NUM_ACTIONS)
+            if a < 0:
+                break
+            forced += 1
+        for k in range(NUM_ACTIONS):
+            masks[i, k] = s.legal[k] != 0
+        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
+        current[i] = s.current
+        observe(s, s.current, obs[i])
+    keep_alive(H)
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
+    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
+    n = states.shape[0]
+    chunks = min(n, 256)
+    for k in prange(chunks):
+        lo = k * n // chunks
+        hi = (k + 1) * n // chunks
+        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
+                   current[lo:hi], mode)
+
+
+reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
+
+
+@njit(cache=True)
+def observe_batch(states, viewer, obs):
+    """Observation of seat ``viewer[i]`` in game i."""
+    for i in range(states.shape[0]):
+        observe(states[i], viewer[i], obs[i])
+
+
+# --------------------------------------------------------------------------- Python side
+CARD_NAMES = tuple(card_str(c) for c in range(NUM_TYPES))
+WILD_TYPES = (JOKER, 4, 5, 6, 7)  # X 2c 2d 2h 2s
+
+
+def action_to_str(a: int) -> str:
+    """``draw``, ``take``, ``buy``, ``discard 7h``, ``out`` (go out), ``end`` (end the
+    turn), ``set`` / ``run`` (start a meld), ``layoff 3`` (add to table meld 3),
+    ``add 7h``, ``add *=7h`` (a frime standing for 7h; in a set ``add *=7``), ``close``."""
+    a = int(a)
+    if a == DRAW_STOCK:
+        return "draw"
+    if a == TAKE_DISCARD:
+        return "take"
+    if a == BUY:
+        return "buy"
+    if DISCARD0 <= a < GO_OUT:
+        return "discard " + card_str(a - DISCARD0)
+    if a == GO_OUT:
+        return "out"
+    if a == END_TURN:
+        return "end"
+    if a == NEW_SET:
+        return "set"
+    if a == NEW_RUN:
+        return "run"
+    if LAYOFF0 <= a < ADD0:
+        return f"layoff {a - LAYOFF0}"
+    if ADD0 <= a < FRIME0:
+        return "add " + card_str(a - ADD0)
+    if FRIME0 <= a < CLOSE:
+        c = a - FRIME0
+        return f"add *={card_str(c)}"
+    if a == CLOSE:
+        return "close"
+    raise ValueError(f"not a frime action: {a!r} (0..{NUM_ACTIONS - 1})")
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_str`; also ``stock``, ``pile``, a bare card (``7h``:
+    ``add 7h``; ``*=7h``: ``add *=7h``; ``*=7``: a frime in a set of 7s)."""
+    t = " ".join(str(text).split())
+    low = t.lower()
+    words = low.split(" ")
+    simple = {"draw": DRAW_STOCK, "stock": DRAW_STOCK, "take": TAKE_DISCARD, "pile": TAKE_DISCARD, "buy": BUY,
+              "out": GO_OUT, "go out": GO_OUT, "end": END_TURN, "end turn": END_TURN, "set": NEW_SET,
+              "run": NEW_RUN, "close": CLOSE}
+    if low in simple:
+        return simple[low]
+    try:
+        if len(words) == 2 and words[0] == "layoff" and words[1].isdigit() and int(words[1]) < MAX_MELDS:
+            return LAYOFF0 + int(words[1])
+        if len(words) == 2 and words[0] == "discard":
+            return DISCARD0 + card_id(t.split(" ")[1])
+        card = t.split(" ")[1] if len(words) == 2 and words[0] == "add" else (t if len(words) == 1 else "")
+        if card.startswith("*="):
+            rep = card[2:]
+            c = card_id(rep + "c") if len(rep) == 1 and rep.upper() in RANKS else card_id(rep)
+            if c < NUM_FACES:
+                return FRIME0 + c
+        elif card:
+            c = card_id(card)
+            if c < NUM_FACES:
+                return ADD0 + c
+    except ValueError:
+        pass
+    raise ValueError(
+        f"cannot read {text!r}: expected 'draw', 'take', 'buy', 'discard 7h', 'out', 'end', 'set', 'run', "
+        f"'layoff N', 'add 7h' (or just '7h'), 'add *=7h' (a frime standing for 7h; '*=7' in a set of 7s) or "
+        f"'close' (ranks {' '.join(RANKS)}, suits {' '.join(SUITS)}, joker X)"
+    )
+
+
+def deck_counts(state) -> np.ndarray:
+    return standard_deck_counts(2, jokers_per_deck=2)
+
+
+def _is_wild(c: int) -> bool:
+    return c == JOKER or c // 4 == 1
+
+
+def _parse_card_tokens(tokens, kind: int, where: str) -> tuple[list[int], list[int]]:
+    """(card each stands for, physical card) of a meld written as in state_dict: naturals
+    ``7h``, frimes ``X=7h`` / ``2c=7h`` (a run) or ``X=7`` (a set)."""
+    if not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', 'X=6h', '7h'], got {tokens!r}")
+    reps, phys = [], []
+    for tok in tokens:
+        t = str(tok).strip()
+        if "=" in t:
+            left, right = t.split("=", 1)
+            ph = card_id(left)
+            if not _is_wild(ph):
+                raise ValueError(f"scenario {where}: {t!r}: only a frime (X or a 2) stands for another card")
+            if kind == KIND_SET:
+                if len(right) != 1 or right.upper() not in RANKS:
+                    raise ValueError(f"scenario {where}: a frime in a set stands for its rank: write 'X=7', not {t!r}")
+                rep = RANKS.index(right.upper()) * 4
+            else:
+                rep = card_id(right)
+        else:
+            ph = card_id(t)
+            if _is_wild(ph):
+                raise ValueError(f"scenario {where}: a frime on the table names what it stands for: 'X=7h', not {t!r}")
+            rep = ph
+        if rep >= NUM_FACES or rep // 4 == 1:
+            raise ValueError(f"scenario {where}: {t!r} does not stand for a natural card (3..K, A)")
+        reps.append(rep)
+        phys.append(ph)
+    return reps, phys
+
+
+def _check_meld(kind: int, reps: list[int], partial: bool, where: str) -> None:
+    """The cards in canonical order: a run of one suit from its lowest position up, a set
+    of one rank by suit then its frimes. ``partial``: a meld being built (fewer than 3)."""
+    n = len(reps)
+    if n < 3 and not partial:
+        raise ValueError(f"scenario {where}: a meld holds at least 3 cards")
+    if n > SLOTS:
+        raise ValueError(f"scenario {where}: at most {SLOTS} cards")
+    if n == 0:
+        return
+    if kind == KIND_RUN:
+        suit = reps[0] % 4
+        lo = 13 if reps[0] // 4 == 0 else reps[0] // 4
+        for i, c in enumerate(reps):
+            if lo + i > 13 or card_at(suit, lo + i) != c:
+                raise ValueError(f"scenario {where}: a run is of one suit, from its lowest card up (3 .. K A)")
+    else:
+        rank = reps[0] // 4
+        if any(c // 4 != rank for c in reps):
+            raise ValueError(f"scenario {where}: a set is of one rank")
+
+
+def custom_to_dict(rec, name: str):
+    if name == "melds":
+        return [{"kind": "set" if int(rec["meld_kind"][m]) == KIND_SET else "run", "owner": int(rec["meld_owner"][m]),
+                 "cards": [tok.replace("=", "=", 1) for tok in T.meld_tokens(RULES, rec, m)]}
+                for m in range(int(rec["num_melds"]))]
+    if name == "build":
+        kind = int(rec["build_kind"])
+        out = []
+        for i in range(int(rec["build_n"])):
+            rep, ph = int(rec["build_rep"][i]), int(rec["build_phys"][i])
+            if _is_wild(ph):
+                out.append(f"{card_str(ph)}={RANKS[rep // 4] if kind == KIND_SET else card_str(rep)}")
+            else:
+                out.append(card_str(ph))
+        return {"kind": {0: None, KIND_SET: "set", KIND_RUN: "run"}[kind], "cards": out}
+    raise AssertionError(name)
+
+
+def custom_from_dict(rec, name: str, value) -> None:
+    P = int(rec["num_players"])
+    if name == "melds":
+        if not isinstance(value, (list, tuple)) or len(value) > MAX_MELDS:
+            raise ValueError(f"scenario 'melds': expected a list of at most {MAX_MELDS} melds, got {value!r}")
+        rec["meld_kind"] = 0
+        rec["meld_key"] = 0
+        rec["meld_lo"] = 0
+        rec["meld_hi"] = 0
+        rec["meld_slot"] = -1
+        rec["meld_owner"] = -1
+        for m, meld in enumerate(value):
+            where = f"melds[{m}]"
+            if not isinstance(meld, dict) or set(meld) - {"kind", "owner", "cards"} or "cards" not in meld:
+                raise ValueError(f"scenario {where}: expected {{'kind': 'set' or 'run', 'owner': seat, "
+                                 f"'cards': [...]}}")
+            kind = {"set": KIND_SET, "run": KIND_RUN}.get(meld.get("kind"))
+            if kind is None:
+                raise ValueError(f"scenario {where}: kind must be 'set' or 'run', got {meld.get('kind')!r}")
+            owner = meld.get("owner", 0)
+            if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < P:
+                raise ValueError(f"scenario {where}: owner must be a seat 0..{P - 1}, got {owner!r}")
+            reps, phys = _parse_card_tokens(meld["cards"], kind, where)
+            _check_meld(kind, reps, False, where)
+            rec["meld_kind"][m] = kind
+            rec["meld_owner"][m] = owner
+            if kind == KIND_SET:
+                rec["meld_key"][m] = reps[0] // 4
+                for i, ph in enumerate(phys):
+                    rec["meld_slot"][m, i] = ph
+            else:
+                lo = 13 if reps[0] // 4 == 0 else reps[0] // 4
+                rec["meld_key"][m] = reps[0] % 4
+                rec["meld_lo"][m] = lo
+                rec["meld_hi"][m] = lo + len(reps) - 1
+                for i, ph in enumerate(phys):
+                    rec["meld_slot"][m, lo + i] = ph
+        rec["num_melds"] = len(value)
+        return
+    if name == "build":
+        if not isinstance(value, dict) or set(value) - {"kind", "cards"}:
+            raise ValueError(f"scenario 'build': expected {{'kind': 'set', 'run' or None, 'cards': [...]}}, "
+                             f"got {value!r}")
+        kind = {"set": KIND_SET, "run": KIND_RUN, None: 0}.get(value.get("kind"), -1)
+        if kind < 0:
+            raise ValueError(f"scenario 'build': kind must be 'set', 'run' or None, got {value.get('kind')!r}")
+        reps, phys = _parse_card_tokens(value.get("cards", []), kind, "'build'")
+        if reps and kind == 0:
+            raise ValueError("scenario 'build': cards need a kind ('set' or 'run')")
+        _check_meld(kind, reps, True, "'build'")
+        rec["build_kind"] = kind
+        rec["build_rep"] = -1
+        rec["build_phys"] = -1
+        for i, (rep, ph) in enumerate(zip(reps, phys, strict=True)):
+            rec["build_rep"][i] = rep
+            rec["build_phys"][i] = ph
+        rec["build_n"] = len(reps)
+        return
+    raise AssertionError(name)
+
+
+def custom_counts(rec, name: str) -> np.ndarray:
+    counts = np.zeros(NUM_TYPES, dtype=np.int64)
+    if name == "melds":
+        for m in range(int(rec["num_melds"])):
+            for c in rec["meld_slot"][m]:
+                if c >= 0:
+                    counts[int(c)] += 1
+    elif name == "build":
+        for i in range(int(rec["build_n"])):
+            counts[int(rec["build_phys"][i])] += 1
+    return counts
+
+
+REST_FIELD = "stock"
+
+STATE_FIELDS = (
+    Field("num_players", "int", option=True),
+    Field("first_round", "int", option=True),
+    Field("single_round", "bool", option=True),
+    Field("reward_mode", "enum", REWARD_MODES, option=True),
+    Field("max_steps", "int", option=True),
+    Field("max_turns_per_round", "int", option=True),
+    Field("turn_seconds", "float", option=True),
+    Field("rng", "hex64"),
+    Field("scores", "seats_int"),
+    Field("flocons", "seats_int"),
+    Field("money", "seats_int"),
+    Field("pot", "int"),
+    Field("round", "int"),
+    Field("dealer", "int"),
+    Field("num_steps", "int"),
+    Field("turns", "int"),
+    Field("terminated", "bool"),
+    Field("truncated", "bool"),
+    Field("rewards", "seats_float"),
+    Field("round_points", "seats_int"),
+    Field("hands", "hands"),
+    Field("stock", "card_seq", count="stock_n"),
+    Field("pile", "card_seq", count="pile_n"),
+    Field("melds", "custom"),
+    Field("out_player", "int"),
+    Field("last_turns", "int"),
+    Field("phase", "enum", PHASE_NAMES),
+    Field("current", "int"),
+    Field("going_out", "bool"),
+    Field("build", "custom"),
+    Field("target", "int"),
+)
+
+
+def make_template(
+    num_players: int = 4,
+    first_round: int = 1,
+    single_round: bool = False,
+    reward_mode: str = "match",
+    max_steps: int = 0,
+    max_turns_per_round: int = 200,
+    turn_seconds: float = 30.0,
+) -> np.ndarray:
+    """A one-game state array holding the options (validated); the rest is dealt at reset.
+
+    num_players: 4-6. first_round: the round the match starts at (1: 3 cards .. 11: 13
+    cards). single_round: that round alone is the match. reward_mode: "match" (each
+    player's profit in dollars at the end: zero-sum) or "round" (the same money paid as
+    it accrues: buys when made, each round's settlement at its end, the ante and the pot
+    at the match's end). max_steps: truncate after this many decisions (0: never).
+    max_turns_per_round: truncate the match when a round reaches this many turns (0:
+    never). turn_seconds: the CLI's turn timer for people (0: none).
+    """
+    check_int_option("frime", "num_players", num_players, 4, MAX_PLAYERS)
+    check_int_option("frime", "first_round", first_round, 1, NUM_ROUNDS)
+    if not isinstance(single_round, (bool, np.bool_)):
+        raise ValueError(f"frime: single_round must be True or False, got {single_round!r}")
+    if reward_mode not in REWARD_MODES:
+        raise ValueError(f"frime: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_int_option("frime", "max_steps", max_steps, 0, 2**31 - 1)
+    check_int_option("frime", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
+    if (isinstance(turn_seconds, bool) or not isinstance(turn_seconds, (int, float)) or not turn_seconds >= 0
+            or turn_seconds == float("inf")):
+        raise ValueError(f"frime: turn_seconds must be a number >= 0, got {turn_seconds!r}")
+    t = np.zeros(1, dtype=STATE_DTYPE)
+    t["num_players"] = num_players
+    t["first_round"] = first_round
+    t["single_round"] = bool(single_round)
+    t["reward_mode"] = REWARD_MODES.index(reward_mode)
+    t["max_steps"] = max_steps
+    t["max_turns_per_round"] = max_turns_per_round
+    t["turn_seconds"] = float(turn_seconds)
+    return t
+
+
+def prepare_scenario(rec, scenario: dict) -> None:
+    """A scenario that does not give the discard pile gets one card turned up from the stock."""
+    if "pile" not in scenario:
+        rec["pile"] = 0
+        rec["pile_n"] = 0
+
+
+def complete_scenario(rec, scenario: dict) -> None:
+    if "pile" not in scenario and "stock" not in scenario and rec["stock_n"] > 0:
+        n = int(rec["stock_n"]) - 1
+        rec["pile"][0] = rec["stock"][n]
+        rec["pile_n"] = 1
+        rec["stock"][n] = 0
+        rec["stock_n"] = n
+
+
+def validate_state(rec) -> None:
+    """Consistency checks of a loaded scenario beyond card conservation."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    if not 1 <= int(rec["round"]) <= NUM_ROUNDS:
+        raise ValueError(f"scenario: round must be 1..{NUM_ROUNDS}, got {int(rec['round'])}")
+    for name in ("dealer",):
+        if not 0 <= int(rec[name]) < P:
+            raise ValueError(f"scenario: {name} must be a seat 0..{P - 1}, got {int(rec[name])}")
+    out = int(rec["out_player"])
+    if not -1 <= out < P:
+        raise ValueError(f"scenario: out_player must be a seat 0..{P - 1} or -1, got {out}")
+    if not 0 <= int(rec["last_turns"]) <= (P - 1 if out >= 0 else 0):
+        raise ValueError("scenario: last_turns counts the last turns still to play after a going out "
+                         "(0 .. players - 1)")
+    if phase == PHASE_OVER:
+        return
+    cur = int(rec["current"])
+    if not 0 <= cur < P:
+        raise ValueError(f"scenario: current player must be a seat 0..{P - 1}, got {cur}")
+    if out >= 0 and cur == out:
+        raise ValueError("scenario: the player who went out has no turn left")
+    build = phase == PHASE_BUILD
+    if build != (int(rec["build_kind"]) != 0) or (not build and rec["build_n"]):
+        raise ValueError("scenario: a meld is being built ('build' with a kind) exactly in the build phase")
+    target = int(rec["target"])
+    if (phase == PHASE_LAYOFF) != (target >= 0) or target >= int(rec["num_melds"]):
+        raise ValueError("scenario: 'target' (a table meld 0..) is set exactly in the layoff phase")
+    if rec["going_out"] and (out >= 0 or phase not in (PHASE_LAY, PHASE_BUILD)):
+        raise ValueError("scenario: 'going_out' only while nobody is out, in the lay or build phase")
+    if phase in (PHASE_CHOOSE, PHASE_LAY, PHASE_BUILD, PHASE_LAYOFF) and not rec["going_out"] and out < 0 \
+            and phase != PHASE_CHOOSE:
+        raise ValueError("scenario: before anybody is out, melds are laid only when going out")
+    if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
+        raise ValueError("scenario: the player to move cannot draw (no stock, no discard pile)")
+    tmp = np.zeros(1, dtype=STATE_DTYPE)
+    tmp[0] = rec
+    masks = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
+    obs = np.zeros((1, OBS_SIZE), dtype=OBS_DTYPE)
+    current = np.zeros(1, dtype=np.int32)
+    refresh_batch(tmp, masks, obs, current)
+    if not masks.any():
+        raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")
+
+
+def observation_bounds(template) -> tuple[float, float]:
+    """Low and high of every observation entry: money (dollars) saturates at -OBS_MONEY
+    and +OBS_MONEY, scores and turn counts at OBS_MAX (reached only far past the default
+    turn cap); the largest other entry is a run's frime positions (below 2**14)."""
+    return -float(OBS_MONEY), float(OBS_MAX)
+
+
+def round_info(rec) -> dict:
+    P = int(rec["num_players"])
+    return {
+        "round": int(rec["round"]),
+        "scores": [int(x) for x in rec["scores"][:P]],
+        "flocons": [int(x) for x in rec["flocons"][:P]],
+        "money": [int(x) for x in rec["money"][:P]],
+        "pot": int(rec["pot"]),
+        "round_points": [int(x) for x in rec["round_points"][:P]],
+        "out_player": int(rec["out_player"]),
+    }
+
+
+def timeout_actions(rec) -> list[int]:
+    """What the CLI plays for a person whose turn timer ran out: draw from the stock,
+    discard the highest-points card, do not go out, end a last turn."""
+    legal = [int(a) for a in np.flatnonzero(rec["legal"])]
+    if not legal:
+        return []
+    for a in (DRAW_STOCK, TAKE_DISCARD, END_TURN):
+        if a in legal:
+            return [a]
+    discards = [a for a in legal if DISCARD0 <= a < GO_OUT]
+    if discards:
+        return [max(discards, key=lambda a: (int(frime_penalty.py_func(a - DISCARD0)), a))]
+    return [legal[0]]
+
+
+def render_text(rec, viewer: int | None = None) -> str:
+    """The table as text; ``viewer`` None shows every hand, else only that player's."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    over = phase == PHASE_OVER
+    rnd = int(rec["round"])
+    lines = [
+        f"Frime — round {rnd} ({rnd + 2} cards{', doubled' if rnd >= DOUBLED_FROM else ''}), "
+        f"phase {PHASE_NAMES[phase]}, turn {int(rec['turns']) + 1}{' (match over)' if over else ''}"
+    ]
+    pn = int(rec["pile_n"])
+    top = card_str(int(rec["pile"][pn - 1])) if pn else "empty"
+    under = card_str(int(rec["pile"][pn - 2])) if pn > 1 else "none"
+    price = BUY_PRICE * (2 if rnd >= DOUBLED_FROM else 1)
+    lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top}; to buy: {under} ({price}¢); "
+                 f"pot: {int(rec['pot'])}¢")
+    for m in range(int(rec["num_melds"])):
+        lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(T.meld_tokens(RULES, rec, m))}")
+    if not rec["num_melds"]:
+        lines.append("  no meld on the table")
+    if rec["build_n"] or rec["build_kind"]:
+        b = custom_to_dict(rec, "build")
+        lines.append(f"building a {b['kind']}: {' '.join(b['cards'])}")
+    if phase == PHASE_LAYOFF:
+        lines.append(f"adding to meld {int(rec['target'])}")
+    if int(rec["out_player"]) >= 0:
+        lines.append(f"player_{int(rec['out_player'])} is out; {int(rec['last_turns'])} last turn(s) to play")
+    for p in range(P):
+        mark = "->" if p == rec["current"] and not over else "  "
+        held = int(rec["hands"][p].sum())
+        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        lines.append(f"{mark} player_{p} {int(rec['money'][p]):5d}¢ score {int(rec['scores'][p]):4d} "
+                     f"flocons {int(rec['flocons'][p])}: {cards or '(none)'}")
+    return "\n".join(lines)
