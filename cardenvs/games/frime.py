@@ -585,8 +585,8 @@ def _settle_round(s, pts, flocons):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _finish_round(s):
-    """Score the round: every hand's points (doubled in rounds of 10-13 cards), the first
-    player out's flocons; then the next round or the end of the match."""
+    """Score the round: every hand's points (doubled in rounds of 10-13 cards); then the
+    next round or the end of the match."""
     P = s.num_players
     mult = 2 if doubled(s.round) else 1
     pts = np.zeros(MAX_PLAYERS, dtype=np.int64)
@@ -599,8 +599,7 @@ def _finish_round(s):
         s.round_points[q] = pts[q]
         s.scores[q] += pts[q]
     if s.out_player >= 0:
-        fl[s.out_player] = mult
-        s.flocons[s.out_player] += mult
+        fl[s.out_player] = mult  # earned when going out (see _close)
     if s.reward_mode == REWARD_ROUND:
         _settle_round(s, pts, fl)
     if s.single_round or s.round >= NUM_ROUNDS:
@@ -661,6 +660,7 @@ def _close(s, p, H):
     s.phase = PHASE_LAY
     if s.going_out and s.held[p] == 0:
         s.out_player = p
+        s.flocons[p] += 2 if doubled(s.round) else 1
         s.last_turns = s.num_players - 1
         s.going_out = False
         return _end_turn(s, H)
