@@ -47,7 +47,7 @@ register(
 register(
     GameSpec(
         name="rami51",
-        env_id="rami51_v0",
+        env_id="rami51_v1",
         title="Rami 51",
         module=rami51,
         min_players=2,

@@ -16,7 +16,7 @@ In the spirit of OpenSpiel's ``integration_tests/playthroughs``. Two kinds of re
   (``observe`` for all agents before each step). Each case ends with the outcome and
   that all-agents digest, over the whole playthrough and the final position.
   President and Odin play one full match. Rami 51 matches last thousands of steps
-  under random play, so its cases stop after ``MAX_STEPS["rami51_v0"]`` steps (1,000)
+  and Frime under random play, so their cases stop after ``MAX_STEPS`` steps (1,000)
   unless the match ends first (the non-default case, with a low elimination score,
   plays a whole match inside that cap).
 * ``random_play_digests.json``: per configuration (each game at two player counts with
@@ -74,7 +74,7 @@ BUMP_NOTE = (
     "of render_text or action_to_str alone (digests and rewards unchanged) needs no new version."
 )
 
-GAMES = ("president_v0", "odin_v0", "rami51_v0")
+GAMES = ("president_v0", "odin_v0", "rami51_v1", "frime_v0")
 
 # (seed, options): two player counts with the default options, then one non-default set
 CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
@@ -90,14 +90,20 @@ CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
         (13, {"num_players": 2, "two_player_colours": 6, "target_score": 10, "reward_mode": "round"}),
         (14, {"num_players": 6, "single_round": True, "auto_play_forced": True}),
     ],
-    "rami51_v0": [
+    "rami51_v1": [
         (21, {"num_players": 2}),
         (22, {"num_players": 4}),
         (23, {"num_players": 3, "decks": 2, "opening_points": 30, "reward_mode": "round",
               "elimination_score": 60, "max_turns_per_round": 0}),
     ],
+    "frime_v0": [
+        (31, {"num_players": 4}),
+        (32, {"num_players": 6}),
+        (33, {"num_players": 5, "first_round": 9, "single_round": True, "reward_mode": "round",
+              "max_turns_per_round": 60}),
+    ],
 }
-MAX_STEPS = {"rami51_v0": 1000}  # the cap of a playthrough; the other games play the match out
+MAX_STEPS = {"rami51_v1": 1000, "frime_v0": 1000}  # the cap of a playthrough; the other games play the match out
 SAFETY_STEPS = 100_000  # a match still running after this many steps is a bug
 VIEW_EVERY = 25  # the public view and the running all-agents digest every this many steps
 
@@ -105,7 +111,7 @@ VIEW_EVERY = 25  # the public view and the running all-agents digest every this 
 NUM_ENVS = 1000
 VEC_SEED = 2024
 SAMPLER_SEED = 7
-VEC_STEPS = {"president_v0": 1000, "odin_v0": 600, "rami51_v0": 1000}
+VEC_STEPS = {"president_v0": 1000, "odin_v0": 600, "rami51_v1": 1000, "frime_v0": 600}
 VEC_FIELDS = ("observation", "legal_action_mask", "current_player", "rewards", "terminated", "truncated",
               "round_ended", "illegal", "forced_moves")
 

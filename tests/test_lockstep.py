@@ -19,8 +19,8 @@ CASES = [
     ("odin_v0", {"num_players": 6, "reward_mode": "round"}, 50),
     # rami51: no turn cap, so that every episode terminates (a truncation would desync the
     # AEC env, which this test resets only on termination); low elimination score for whole matches
-    ("rami51_v0", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
-    ("rami51_v0", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
+    ("rami51_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
+    ("rami51_v1", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
 ]
 
 
@@ -64,7 +64,7 @@ def test_aec_and_vector_lockstep(name, options, games):
 THREAD_CASES = [
     ("president_v0", 6, 400, 600),
     ("odin_v0", 5, 600, 600),
-    ("rami51_v0", 4, 600, 20),
+    ("rami51_v1", 4, 600, 20),
 ]
 
 

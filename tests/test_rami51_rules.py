@@ -29,7 +29,7 @@ from cardenvs.rummy import table as T
 
 # --------------------------------------------------------------------------- helpers
 def make(num_players: int = 2, **options):
-    return cardenvs.make_raw("rami51_v0", num_players=num_players, **options)
+    return cardenvs.make_raw("rami51_v1", num_players=num_players, **options)
 
 
 def load(env, seed: int = 0, **scenario):
@@ -745,6 +745,43 @@ def test_take_mask_is_exact_brute_force():
     assert min(seen.values()) >= 8
 
 
+def test_take_joker_mask_is_exact_brute_force():
+    """The same with a joker on top of the discard pile: taken, it may be laid off on the
+    clean run the opening lays in the same turn."""
+    rng = np.random.default_rng(12)
+    seen = Counter()
+    for it in range(40):
+        players = int(rng.choice([2, 4]))
+        op = int(rng.choice([5, 10, 15, 20]))
+        env = make(players, opening_points=op)
+        sc = random_position(rng, players)
+        sc["hands"][0] = [c for c in sc["hands"][0] if c != "X"]
+        on_table = sum(t.startswith("X=") for m in sc["melds"] for t in m["cards"])
+        if on_table + 1 > 2 * (1 if players <= 3 else 2):
+            continue  # every joker of the decks is on the table already
+        env.reset(seed=it, options={"scenario": dict(sc, phase="draw", current=0, pending=None, pile=["X"])})
+        rec = env._state[0]
+        hand = rec["hands"][0].astype(np.int64).copy()
+        hand[JOKER] += 1
+        ref = ref_outcomes(hand, table_of(rec), bool(rec["opened"][0]), JOKER, op, 0)
+        assert ("take" in legal(env)) == bool(ref), (sc, op)
+        seen[bool(ref)] += 1
+    assert min(seen.values()) >= 5
+
+
+def test_taken_joker_laid_off_on_the_opening_run_of_the_same_turn():
+    """The joker's only use is a lay-off on the clean run laid this turn (in the run it
+    would spoil it): taking it is legal, and the turn can be played to the win."""
+    env = make(2)
+    load(env, hands=["Jh Qh Kh 6c 6d 6h 6s 2c".split(), None], pile=["5d", "X"], current=0, phase="draw")
+    assert legal(env) == {"draw", "take"}
+    act(env, "take", "meld", "Jh", "Qh", "Kh", "close", "meld", "6c", "6d", "6h", "6s", "close")
+    assert legal(env) >= {"layoff 0"}
+    act(env, "layoff 0", "X=Th", "discard 2c")
+    d = st(env)
+    assert d["round"] == 2 or d["winner"] == 0
+
+
 # --------------------------------------------------------------------------- random play
 def check_states(venv, prev_melds=None):
     s = venv.states
@@ -774,7 +811,7 @@ def check_states(venv, prev_melds=None):
 
 @pytest.mark.parametrize("players,num_envs,steps", [(2, 150, 1500), (4, 100, 1500), (6, 50, 1200)])
 def test_random_play_invariants(players, num_envs, steps):
-    venv = cardenvs.make_vec("rami51_v0", num_envs=num_envs, seed=players, num_players=players,
+    venv = cardenvs.make_vec("rami51_v1", num_envs=num_envs, seed=players, num_players=players,
                              max_turns_per_round=60, elimination_score=150)
     sample = RandomSampler(players)
     state = venv.reset()
@@ -882,7 +919,7 @@ def test_heuristic_is_legal_and_batch_agrees():
 
     spec = cardenvs.get_spec("rami51")
     heur = make_agent("heuristic", spec)
-    env = cardenvs.make_vec("rami51_v0", num_envs=64, seed=3, num_players=3)
+    env = cardenvs.make_vec("rami51_v1", num_envs=64, seed=3, num_players=3)
     rng = np.random.default_rng(3)
     sample = RandomSampler(3)
     st_ = env.reset()
@@ -937,7 +974,7 @@ def _first_cards_searched(states, out):
 def _positions_from_random_play(seed: int, steps: int, keep) -> np.ndarray:
     """Copies of the states of 256 four-player games in random play, after each step, of
     the games ``keep(states, step)`` selects (a bool per game)."""
-    venv = cardenvs.make_vec("rami51_v0", num_envs=256, seed=seed, num_players=4)
+    venv = cardenvs.make_vec("rami51_v1", num_envs=256, seed=seed, num_players=4)
     sample = RandomSampler(seed)
     state = venv.reset()
     found = []

@@ -461,6 +461,27 @@ def _any_meld_quick(N, W):
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def _own_run_takes_joker(N, X, need_pts, need_clean):
+    """May a taken joker X be laid off on the clean run the opening still has to lay?
+    Laid off after the run, it leaves the run clean (in the run it would not be). Any
+    clean run but one of 13 cards has a free end. A plan must use 13 naturals of a suit in
+    one run only if the hand holds them all and the points need it: with at most 15
+    cards, the suit alone is then the plan, and its best run short of 13 cards (3 .. A)
+    is worth 93."""
+    if X != JOKER or not need_clean:
+        return False
+    for t in range(4):
+        whole = True
+        for r in range(13):
+            if N[r * 4 + t] == 0:
+                whole = False
+                break
+        if whole and need_pts > 93:
+            return False
+    return True
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     """Can p finish the turn from here (hand N/W, the meld being built binfo, the card X
     still to lay, the table as it is), given the candidate rows cw[:K]? ``total``: the
@@ -478,7 +499,7 @@ def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     Kc = K
     if need_x:
         Kc = P.plan_chains(RULES, N, W, X, s.meld_kind, s.meld_key, s.meld_lo, s.meld_hi, s.meld_slot,
-                           s.num_melds, pb, K)
+                           s.num_melds, pb, K, _own_run_takes_joker(N, X, need_pts, need_clean))
     last_x = P.last_x_row(pb[0], Kc) if need_x else -1
     return P.plan_feasible(RULES, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, pb, Kc, last_x,
                            srem)
@@ -817,7 +838,8 @@ def _mask_build(s, p, ws, trusted):
     if opened and X < 0:
         s.legal[CLOSE] = 1
         return
-    # the closed meld's effect on the opening, then a search for the rest of the turn
+    # the closed meld's effect on the opening, and the meld on the table (the card taken
+    # from the discard may be laid off on it after), then a search for the rest of the turn
     keep_tp = s.turn_points
     keep_tc = s.turn_clean
     keep_op = s.opened[p]
@@ -826,9 +848,11 @@ def _mask_build(s, p, ws, trusted):
     s.opened[p] = 1 if opened else 0
     binfo = ws[2]
     _clear_binfo(binfo)
+    T.lay_meld(RULES, s, p, np.int64(kind), s.build_rep, s.build_phys, s.build_n)
     P.record_witnesses(ws[0], TRUE)
     found = _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
     _keep_witnesses(s, ws, found)
+    T.take_back_last_meld(s)
     if found:
         s.legal[CLOSE] = 1
     s.turn_points = keep_tp

@@ -413,14 +413,17 @@ def plan_windows(rules, N, W, X, pb, long_runs):
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, pb, K):
+def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, pb, K,
+                own_run):
     """Append to ``cw`` (from row K) the lay-off chains that would put card X on a table
     meld: the cards from the meld's end up to X's position (naturals or wilds), or X alone
-    on a set missing its suit. Chains score no points (their ``bound`` is 0). Returns the
-    new row count."""
+    on a set missing its suit. ``own_run``: X is a joker and the plan's clean run, laid
+    this turn, will take it as a lay-off (the caller checked that it can): a joker row
+    even without a table meld for it. Chains score no points (their ``bound`` is 0).
+    Returns the new row count."""
     cw, bound, bound0 = pb[0], pb[3], pb[8]
     K0 = K
-    K = _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K)
+    K = _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K, own_run)
     for j in range(K0, K + 1):
         bound[j] = 0
         bound0[j] = 0
@@ -428,14 +431,16 @@ def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
-def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K):
+def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K, own_run):
     if X == JOKER:
         # a joker laid off anywhere a card can go: one row is enough (they are all alike)
         if W == 0 or K >= MAX_WINDOWS:
             return K
-        for m in range(num_melds):
-            ok = False
-            if table_kind[m] == KIND_SET:
+        for m in range(num_melds + (1 if own_run else 0)):
+            ok = m == num_melds  # past the table: the clean run of this turn's opening
+            if ok:
+                pass  # a free end (see the caller)
+            elif table_kind[m] == KIND_SET:
                 size = 0
                 for t in range(4):
                     if table_slots[m, t] >= 0:

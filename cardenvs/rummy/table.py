@@ -268,6 +268,20 @@ def lay_meld(rules, s, p, kind, reps, physs, n):
     return m
 
 
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def take_back_last_meld(s):
+    """Undo :func:`lay_meld` (a search that looked at the table with the meld on it)."""
+    m = s.num_melds - 1
+    for q in range(s.meld_slot.shape[1]):
+        s.meld_slot[m, q] = -1
+    s.meld_kind[m] = 0
+    s.meld_key[m] = 0
+    s.meld_lo[m] = 0
+    s.meld_hi[m] = 0
+    s.meld_owner[m] = -1
+    s.num_melds = m
+
+
 # --------------------------------------------------------------------------- a meld being built
 # A new meld is built card by card in canonical order (a run from its lowest position up,
 # a set by suit), in ``build_rep[i]`` (the card the i-th card stands for), ``build_phys[i]``
