@@ -377,3 +377,267 @@ def test_scenario_round_trip_and_move_strings():
     for a in range(F.NUM_ACTIONS):
         assert F.str_to_action(F.action_to_str(a)) == a
     assert F.str_to_action("*=7") == F.FRIME0 + 6 * 4
+
+
+# --------------------------------------------------------------------------- exact masks: brute force
+WILD = -1  # a frime, whichever card it is
+
+
+def _ref_melds(counts):
+    """Every meld the cards can form, from the rules: (meld, cards used). A meld is
+    ("run", suit, ((pos, card or W), ...)) or ("set", rank, (natural cards sorted..., W...))."""
+    wilds = sum(int(counts[c]) for c in F.WILD_TYPES)
+    out = []
+    for t in range(4):
+        for lo in range(2, 12):
+            for hi in range(lo + 2, 14):
+                cells = [(q, (0 if q == 13 else q) * 4 + t) for q in range(lo, hi + 1)]
+                for mask in range(1 << len(cells)):
+                    w = bin(mask).count("1")
+                    if w > wilds:
+                        continue
+                    nat = [c for i, (_, c) in enumerate(cells) if not (mask >> i) & 1]
+                    if any(nat.count(c) > counts[c] for c in nat):
+                        continue
+                    meld = ("run", t, tuple((q, WILD if (mask >> i) & 1 else c) for i, (q, c) in enumerate(cells)))
+                    out.append((meld, nat, w))
+    for r in [0] + list(range(2, 13)):
+        avail = [int(counts[r * 4 + t]) for t in range(4)]
+        for k in np.ndindex(*(a + 1 for a in avail)):
+            nat = [r * 4 + t for t in range(4) for _ in range(k[t])]
+            for w in range(wilds + 1):
+                if len(nat) + w >= 3:
+                    out.append((("set", r, tuple(sorted(nat)) + (WILD,) * w), nat, w))
+    return out
+
+
+def _ref_splits(counts):
+    """Every way to lay all the cards as melds: {sorted tuple of melds}."""
+    melds = _ref_melds(counts)
+    results = set()
+
+    def go(start, left_nat, left_w, chosen):
+        if sum(left_nat.values()) == 0 and left_w == 0:
+            results.add(tuple(sorted(chosen)))
+            return
+        for i in range(start, len(melds)):
+            m, nat, w = melds[i]
+            if w > left_w or any(nat.count(c) > left_nat.get(c, 0) for c in set(nat)):
+                continue
+            rest = dict(left_nat)
+            for c in nat:
+                rest[c] -= 1
+            go(i, rest, left_w - w, chosen + [m])
+
+    nat = {c: int(counts[c]) for c in range(52) if counts[c] and c not in F.WILD_TYPES}
+    go(0, nat, sum(int(counts[c]) for c in F.WILD_TYPES), [])
+    return results
+
+
+def _table_outcome(rec):
+    out = []
+    for m in range(int(rec["num_melds"])):
+        kind = int(rec["meld_kind"][m])
+        slots = [int(x) for x in rec["meld_slot"][m]]
+        if kind == M.KIND_RUN:
+            cells = tuple((q, WILD if F._is_wild(c) else c) for q, c in enumerate(slots) if c >= 0)
+            out.append(("run", int(rec["meld_key"][m]), cells))
+        else:
+            nat = sorted(c for c in slots if c >= 0 and not F._is_wild(c))
+            w = sum(1 for c in slots if c >= 0 and F._is_wild(c))
+            out.append(("set", int(rec["meld_key"][m]), tuple(nat) + (WILD,) * w))
+    return tuple(sorted(out))
+
+
+def _mask_outcomes(env):
+    """Every table reachable through the masks from here to the end of the going out
+    (depth first over the legal steps, on copies of the state); no dead end."""
+    outs = set()
+    masks = np.zeros((1, F.NUM_ACTIONS), dtype=np.bool_)
+    obs = np.zeros((1, F.OBS_SIZE), dtype=F.OBS_DTYPE)
+    rew = np.zeros((1, F.MAX_PLAYERS), dtype=np.float32)
+    ev = np.zeros(1, dtype=np.int32)
+    cur = np.zeros(1, dtype=np.int32)
+    act_ = np.zeros(1, dtype=np.int64)
+    me = int(env._state[0]["current"])
+
+    def dfs(state):
+        if int(state[0]["out_player"]) == me:
+            outs.add(_table_outcome(state[0]))
+            return
+        legal_ = np.flatnonzero(state[0]["legal"])
+        assert legal_.size, F.render_text(state[0])
+        for a in legal_:
+            nxt = state.copy()
+            act_[0] = a
+            F.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
+            dfs(nxt)
+
+    dfs(env._state.copy())
+    return outs
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_going_out_masks_reach_exactly_every_split(seed):
+    """From small hands that split, the tables the going-out masks reach are exactly the
+    ways to lay the hand as melds (brute force from the rules: every meld, every frime
+    position, sets with identical cards, melds of frimes only)."""
+    rng = np.random.default_rng(seed)
+    pool = [c for c in range(52) if c // 4 in (0, 2, 3, 4, 5, 11, 12) and c % 4 < 2] * 2 + [52, 52, 4, 5]
+    checked = 0
+    for it in range(400):
+        rng.shuffle(pool)
+        n = int(rng.integers(3, 7))
+        hand = pool[:n]
+        counts = np.bincount(hand, minlength=53)
+        if sum(counts[c] for c in F.WILD_TYPES) > 2 or not split_all(F.RULES, counts):
+            continue
+        env = make()
+        others = ["9c 9d Jh", "5s 6s Qd", "7c 8d Ad"]
+        load(env, seed=it, hands=[[F.CARD_NAMES[c] for c in hand]] + [h.split() for h in others], current=0,
+             phase="choose", round=max(1, n - 2))
+        act(env, "out")
+        got = _mask_outcomes(env)
+        ref = _ref_splits(counts)
+        assert got == ref, (hand, sorted(got ^ ref)[:3])
+        checked += 1
+        if checked >= 6:
+            break
+    assert checked >= 4
+
+
+def _ref_extensions(meld, nat_left, w_left):
+    """Every way to add cards to a table meld of the first player: (meld, naturals, wilds)."""
+    kind, key, cells = meld
+    out = [(meld, [], 0)]
+    if kind == "run":
+        lo, hi = cells[0][0], cells[-1][0]
+        for a in range(lo - 2 + 1):
+            for b in range(13 - hi + 1):
+                qs = list(range(lo - a, lo)) + list(range(hi + 1, hi + b + 1))
+                if not qs:
+                    continue
+                for mask in range(1 << len(qs)):
+                    w = bin(mask).count("1")
+                    nat = [(0 if q == 13 else q) * 4 + key for i, q in enumerate(qs) if not (mask >> i) & 1]
+                    if w > w_left or any(nat.count(c) > nat_left.get(c, 0) for c in set(nat)):
+                        continue
+                    new = sorted(list(cells) + [(q, WILD if (mask >> i) & 1 else (0 if q == 13 else q) * 4 + key)
+                                                for i, q in enumerate(qs)])
+                    out.append((("run", key, tuple(new)), nat, w))
+        return out
+    avail = [nat_left.get(key * 4 + t, 0) for t in range(4)]
+    base = [c for c in cells if c != WILD]
+    w0 = len(cells) - len(base)
+    for k in np.ndindex(*(a + 1 for a in avail)):
+        nat = [key * 4 + t for t in range(4) for _ in range(k[t])]
+        for w in range(w_left + 1):
+            if nat or w:
+                out.append((("set", key, tuple(sorted(base + nat)) + (WILD,) * (w0 + w)), nat, w))
+    return out
+
+
+def _ref_last_turn(counts, table):
+    """Every end of a last turn (after the discard), from the rules: any own melds, and any
+    cards added to the first player's melds. {(table, remaining naturals, remaining wilds)}."""
+    melds = _ref_melds(counts)
+    outs = set()
+    nat0 = {c: int(counts[c]) for c in range(52) if counts[c] and c not in F.WILD_TYPES}
+    w0 = sum(int(counts[c]) for c in F.WILD_TYPES)
+
+    def extend(i, left, w, new_table):
+        if i == len(table):
+            rest = tuple(sorted(c for c, k in left.items() for _ in range(k)))
+            outs.add((tuple(sorted(new_table)), rest, w))
+            return
+        for m, nat, ww in _ref_extensions(table[i], left, w):
+            rest = dict(left)
+            for c in nat:
+                rest[c] -= 1
+            extend(i + 1, rest, w - ww, new_table + [m])
+
+    def go(start, left, w, own):
+        extend(0, left, w, list(own))
+        for i in range(start, len(melds)):
+            m, nat, ww = melds[i]
+            if ww > w or any(nat.count(c) > left.get(c, 0) for c in set(nat)):
+                continue
+            rest = dict(left)
+            for c in nat:
+                rest[c] -= 1
+            go(i, rest, w - ww, own + [m])
+
+    go(0, nat0, w0, [])
+    return outs
+
+
+def _last_turn_outcomes(env):
+    outs = set()
+    masks = np.zeros((1, F.NUM_ACTIONS), dtype=np.bool_)
+    obs = np.zeros((1, F.OBS_SIZE), dtype=F.OBS_DTYPE)
+    rew = np.zeros((1, F.MAX_PLAYERS), dtype=np.float32)
+    ev = np.zeros(1, dtype=np.int32)
+    cur = np.zeros(1, dtype=np.int32)
+    act_ = np.zeros(1, dtype=np.int64)
+    me = int(env._state[0]["current"])
+
+    def record(rec):
+        h = rec["hands"][me]
+        rest = tuple(sorted(c for c in range(52) if c not in F.WILD_TYPES for _ in range(int(h[c]))))
+        outs.add((_table_outcome(rec), rest, int(sum(int(h[c]) for c in F.WILD_TYPES))))
+
+    def dfs(state):
+        if int(state[0]["current"]) != me or state[0]["phase"] == F.PHASE_DRAW:
+            record(state[0])
+            return
+        legal_ = np.flatnonzero(state[0]["legal"])
+        assert legal_.size, F.render_text(state[0])
+        for a in legal_:
+            nxt = state.copy()
+            act_[0] = a
+            if a == F.END_TURN:
+                record(nxt[0])
+                continue
+            F.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
+            if int(nxt[0]["current"]) != me:
+                record_after = nxt[0].copy()
+                record_after["hands"][me] = nxt[0]["hands"][me]
+                record(record_after)
+                continue
+            dfs(nxt)
+
+    dfs(env._state.copy())
+    return outs
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_last_turn_masks_reach_exactly_every_laying(seed):
+    """In a last turn, the ends the masks reach are exactly the rules' ones: any own melds
+    and any cards added to the first player's melds (never to another's)."""
+    rng = np.random.default_rng(100 + seed)
+    checked = 0
+    for it in range(60):
+        pool = [c for c in range(52) if c // 4 in (0, 3, 4, 5, 6, 12) and c % 4 < 2] * 2 + [52, 4]
+        rng.shuffle(pool)
+        n = int(rng.integers(2, 6))
+        hand, pool = pool[:n], pool[n:]
+        counts = np.bincount(hand, minlength=53)
+        t = int(rng.integers(2))
+        run = [f"{'A23456789TJQK'[q]}{'cd'[t]}" for q in (4, 5, 6)]  # 5 6 7 of clubs or diamonds
+        other = ["9h", "9s", "X=9"]
+        melds = [{"kind": "run", "owner": 1, "cards": run}, {"kind": "set", "owner": 2, "cards": other}]
+        hand_s = [F.CARD_NAMES[c] for c in hand]
+        env = make()
+        try:  # a hand that holds both copies of a run card is refused: skip it
+            load(env, seed=it, hands=[hand_s, [], "Js Jd Qd".split(), "7h 8s Ad".split()], current=0,
+                 phase="lay", melds=melds, out_player=1, last_turns=2, pile=["Kh"])
+        except ValueError:
+            continue
+        got = _last_turn_outcomes(env)
+        table = [_table_outcome(env._state[0])[i] for i in range(2)]
+        first = [m for m in table if m[0] == "run"]
+        others = [m for m in table if m[0] != "run"]
+        ref = {(tuple(sorted(list(tb) + others)), rest, w) for tb, rest, w in _ref_last_turn(counts, first)}
+        assert got == ref, (hand_s, sorted(got ^ ref)[:3])
+        checked += 1
+    assert checked >= 10
