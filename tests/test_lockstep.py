@@ -21,6 +21,9 @@ CASES = [
     # AEC env, which this test resets only on termination); low elimination score for whole matches
     ("rami51_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
     ("rami51_v1", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
+    # frime: rounds of 3 cards (random players seldom go out with longer hands), no turn cap
+    ("frime_v0", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
+    ("frime_v0", {"num_players": 6, "single_round": True, "max_turns_per_round": 0, "reward_mode": "round"}, 50),
 ]
 
 
@@ -65,6 +68,7 @@ THREAD_CASES = [
     ("president_v0", 6, 400, 600),
     ("odin_v0", 5, 600, 600),
     ("rami51_v1", 4, 600, 20),
+    ("frime_v0", 5, 600, 20),
 ]
 
 
