@@ -629,7 +629,7 @@ def test_last_turn_masks_reach_exactly_every_laying(seed):
         hand_s = [F.CARD_NAMES[c] for c in hand]
         env = make()
         try:  # a hand that holds both copies of a run card is refused: skip it
-            load(env, seed=it, hands=[hand_s, [], "Js Jd Qd".split(), "7h 8s Ad".split()], current=0,
+            load(env, seed=it, hands=["7h 8s Ad".split(), [], "Js Jd Qd".split(), hand_s], current=3,
                  phase="lay", melds=melds, out_player=1, last_turns=2, pile=["Kh"])
         except ValueError:
             continue
@@ -641,3 +641,39 @@ def test_last_turn_masks_reach_exactly_every_laying(seed):
         assert got == ref, (hand_s, sorted(got ^ ref)[:3])
         checked += 1
     assert checked >= 10
+
+
+def test_a_set_is_offered_when_its_lowest_suit_card_belongs_in_a_run():
+    env = make()
+    load(env, hands=hands("5d 6d 7d 7h 7s 7s", "9c 9d Jh", "5s 6s Qd", "7c 8d Ad"), current=0, phase="choose",
+         round=4)
+    act(env, "out")
+    assert legal(env) == {"set", "run"}
+    act(env, "set")
+    assert legal(env) == {"add 7h"}  # 7d goes in the run: a set from 7d would leave 5d 6d alone
+
+
+def test_the_frimes_of_the_meld_being_built_are_observed():
+    seen = []
+    for cards in (["X=4h", "5h", "6h"], ["5h", "6h", "X=7h"]):
+        env = make()
+        load(env, hands=hands("7h 8h 9h", "9c 9d Jh", "5s 6s Qd", "7c 8d Ad"), current=1, phase="build",
+             out_player=0, last_turns=3, melds=[{"kind": "run", "owner": 0, "cards": ["Tc", "Jc", "Qc"]}],
+             build={"kind": "run", "cards": cards})
+        seen.append(env.observe("player_1")["observation"].copy())
+    assert not np.array_equal(seen[0], seen[1])
+    assert seen[0][F.OBS_BUILD_FRIMES + 3 * 4 + 2] == 1  # a frime standing for 4h (rank index 3, hearts)
+
+
+def test_scenarios_that_would_reach_a_dead_end_are_refused():
+    base = dict(hands=hands("3h 4h Kc", "9c 9d Jh", "5s 6s Qd", "7c 8d Ad"), current=0)
+    env = make()
+    with pytest.raises(ValueError, match="choose"):
+        load(env, phase="choose", **base)  # 3h 4h Kc does not split
+    with pytest.raises(ValueError, match="last_turns"):
+        load(env, phase="draw", out_player=2, last_turns=1, **base)  # seat 0 is 2 seats before seat 2
+    with pytest.raises(ValueError, match="suit order"):
+        load(env, phase="build", going_out=True, build={"kind": "set", "cards": ["X=7", "7c"]},
+             **dict(base, hands=hands("7d 7h Kc", "9c 9d Jh", "5s 6s Qd", "8c 8d Ad")))
+    env.reset(seed=0)
+    assert st(env)["phase"] == "draw"  # a failed load leaves a usable env

@@ -162,7 +162,8 @@ OBS_MELDS = OBS_TABLE + NUM_TYPES  # MAX_MELDS x MELD_FEATURES
 MELD_FEATURES = T.MELD_FEATURES + 1
 OBS_PHASE = OBS_MELDS + MAX_MELDS * MELD_FEATURES  # 6: draw .. layoff
 OBS_BUILD = OBS_PHASE + 6  # 52: natural cards of the meld being built
-OBS_BUILD_INFO = OBS_BUILD + NUM_FACES  # set, run, frimes in it, going out
+OBS_BUILD_FRIMES = OBS_BUILD + NUM_FACES  # 52: the cards its frimes stand for (a set's: its rank, clubs)
+OBS_BUILD_INFO = OBS_BUILD_FRIMES + NUM_FACES  # set, run, frimes in it, going out
 OBS_TARGET = OBS_BUILD_INFO + 4  # 36: one-hot table meld picked for a lay-off
 OBS_ROUND = OBS_TARGET + MAX_MELDS  # round, cards dealt, doubled, pot, buy price, stock, pile, turns, someone out
 OBS_SEATS = OBS_ROUND + 9
@@ -431,10 +432,11 @@ def _next_first(s, H, c, kind, wild):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _first_set(s, H, r):
-    """Can a set of rank r start (with a natural of it, or a frime standing for it)?"""
+    """Can a set of rank r start (with a natural of it, its lowest suit first, or a
+    frime standing for it)?"""
     for t in range(4):
-        if H[r * 4 + t] > 0:
-            return _next_first(s, H, r * 4 + t, KIND_SET, False)
+        if H[r * 4 + t] > 0 and _next_first(s, H, r * 4 + t, KIND_SET, False):
+            return True
     return _next_first(s, H, r * 4, KIND_SET, True)
 
 
@@ -787,6 +789,7 @@ def observe(s, viewer, out):
         if not M.is_wild(RULES, np.int64(s.build_phys[i])):
             out[OBS_BUILD + s.build_rep[i]] += 1
         else:
+            out[OBS_BUILD_FRIMES + s.build_rep[i]] += 1
             out[OBS_BUILD_INFO + 2] += 1
     out[OBS_BUILD_INFO] = s.build_kind == KIND_SET
     out[OBS_BUILD_INFO + 1] = s.build_kind == KIND_RUN
@@ -967,7 +970,7 @@ def str_to_action(text: str) -> int:
         card = t.split(" ")[1] if len(words) == 2 and words[0] == "add" else (t if len(words) == 1 else "")
         if card.startswith("*="):
             rep = card[2:]
-            c = card_id(rep + "c") if len(rep) == 1 and rep.upper() in RANKS else card_id(rep)
+            c = RANKS.index(rep.upper()) * 4 if len(rep) == 1 and rep.upper() in RANKS else card_id(rep)
             if c < NUM_FACES:
                 return FRIME0 + c
         elif card:
@@ -1022,10 +1025,11 @@ def _parse_card_tokens(tokens, kind: int, where: str) -> tuple[list[int], list[i
     return reps, phys
 
 
-def _check_meld(kind: int, reps: list[int], partial: bool, where: str) -> None:
+def _check_meld(kind: int, reps: list[int], partial: bool, where: str, wilds: list[bool] | None = None) -> None:
     """The cards in canonical order: a run of one suit from its lowest position up, a set
     of one rank by suit then its frimes. ``partial``: a meld being built (fewer than 3)."""
     n = len(reps)
+    wilds = wilds if wilds is not None else [False] * n
     if n < 3 and not partial:
         raise ValueError(f"scenario {where}: a meld holds at least 3 cards")
     if n > SLOTS:
@@ -1042,6 +1046,11 @@ def _check_meld(kind: int, reps: list[int], partial: bool, where: str) -> None:
         rank = reps[0] // 4
         if any(c // 4 != rank for c in reps):
             raise ValueError(f"scenario {where}: a set is of one rank")
+        if partial:  # a set is built by its naturals in suit order, then its frimes
+            keys = [(4 if w else c % 4) for c, w in zip(reps, wilds, strict=True)]
+            if keys != sorted(keys):
+                raise ValueError(f"scenario {where}: a set is built by its naturals in suit order (c d h s), "
+                                 f"then its frimes")
 
 
 def custom_to_dict(rec, name: str):
@@ -1111,7 +1120,7 @@ def custom_from_dict(rec, name: str, value) -> None:
         reps, phys = _parse_card_tokens(value.get("cards", []), kind, "'build'")
         if reps and kind == 0:
             raise ValueError("scenario 'build': cards need a kind ('set' or 'run')")
-        _check_meld(kind, reps, True, "'build'")
+        _check_meld(kind, reps, True, "'build'", [_is_wild(ph) for ph in phys])
         rec["build_kind"] = kind
         rec["build_rep"] = -1
         rec["build_phys"] = -1
@@ -1263,6 +1272,14 @@ def validate_state(rec) -> None:
     if phase in (PHASE_CHOOSE, PHASE_LAY, PHASE_BUILD, PHASE_LAYOFF) and not rec["going_out"] and out < 0 \
             and phase != PHASE_CHOOSE:
         raise ValueError("scenario: before anybody is out, melds are laid only when going out")
+    if out >= 0 and int(rec["last_turns"]) != (out - cur) % P:
+        raise ValueError("scenario: last_turns must count the players from the one to move up to the one who "
+                         "went out (each other player has exactly one last turn)")
+    if phase == PHASE_CHOOSE and (out >= 0 or not split_all(RULES, rec["hands"][cur].astype(np.int64))):
+        raise ValueError("scenario: the choose phase (go out or end the turn) needs nobody out yet and a hand "
+                         "that splits into melds")
+    if phase == PHASE_LAYOFF and (rec["going_out"] or out < 0 or int(rec["meld_owner"][target]) != out):
+        raise ValueError("scenario: cards are added only in a last turn, to the melds of the player who went out")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
         raise ValueError("scenario: the player to move cannot draw (no stock, no discard pile)")
     tmp = np.zeros(1, dtype=STATE_DTYPE)
