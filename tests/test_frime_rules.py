@@ -677,3 +677,24 @@ def test_scenarios_that_would_reach_a_dead_end_are_refused():
              **dict(base, hands=hands("7d 7h Kc", "9c 9d Jh", "5s 6s Qd", "8c 8d Ad")))
     env.reset(seed=0)
     assert st(env)["phase"] == "draw"  # a failed load leaves a usable env
+
+
+def test_the_quick_split_filter_never_refuses_a_hand_that_splits():
+    """``_may_split`` (a necessary condition checked before the search) against the search
+    itself, on many random hands with frimes."""
+    from numba import njit
+
+    @njit
+    def both(H):
+        return F._may_split(H), split_all(F.RULES, H)
+
+    rng = np.random.default_rng(3)
+    deck = np.repeat(np.arange(53), F.deck_counts(None))
+    splits = 0
+    for _ in range(20000):
+        hand = rng.choice(deck, size=int(rng.integers(3, 14)), replace=False)
+        H = np.bincount(hand, minlength=53).astype(np.int64)
+        may, can = both(H)
+        assert may or not can, [F.CARD_NAMES[c] for c in hand]
+        splits += can
+    assert splits > 200

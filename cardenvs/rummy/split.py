@@ -116,13 +116,19 @@ def _split_option(rules, R, W, c, idx, avail, took):
             room -= 1
         return 1, n, need, room, n
     k = idx - SPLIT_RUN_OPTIONS
-    pick = np.zeros(4, dtype=np.int64)
-    for t in range(4):
-        pick[t] = k % (avail[t] + 1)
-        k //= avail[t] + 1
+    # the other naturals of the rank taken, per suit: the digits of k (no array: this runs
+    # for every option the search tries, and an allocation here was most of its cost)
+    p0 = k % (avail[0] + 1)
+    k //= avail[0] + 1
+    p1 = k % (avail[1] + 1)
+    k //= avail[1] + 1
+    p2 = k % (avail[2] + 1)
+    k //= avail[2] + 1
+    p3 = k % (avail[3] + 1)
+    k //= avail[3] + 1
     if k > 0:
         return -1, 0, 0, 0, 0
-    n_nat = 1 + pick[0] + pick[1] + pick[2] + pick[3]
+    n_nat = 1 + p0 + p1 + p2 + p3
     smax = rules[R_SET_MAX]
     need = max(0, rules[R_SET_MIN] - n_nat)
     if need > W or n_nat < rules[R_MIN_NATURAL] or (smax > 0 and n_nat + need > smax):
@@ -132,7 +138,7 @@ def _split_option(rules, R, W, c, idx, avail, took):
     took[n] = c
     n += 1
     for t in range(4):
-        for _ in range(pick[t]):
+        for _ in range(p0 if t == 0 else (p1 if t == 1 else (p2 if t == 2 else p3))):
             R[r * 4 + t] -= 1
             took[n] = r * 4 + t
             n += 1
@@ -145,12 +151,14 @@ def _split_option(rules, R, W, c, idx, avail, took):
 @njit(cache=True, no_cpython_wrapper=True)
 def _split(rules, R, W0, left0):
     """Depth-first over the melds holding the lowest natural left (explicit stack)."""
-    lv_c = np.empty(MAX_LEVELS, dtype=np.int64)
-    lv_idx = np.empty(MAX_LEVELS, dtype=np.int64)
-    lv_w = np.empty(MAX_LEVELS, dtype=np.int64)
-    lv_cap = np.empty(MAX_LEVELS, dtype=np.int64)
-    lv_left = np.empty(MAX_LEVELS, dtype=np.int64)
-    lv_n = np.empty(MAX_LEVELS, dtype=np.int64)
+    # the stack's scalar columns as rows of one allocation (contiguous rows: fast indexing)
+    lv = np.empty((6, MAX_LEVELS), dtype=np.int64)
+    lv_c = lv[0]
+    lv_idx = lv[1]
+    lv_w = lv[2]
+    lv_cap = lv[3]
+    lv_left = lv[4]
+    lv_n = lv[5]
     lv_took = np.empty((MAX_LEVELS, 24), dtype=np.int64)
     lv_avail = np.empty((MAX_LEVELS, 4), dtype=np.int64)
     d = 0
