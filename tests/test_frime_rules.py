@@ -630,7 +630,7 @@ def test_last_turn_masks_reach_exactly_every_laying(seed):
         env = make()
         try:  # a hand that holds both copies of a run card is refused: skip it
             load(env, seed=it, hands=["7h 8s Ad".split(), [], "Js Jd Qd".split(), hand_s], current=3,
-                 phase="lay", melds=melds, out_player=1, last_turns=2, pile=["Kh"])
+                 phase="lay", melds=melds, out_player=1, last_turns=2, pile=["Kh"], round=3)
         except ValueError:
             continue
         got = _last_turn_outcomes(env)
@@ -657,7 +657,7 @@ def test_the_frimes_of_the_meld_being_built_are_observed():
     seen = []
     for cards in (["X=4h", "5h", "6h"], ["5h", "6h", "X=7h"]):
         env = make()
-        load(env, hands=hands("7h 8h 9h", "9c 9d Jh", "5s 6s Qd", "7c 8d Ad"), current=1, phase="build",
+        load(env, hands=hands("", "7h 8h 9h", "5s 6s Qd", "7c 8d Ad"), current=1, phase="build",
              out_player=0, last_turns=3, melds=[{"kind": "run", "owner": 0, "cards": ["Tc", "Jc", "Qc"]}],
              build={"kind": "run", "cards": cards})
         seen.append(env.observe("player_1")["observation"].copy())
@@ -698,3 +698,44 @@ def test_the_quick_split_filter_never_refuses_a_hand_that_splits():
         assert may or not can, [F.CARD_NAMES[c] for c in hand]
         splits += can
     assert splits > 200
+
+
+def test_scenario_holes_found_in_review_are_closed():
+    env = make()
+    env.reset(seed=0)
+    d = st(env)
+    for bad, match in (
+        ({"phase": "over", "terminated": True, "target": 110}, "target"),
+        ({"phase": "over", "terminated": True, "current": 120}, "current"),
+        ({"phase": "over"}, "over"),
+        ({"terminated": True}, "over"),
+        ({"current": 1000}, "out of range"),
+        ({"current": 1.7}, "integer"),
+        ({"money": [450, 450, 450, 440]}, "add up"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            env.reset(seed=0, options={"scenario": dict(d, **bad)})
+    venv = cardenvs.make_vec("frime_v0", num_envs=2, seed=0)
+    venv.reset()
+    for viewer in (4, -1, 100):
+        with pytest.raises(ValueError, match="viewer"):
+            venv.observe(viewer)
+
+
+def test_a_truncated_match_is_paid_out_on_its_finished_rounds():
+    for mode in ("match", "round"):
+        venv = cardenvs.make_vec("frime_v0", num_envs=64, seed=8, reward_mode=mode, max_turns_per_round=30,
+                                 auto_reset=False)
+        s = venv.reset()
+        sample = RandomSampler(1)
+        total = np.zeros((64, 4))
+        done = np.zeros(64, dtype=bool)
+        while not done.all():
+            s = venv.step(np.where(done, 0, sample(s.legal_action_mask)))
+            total += np.where(done[:, None], 0, s.rewards)
+            done |= s.terminated | s.truncated
+        assert s.truncated.any()
+        assert np.allclose(total.sum(axis=1), 0.0, atol=1e-4)  # zero-sum, truncated or not
+        assert (venv.states["pot"] == 0).all()
+        money = venv.states["money"][:, :4]
+        assert np.allclose(total, (money - 500) / 100, atol=1e-4)  # both modes: the profit

@@ -190,8 +190,15 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
     k = f.kind
     name = f.name
     size = rec[name].shape[-1] if k != "custom" and rec[name].shape else 0
-    if k in ("int", "float"):
-        if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
+    if k == "int":
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+            raise ValueError(f"scenario {name!r}: expected an integer, got {value!r}")
+        info = np.iinfo(rec[name].dtype)
+        if not info.min <= value <= info.max:
+            raise ValueError(f"scenario {name!r}: {value} is out of range ({info.min}..{info.max})")
+        rec[name] = value
+    elif k == "float":
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
             raise ValueError(f"scenario {name!r}: expected a number, got {value!r}")
         rec[name] = value
     elif k == "bool":
@@ -217,6 +224,9 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
             if k == "seats_int":
                 if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                     raise ValueError(f"scenario {name}[{p}]: expected an integer, got {v!r}")
+                info = np.iinfo(rec[name].dtype)
+                if not info.min <= v <= info.max:
+                    raise ValueError(f"scenario {name}[{p}]: {v} is out of range ({info.min}..{info.max})")
                 rec[name][p] = v
             elif k == "seats_bool":
                 rec[name][p] = bool(v)

@@ -213,7 +213,12 @@ class VecEnv:
     # ------------------------------------------------------------------ extras
     def observe(self, viewer: np.ndarray | int) -> np.ndarray:
         """Observation of seat ``viewer`` (per game, or one seat for all) in every game."""
-        v = np.broadcast_to(np.asarray(viewer, dtype=np.int64), (self.num_envs,)).copy()
+        arr = np.asarray(viewer)
+        if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+            raise TypeError(f"viewer must be a seat number (an integer or integer array), got {viewer!r}")
+        if arr.size and (arr.min() < 0 or arr.max() >= self.num_players):
+            raise ValueError(f"viewer must be a seat 0..{self.num_players - 1}, got {viewer!r}")
+        v = np.broadcast_to(arr.astype(np.int64), (self.num_envs,)).copy()
         out = np.empty((self.num_envs, self.observation_size), dtype=self.game.OBS_DTYPE)
         self.game.observe_batch(self.states, v, out)
         return out

@@ -29,6 +29,7 @@ from cardenvs.core.protocol import (
     ACT_RESET,
     EVENT_FORCED_SHIFT,
     EVENT_ILLEGAL,
+    EVENT_REWARD,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
@@ -668,9 +669,10 @@ def _finish_round(s):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _finish_match(s):
+def _pay_out(s):
     """Pairwise settlement, then the pot to the lowest score (more flocons break a tie;
-    still tied, shared, an indivisible cent going in seat order from seat 0)."""
+    still tied, shared, an indivisible cent going in seat order from seat 0). Also run
+    on the totals so far when a match is truncated, so that every match ends paid out."""
     P = s.num_players
     fsum = 0
     psum = 0
@@ -705,6 +707,21 @@ def _finish_match(s):
             s.rewards[q] += (s.money[q] - START_MONEY) / 100.0
         else:  # the rounds paid the settlement and the buys: the ante and the pot remain
             s.rewards[q] += (pot_share[q] - ANTE) / 100.0
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _pay_out_truncated(s):
+    """A truncated match is paid out on its finished rounds: the unfinished round scores
+    nothing (the flocon of its going out is withdrawn)."""
+    if s.out_player >= 0:
+        s.flocons[s.out_player] -= 2 if doubled(s.round) else 1
+        s.out_player = -1
+    _pay_out(s)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _finish_match(s):
+    _pay_out(s)
     s.terminated = True
     s.phase = PHASE_OVER
 
@@ -901,6 +918,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     auto_reset = (mode & MODE_AUTO_RESET) != 0
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
     H = np.zeros(NUM_TYPES, dtype=np.int64)
+    before = np.zeros(MAX_PLAYERS, dtype=np.float32)
     obs = borrowed(obs)
     rewards = borrowed(rewards)
     for i in range(states.shape[0]):
@@ -930,6 +948,14 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                     penalise(s, s.current)
                     ev |= EVENT_ILLEGAL
                 ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
+                if s.truncated and s.pot > 0:  # the turn cap or max_steps: paid out all the same
+                    for q in range(MAX_PLAYERS):
+                        before[q] = s.rewards[q]
+                    _pay_out_truncated(s)
+                    for q in range(s.num_players):
+                        rewards[i, q] += s.rewards[q] - before[q]
+                        if s.rewards[q] != before[q]:
+                            ev |= EVENT_REWARD
                 if (s.terminated or s.truncated) and auto_reset:
                     new_match(s)
             _mask(s, H)
@@ -945,6 +971,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         current[i] = s.current
         observe(s, s.current, obs[i])
     keep_alive(H)
+    keep_alive(before)
 
 
 @njit(cache=True, parallel=True)
@@ -1296,27 +1323,28 @@ def complete_scenario(rec, scenario: dict) -> None:
 
 
 def validate_state(rec) -> None:
-    """Consistency checks of a loaded scenario beyond card conservation."""
+    """Consistency checks of a loaded scenario beyond card conservation: every value a
+    kernel indexes with, the phase against the flags, and a position that can go on."""
     P = int(rec["num_players"])
     phase = int(rec["phase"])
-    if not 1 <= int(rec["round"]) <= NUM_ROUNDS:
-        raise ValueError(f"scenario: round must be 1..{NUM_ROUNDS}, got {int(rec['round'])}")
-    for name in ("dealer",):
+    rnd = int(rec["round"])
+    if not 1 <= rnd <= NUM_ROUNDS:
+        raise ValueError(f"scenario: round must be 1..{NUM_ROUNDS}, got {rnd}")
+    for name in ("dealer", "current"):
         if not 0 <= int(rec[name]) < P:
             raise ValueError(f"scenario: {name} must be a seat 0..{P - 1}, got {int(rec[name])}")
+    cur = int(rec["current"])
     out = int(rec["out_player"])
     if not -1 <= out < P:
         raise ValueError(f"scenario: out_player must be a seat 0..{P - 1} or -1, got {out}")
-    if not 0 <= int(rec["last_turns"]) <= (P - 1 if out >= 0 else 0):
-        raise ValueError("scenario: last_turns counts the last turns still to play after a going out "
-                         "(0 .. players - 1)")
-    if phase == PHASE_OVER:
-        return
-    cur = int(rec["current"])
-    if not 0 <= cur < P:
-        raise ValueError(f"scenario: current player must be a seat 0..{P - 1}, got {cur}")
-    if out >= 0 and cur == out:
-        raise ValueError("scenario: the player who went out has no turn left")
+    if (phase == PHASE_OVER) != bool(rec["terminated"] or rec["truncated"]):
+        raise ValueError("scenario: phase 'over' exactly when the match is terminated or truncated")
+    if rec["terminated"] and rec["truncated"]:
+        raise ValueError("scenario: a match is terminated or truncated, not both")
+    if int(rec["money"][:P].astype(np.int64).sum()) + int(rec["pot"]) != START_MONEY * P:
+        raise ValueError(f"scenario: the money and the pot must add up to {START_MONEY}¢ a player")
+    if int(rec["pot"]) < 0:
+        raise ValueError("scenario: the pot cannot be negative")
     build = phase == PHASE_BUILD
     if build != (int(rec["build_kind"]) != 0) or (not build and rec["build_n"]):
         raise ValueError("scenario: a meld is being built ('build' with a kind) exactly in the build phase")
@@ -1325,19 +1353,39 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: 'target' (a table meld 0..) is set exactly in the layoff phase")
     if rec["going_out"] and (out >= 0 or phase not in (PHASE_LAY, PHASE_BUILD)):
         raise ValueError("scenario: 'going_out' only while nobody is out, in the lay or build phase")
-    if phase in (PHASE_CHOOSE, PHASE_LAY, PHASE_BUILD, PHASE_LAYOFF) and not rec["going_out"] and out < 0 \
-            and phase != PHASE_CHOOSE:
-        raise ValueError("scenario: before anybody is out, melds are laid only when going out")
+    if phase == PHASE_OVER:
+        return
+    if not 0 <= int(rec["last_turns"]) <= (P - 1 if out >= 0 else 0):
+        raise ValueError("scenario: last_turns counts the last turns still to play after a going out "
+                         "(0 .. players - 1)")
+    if out >= 0 and cur == out:
+        raise ValueError("scenario: the player who went out has no turn left")
     if out >= 0 and int(rec["last_turns"]) != (out - cur) % P:
         raise ValueError("scenario: last_turns must count the players from the one to move up to the one who "
                          "went out (each other player has exactly one last turn)")
+    sizes = rec["hands"][:P].astype(np.int64).sum(axis=1)
+    if out >= 0 and sizes[out]:
+        raise ValueError("scenario: the player who went out holds no card")
+    if sizes.max() > rnd + 3:
+        raise ValueError(f"scenario: round {rnd} deals {rnd + 2} cards; a hand holds one more at most")
+    for m in range(int(rec["num_melds"])):
+        o = int(rec["meld_owner"][m])
+        if out < 0:
+            ok = o == cur and rec["going_out"]
+        else:  # the first player out, and those whose last turn was played or is being played
+            ok = o == out or (o - out) % P <= (cur - out) % P
+        if not ok:
+            raise ValueError(f"scenario: melds[{m}]: only the player going out, and later those in their last "
+                             f"turn, have melds on the table")
+    if phase in (PHASE_LAY, PHASE_BUILD, PHASE_LAYOFF) and not rec["going_out"] and out < 0:
+        raise ValueError("scenario: before anybody is out, melds are laid only when going out")
     if phase == PHASE_CHOOSE and (out >= 0 or not split_all(RULES, rec["hands"][cur].astype(np.int64))):
         raise ValueError("scenario: the choose phase (go out or end the turn) needs nobody out yet and a hand "
                          "that splits into melds")
     if phase == PHASE_LAYOFF and (rec["going_out"] or out < 0 or int(rec["meld_owner"][target]) != out):
         raise ValueError("scenario: cards are added only in a last turn, to the melds of the player who went out")
-    if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
-        raise ValueError("scenario: the player to move cannot draw (no stock, no discard pile)")
+    if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase != PHASE_DISCARD:
+        raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
     tmp = np.zeros(1, dtype=STATE_DTYPE)
     tmp[0] = rec
     masks = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
