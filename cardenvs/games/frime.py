@@ -1159,12 +1159,7 @@ def custom_from_dict(rec, name: str, value) -> None:
     if name == "melds":
         if not isinstance(value, (list, tuple)) or len(value) > MAX_MELDS:
             raise ValueError(f"scenario 'melds': expected a list of at most {MAX_MELDS} melds, got {value!r}")
-        rec["meld_kind"] = 0
-        rec["meld_key"] = 0
-        rec["meld_lo"] = 0
-        rec["meld_hi"] = 0
-        rec["meld_slot"] = -1
-        rec["meld_owner"] = -1
+        T.clear_table_record(rec)
         for m, meld in enumerate(value):
             where = f"melds[{m}]"
             if not isinstance(meld, dict) or set(meld) - {"kind", "owner", "cards"} or "cards" not in meld:
@@ -1205,27 +1200,12 @@ def custom_from_dict(rec, name: str, value) -> None:
             raise ValueError("scenario 'build': cards need a kind ('set' or 'run')")
         _check_meld(kind, reps, True, "'build'", [_is_wild(ph) for ph in phys])
         rec["build_kind"] = kind
-        rec["build_rep"] = -1
-        rec["build_phys"] = -1
-        for i, (rep, ph) in enumerate(zip(reps, phys, strict=True)):
-            rec["build_rep"][i] = rep
-            rec["build_phys"][i] = ph
-        rec["build_n"] = len(reps)
+        T.write_build(rec, reps, phys)
         return
     raise AssertionError(name)
 
 
-def custom_counts(rec, name: str) -> np.ndarray:
-    counts = np.zeros(NUM_TYPES, dtype=np.int64)
-    if name == "melds":
-        for m in range(int(rec["num_melds"])):
-            for c in rec["meld_slot"][m]:
-                if c >= 0:
-                    counts[int(c)] += 1
-    elif name == "build":
-        for i in range(int(rec["build_n"])):
-            counts[int(rec["build_phys"][i])] += 1
-    return counts
+custom_counts = T.table_card_counts
 
 
 REST_FIELD = "stock"
@@ -1306,20 +1286,8 @@ def make_template(
     return t
 
 
-def prepare_scenario(rec, scenario: dict) -> None:
-    """A scenario that does not give the discard pile gets one card turned up from the stock."""
-    if "pile" not in scenario:
-        rec["pile"] = 0
-        rec["pile_n"] = 0
-
-
-def complete_scenario(rec, scenario: dict) -> None:
-    if "pile" not in scenario and "stock" not in scenario and rec["stock_n"] > 0:
-        n = int(rec["stock_n"]) - 1
-        rec["pile"][0] = rec["stock"][n]
-        rec["pile_n"] = 1
-        rec["stock"][n] = 0
-        rec["stock_n"] = n
+prepare_scenario = T.prepare_scenario
+complete_scenario = T.complete_scenario
 
 
 def validate_state(rec) -> None:

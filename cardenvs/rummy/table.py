@@ -402,3 +402,58 @@ def parse_table_tokens(tokens, where: str) -> tuple[list[int], list[int]]:
     return reps, phys
 
 
+
+
+# --------------------------------------------------------------------------- Python side: scenarios
+def table_card_counts(rec, name: str) -> np.ndarray:
+    """Card counts of the table ('melds') or of the meld being built ('build'), for card
+    conservation (a game's ``custom_counts``)."""
+    counts = np.zeros(NUM_TYPES, dtype=np.int64)
+    if name == "melds":
+        for m in range(int(rec["num_melds"])):
+            for c in rec["meld_slot"][m]:
+                if c >= 0:
+                    counts[int(c)] += 1
+    elif name == "build":
+        for i in range(int(rec["build_n"])):
+            counts[int(rec["build_phys"][i])] += 1
+    return counts
+
+
+def clear_table_record(rec) -> None:
+    """An empty table in a record (before a scenario's melds are written)."""
+    rec["meld_kind"] = 0
+    rec["meld_key"] = 0
+    rec["meld_lo"] = 0
+    rec["meld_hi"] = 0
+    rec["meld_slot"] = -1
+    rec["meld_owner"] = -1
+
+
+def write_build(rec, reps: list[int], phys: list[int]) -> None:
+    """The meld being built in a record: the card each card stands for, and the card."""
+    rec["build_rep"] = -1
+    rec["build_phys"] = -1
+    for i, (rep, ph) in enumerate(zip(reps, phys, strict=True)):
+        rec["build_rep"][i] = rep
+        rec["build_phys"][i] = ph
+    rec["build_n"] = len(reps)
+
+
+def prepare_scenario(rec, scenario: dict) -> None:
+    """Before card conservation: a scenario that does not give the discard pile gets one
+    card turned up from the stock (see complete_scenario), not the dealt one."""
+    if "pile" not in scenario:
+        rec["pile"] = 0
+        rec["pile_n"] = 0
+
+
+def complete_scenario(rec, scenario: dict) -> None:
+    """Without 'pile' (and without 'stock'), the top of the stock is turned up to start
+    the discard pile."""
+    if "pile" not in scenario and "stock" not in scenario and rec["stock_n"] > 0:
+        n = int(rec["stock_n"]) - 1
+        rec["pile"][0] = rec["stock"][n]
+        rec["pile_n"] = 1
+        rec["stock"][n] = 0
+        rec["stock_n"] = n
