@@ -61,6 +61,53 @@ def _leftover_ok(rules, W, cap):
     return False
 
 
+@njit(cache=True, no_cpython_wrapper=True)
+def _viable(rules, R, W):
+    """A cheap necessary condition at a node of the search: every natural card left has a
+    meld it could still be in, a set (its rank's naturals, or distinct suits, and the
+    wilds reach the smallest set) or a run (a shortest window through one of its
+    positions, with no more missing cards than wilds). A node that fails it is a dead
+    end, whatever the search would try below it."""
+    run_min = rules[R_RUN_MIN]
+    for c in range(NUM_FACES):
+        if R[c] == 0:
+            continue
+        r = c // 4
+        t = c % 4
+        k = 0
+        for u in range(4):
+            if R[r * 4 + u] > 0:
+                k += 1 if rules[R_SET_DISTINCT] else R[r * 4 + u]
+        if k + W >= rules[R_SET_MIN]:
+            continue
+        ok = False
+        for p in (r if r > 0 else ACE_LOW, r if r > 0 else ACE_HIGH):
+            if ok or p < rules[R_POS_LO] or p > rules[R_POS_HI]:
+                continue
+            for lo in range(max(rules[R_POS_LO], p - run_min + 1), min(p, rules[R_POS_HI] - run_min + 1) + 1):
+                if not run_window_ok(rules, lo, lo + run_min - 1):
+                    continue
+                miss = 0
+                for q in range(lo, lo + run_min):
+                    if q == p:
+                        continue
+                    if rules[R_RUN_SUIT]:
+                        have = R[card_at(t, q)] > 0
+                    else:
+                        have = False
+                        for u in range(4):
+                            if R[card_at(u, q)] > 0:
+                                have = True
+                    if not have:
+                        miss += 1
+                if miss <= W:
+                    ok = True
+                    break
+        if not ok:
+            return False
+    return True
+
+
 SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
 MAX_LEVELS = 64
 
@@ -177,6 +224,8 @@ def _split(rules, R, W0, left0):
                             R[lv_took[d, i]] += 1
                     return True
                 lv_idx[d] = 1 << 30  # nothing to place: back up
+            elif not _viable(rules, R, lv_w[d]):
+                lv_idx[d] = 1 << 30  # some card left can be in no meld: back up
             else:
                 c = _lowest_natural(rules, R)
                 lv_c[d] = c
