@@ -77,3 +77,15 @@ def only_legal(legal, n):
                 return -1
             only = k
     return only
+
+
+def check_playable(game, rec) -> None:
+    """ValueError unless the player to move in the loaded record ``rec`` has a legal
+    action (a scenario's last check): the game module's own masks, on a copy."""
+    tmp = np.zeros(1, dtype=game.STATE_DTYPE)
+    tmp[0] = rec
+    masks = np.zeros((1, game.NUM_ACTIONS), dtype=np.bool_)
+    obs = np.zeros((1, game.OBS_SIZE), dtype=game.OBS_DTYPE)
+    game.refresh_batch(tmp, masks, obs, np.zeros(1, dtype=np.int32))
+    if not masks.any():
+        raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")

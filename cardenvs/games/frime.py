@@ -18,6 +18,8 @@ card, a meld reaching three cards).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit, prange
 
@@ -40,11 +42,11 @@ from cardenvs.core.protocol import (
     check_int_option,
 )
 from cardenvs.core.rng import rand_below
-from cardenvs.core.step import close_step, only_legal, reset_drivers
+from cardenvs.core.step import check_playable, close_step, only_legal, reset_drivers
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, frime_penalty
-from cardenvs.rummy.split import split_all
+from cardenvs.rummy.split import split_all, viable
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
@@ -245,45 +247,35 @@ def _wilds(H):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _may_split(H):
-    """Cheap necessary conditions for ``split_all``: every natural card has a meld it
-    could be in, a set (its rank's naturals and the frimes reach 3) or a run (three
-    consecutive positions around it, no more missing than frimes), and there are as many
-    frimes as isolated cards (below). Most hands fail them, and the search runs only on
-    the others: it was 97 % of a discard's cost."""
-    W = _wilds(H)
+def _isolated_ok(H, W):
+    """A natural card with no other natural of its rank or of its suit within two
+    positions ("isolated") needs two frimes near it in its meld, and a frime is near at
+    most two isolated cards (they are 3 or more positions apart): at least one frime each."""
     isolated = 0
     for c in range(NUM_FACES):
         if H[c] == 0 or c // 4 == 1:
             continue
         r = c // 4
-        same = np.int64(H[r * 4]) + np.int64(H[r * 4 + 1]) + np.int64(H[r * 4 + 2]) + np.int64(H[r * 4 + 3])
-        t = c % 4
-        p = ACE_HIGH if r == 0 else r
-        if same == 1:
-            near = 0
-            for q in range(max(LOW_POS, p - 2), min(p + 2, ACE_HIGH) + 1):
-                if q != p:
-                    near += H[card_at(t, q)]
-            if near == 0:
-                isolated += 1
-        if same + W >= 3:
+        if np.int64(H[r * 4]) + np.int64(H[r * 4 + 1]) + np.int64(H[r * 4 + 2]) + np.int64(H[r * 4 + 3]) > 1:
             continue
-        ok = False
-        for lo in range(max(LOW_POS, p - 2), min(p, ACE_HIGH - 2) + 1):
-            miss = 0
-            for q in range(lo, lo + 3):
-                if q != p and H[card_at(t, q)] == 0:
-                    miss += 1
-            if miss <= W:
-                ok = True
-                break
-        if not ok:
-            return False
-    # A natural card with no other natural of its rank or of its suit within two positions
-    # ("isolated") needs two frimes near it in its meld, and a frime is near at most two
-    # isolated cards (they are 3 or more positions apart): at least one frime each.
+        p = ACE_HIGH if r == 0 else r
+        near = 0
+        for q in range(max(LOW_POS, p - 2), min(p + 2, ACE_HIGH) + 1):
+            if q != p:
+                near += H[card_at(c % 4, q)]
+        if near == 0:
+            isolated += 1
     return isolated <= W
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _may_split(H):
+    """Cheap necessary conditions for ``split_all``, before its allocations: every natural
+    card has a meld it could be in (the split search's own node check) and there are as
+    many frimes as isolated cards. Most hands fail them: the search was 97 % of a
+    discard's cost."""
+    W = _wilds(H)
+    return viable(RULES, H, W) and _isolated_ok(H, W)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -1354,14 +1346,7 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: cards are added only in a last turn, to the melds of the player who went out")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase != PHASE_DISCARD:
         raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
-    tmp = np.zeros(1, dtype=STATE_DTYPE)
-    tmp[0] = rec
-    masks = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
-    obs = np.zeros((1, OBS_SIZE), dtype=OBS_DTYPE)
-    current = np.zeros(1, dtype=np.int32)
-    refresh_batch(tmp, masks, obs, current)
-    if not masks.any():
-        raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")
+    check_playable(sys.modules[__name__], rec)  # the position must leave the player to move a legal action
 
 
 def observation_bounds(template) -> tuple[float, float]:

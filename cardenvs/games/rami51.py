@@ -17,6 +17,8 @@ of the rummy layer (:mod:`cardenvs.rummy`).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit, prange
 
@@ -39,7 +41,7 @@ from cardenvs.core.protocol import (
 )
 from cardenvs.core.rng import rand_below
 from cardenvs.core.seats import count_clear, next_seat
-from cardenvs.core.step import close_step, only_legal, reset_drivers
+from cardenvs.core.step import check_playable, close_step, only_legal, reset_drivers
 from cardenvs.games import rami51_plan as P
 from cardenvs.games.rami51_plan import (
     B_HI,
@@ -1493,15 +1495,7 @@ def validate_state(rec) -> None:
         raise ValueError(f"scenario: the card taken from the discard ({card_str(pend)}) must still be in hand")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
         raise ValueError("scenario: the player to move cannot draw (no stock, no discard pile)")
-    # the position must leave the player to move a legal action
-    tmp = np.zeros(1, dtype=STATE_DTYPE)
-    tmp[0] = rec
-    masks = np.zeros((1, NUM_ACTIONS), dtype=np.bool_)
-    obs = np.zeros((1, OBS_SIZE), dtype=OBS_DTYPE)
-    current = np.zeros(1, dtype=np.int32)
-    refresh_batch(tmp, masks, obs, current)
-    if not masks.any():
-        raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")
+    check_playable(sys.modules[__name__], rec)  # the position must leave the player to move a legal action
 
 
 def observation_bounds(template) -> tuple[float, float]:

@@ -62,15 +62,16 @@ def _leftover_ok(rules, W, cap):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _viable(rules, R, W):
+def viable(rules, R, W):
     """A cheap necessary condition at a node of the search: every natural card left has a
     meld it could still be in, a set (its rank's naturals, or distinct suits, and the
     wilds reach the smallest set) or a run (a shortest window through one of its
     positions, with no more missing cards than wilds). A node that fails it is a dead
-    end, whatever the search would try below it."""
+    end, whatever the search would try below it. Wild cards in R are skipped (a game may
+    pass a whole hand)."""
     run_min = rules[R_RUN_MIN]
     for c in range(NUM_FACES):
-        if R[c] == 0:
+        if R[c] == 0 or is_wild(rules, c):
             continue
         r = c // 4
         t = c % 4
@@ -224,7 +225,7 @@ def _split(rules, R, W0, left0):
                             R[lv_took[d, i]] += 1
                     return True
                 lv_idx[d] = 1 << 30  # nothing to place: back up
-            elif not _viable(rules, R, lv_w[d]):
+            elif not viable(rules, R, lv_w[d]):
                 lv_idx[d] = 1 << 30  # some card left can be in no meld: back up
             else:
                 c = _lowest_natural(rules, R)
