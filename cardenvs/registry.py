@@ -6,7 +6,7 @@ import types
 from typing import Any
 
 from cardenvs.core.protocol import GameSpec
-from cardenvs.games import frime, odin, president, rami51
+from cardenvs.games import classes, frime, odin, president, rami51
 
 GAMES: dict[str, GameSpec] = {}
 
@@ -69,6 +69,21 @@ register(
         default_players=4,
         summary="rummy, 108 cards with 2s and jokers wild; 11 rounds of 3 to 13 cards; buys, flocons and a pot",
         doc="docs/games/frime.md",
+    )
+)
+
+
+register(
+    GameSpec(
+        name="classes",
+        env_id="classes_v0",
+        title="Classes",
+        module=classes,
+        min_players=2,
+        max_players=6,
+        default_players=4,
+        summary="rummy, 104 cards (156 from 5 players) with 2s wild; ten classes, each a contract; fewest points wins",
+        doc="docs/games/classes.md",
     )
 )
 

@@ -199,28 +199,31 @@ def ref_split(rules, hand: list[int]) -> bool:
     return bool(hand) and go(tuple(sorted(hand)))
 
 
-def ref_contract(rules, hand: list[int], items) -> bool:
-    """Disjoint melds of the items' kinds and sizes. A meld of n+ cards holds one of
-    exactly n cards with a natural card (drop cards from the ends, keeping a natural),
-    so exact sizes suffice."""
+def ref_contract(rules, hand: list[int], items, distinct_ranks: bool = False) -> bool:
+    """Disjoint melds of the items' kinds and sizes (with ``distinct_ranks``, sets of
+    different ranks). A meld of n+ cards holds one of exactly n cards with a natural
+    card (drop cards from the ends, keeping a natural), so exact sizes suffice."""
     items = [(int(k), int(n)) for k, n in items if n > 0]
     sizes = {n for _, n in items}
     melds = [(sub, {row[0] for row in ref_interpretations(rules, list(sub))})
              for sub in submultisets(hand) if len(sub) in sizes]
     melds = [(sub, ks) for sub, ks in melds if ks]
 
-    def go(i, left):
+    def go(i, left, ranks):
         if i == len(items):
             return True
         kind, n = items[i]
         for sub, ks in melds:
             if len(sub) >= n and kind in ks:
+                rank = next(c // 4 for c in sub if not wild(rules, c)) if kind == M.KIND_SET else -1
+                if distinct_ranks and rank >= 0 and rank in ranks:
+                    continue
                 rest = remove(left, sub)
-                if rest is not None and go(i + 1, rest):
+                if rest is not None and go(i + 1, rest, ranks | {rank}):
                     return True
         return False
 
-    return go(0, tuple(sorted(hand)))
+    return go(0, tuple(sorted(hand)), frozenset())
 
 
 def random_hand(rng, size, ranks, suits, decks=2, jokers=0, twos=True):
@@ -523,19 +526,22 @@ def test_classes_melds():
 
 def test_classes_contracts_scripted():
     K = C.CONTRACTS
-    assert C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9c 9s 3h"), K[0])  # two brelans
-    assert not C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 3h 4h"), K[0])
-    assert C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 2h 4h"), K[0])  # a 2 completes
-    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 9c 9s 9d"), K[1])  # séquence of 4 + brelan
-    assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 9c 9s 9d Kc"), K[1])
-    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js Jh"), K[6])  # séquence of 5 + carré
-    assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js 9h"), K[6])
-    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h 8h 9h Jc Jd Js 2c"), K[9])  # séquence of 7 + carré
-    assert not C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h"), K[3])  # two séquences of 4: 8 cards
-    assert C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), K[3])  # 2 2 5h 6h / 7h 8h 2 2
+    assert C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9c 9s 3h"), K[0], False)  # two brelans
+    assert not C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 3h 4h"), K[0], False)
+    assert C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9s 2h 4h"), K[0], False)  # a 2 completes
+    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 9c 9s 9d"), K[1], False)  # séquence of 4 + brelan
+    assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 9c 9s 9d Kc"), K[1], False)
+    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js Jh"), K[6], False)  # séquence of 5 + carré
+    assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js 9h"), K[6], False)
+    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h 8h 9h Jc Jd Js 2c"), K[9], False)  # séquence of 7 + carré
+    assert not C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h"), K[3], False)  # two séquences of 4: 8 cards
+    assert C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), K[3], False)  # 2 2 5h 6h / 7h 8h 2 2
     # three brelans: 4 twos for 4 naturals is one wild short
-    assert not C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), K[4])
-    assert C.contract_feasible(CLASSES, counts("2c 2d 2h 5c 5h 6h 7h 8h"), K[3])  # 5c + 3 twos... + 5h6h7h8h
+    assert not C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), K[4], False)
+    assert C.contract_feasible(CLASSES, counts("2c 2d 2h 5c 5h 6h 7h 8h"), K[3], False)  # 5c + 3 twos... + 5h6h7h8h
+    # two brelans of one rank: allowed unless the contract's sets must differ in rank
+    assert C.contract_feasible(CLASSES, counts("7c 7d 7h 7c 7s 7s 3h"), K[0], False)
+    assert not C.contract_feasible(CLASSES, counts("7c 7d 7h 7c 7s 7s 3h"), K[0], True)
 
 
 @pytest.mark.parametrize("contract", range(10))
@@ -548,10 +554,11 @@ def test_classes_contracts_brute_force(contract):
     for _ in range(40):
         size = need + int(rng.integers(0, 2))
         hand = random_hand(rng, size, ranks=[1, 2, 3, 4, 5, 6, 7, 12], suits=[0, 1], decks=2)
-        got = C.contract_feasible(rules, counts(hand), items)
-        want = ref_contract(rules, hand, items)
-        assert got == want, ([card_str(c) for c in hand], contract)
-        seen[want] += 1
+        for distinct in (False, True):
+            got = C.contract_feasible(rules, counts(hand), items, distinct)
+            want = ref_contract(rules, hand, items, distinct)
+            assert got == want, ([card_str(c) for c in hand], contract, distinct)
+            seen[want] += 1
     assert seen[0] > 0
 
 

@@ -1,5 +1,22 @@
-"""Does a hand hold a contract ("a séquence of 5 and a carré", classes)? Contracts as data
-and an exact search over one meld per contract item."""
+"""Does a hand hold a contract ("a séquence of 5 and a carré", Classes)? Contracts as
+data and an exact search over one meld per contract item.
+
+The search also answers the question a game asks while a contract (or any meld) is
+being built card by card: with the cards still in hand, can the meld in progress be
+finished *and* the contract's remaining melds be laid? The game loads what the meld in
+progress still needs as demands (``D``: specific cards, ``A``: any card of a rank) and,
+if it holds no natural card yet, one row of the natural cards it could get
+(``win_mask``); :func:`contract_search` then places the remaining items.
+
+Why it is exact: a meld of n or more cards holds one of exactly n cards (drop cards from
+an end, keeping a natural one), so the items are searched at their minimal sizes. For a
+choice of one window per item, the hand's natural cards are matched to the demands
+(specific cards first, then any card of a rank from what is left: no other order
+matches more) and the wild cards fill the rest; each meld must also get a natural card
+of its own, a system of distinct representatives, which Hall's condition over the at
+most four melds decides. Both hold together (a transversal matroid: the representatives
+extend to a largest matching).
+"""
 
 from __future__ import annotations
 
@@ -15,15 +32,18 @@ from cardenvs.rummy.melds import (
     ONE,
     R_MIN_NATURAL,
     R_RUN_SUIT,
+    ZERO,
     card_at,
     is_wild,
     pos_rank,
     run_window_ok,
 )
 
-# classes contracts (the French Classes rules): rows of (kind, size); kind KIND_SET with size 3 (brelan,
-# 3+ of a rank) or 4 (carré, 4+), KIND_RUN with size n (séquence of n+)
+# Classes contracts: rows of (kind, size); kind KIND_SET with size 3 (brelan, 3+ of a
+# rank) or 4 (carré, 4+), KIND_RUN with size n (séquence of n+). The order of the rows
+# is the order the melds are laid in.
 CONTRACT_ITEMS = 3
+MAX_WIN = CONTRACT_ITEMS + 1  # the contract's melds and a meld in progress
 CONTRACTS = np.zeros((10, CONTRACT_ITEMS, 2), dtype=np.int64)
 for _i, _items in enumerate(
     [
@@ -41,187 +61,190 @@ for _i, _items in enumerate(
 ):
     for _j, (_k, _n) in enumerate(_items):
         CONTRACTS[_i, _j] = (_k, _n)
+N_OPTIONS = 4 * NUM_POS  # an item's windows: a set's rank, a run's (suit, lowest position)
 
 
-# --------------------------------------------------------------------------- contracts (classes)
-@njit(cache=True, no_cpython_wrapper=True)
-def _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nwin):
-    """Given the chosen melds' demands (D: specific cards, A: any card of a rank), are
-    there enough cards, and can every meld get a natural card of its own?"""
-    short = 0
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def shortfall(N, D, A, R):
+    """Cards the naturals N cannot give to the demands: the wild cards must cover it.
+    D: specific cards; A: any card of a rank; R = (rank, lowest suit, count): cards of
+    one rank from a suit up (a set being built by its naturals in suit order; rank -1:
+    none). Served in that order from what is left, which matches the most cards (each
+    later demand accepts every card an earlier one could take)."""
+    short = ZERO
     for c in range(NUM_FACES):
         if D[c] > N[c]:
             short += D[c] - N[c]
     for r in range(13):
-        if A[r] == 0:
+        restricted = R[2] if r == R[0] else ZERO
+        if A[r] == 0 and restricted == 0:
             continue
-        left = 0
+        left = ZERO
         for t in range(4):
             c = r * 4 + t
             if N[c] > D[c]:
                 left += N[c] - D[c]
+                if restricted > 0 and t >= R[1]:
+                    served = min(restricted, N[c] - D[c])
+                    restricted -= served
+                    left -= served
+        short += restricted
         if A[r] > left:
             short += A[r] - left
-    if short > W:
-        return False
-    if rules[R_MIN_NATURAL] == 0:
-        return True
-    return _sdr(N, win_cards, win_rank, win_kind, nwin)
+    return short
 
 
-@njit(cache=True, no_cpython_wrapper=True)
-def _sdr(N, win_cards, win_rank, win_kind, nwin):
-    """A system of distinct representatives: each meld one natural copy it asks for
-    (a 'set' row: any card of its rank; a run row: one of its cards). Odometer search."""
-    choice = np.zeros(max(nwin, 1), dtype=np.int64)
-    used = np.zeros(NUM_FACES, dtype=np.int64)
-    while True:
-        ok = True
-        used[:] = 0
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def naturals_distinct(N, win_mask, nwin):
+    """Hall's condition: every group of melds (rows of ``win_mask``: bit c set when the
+    natural card c would serve) has at least as many natural cards as melds."""
+    for S in range(1, 1 << nwin):
+        u = ZERO
+        k = 0
         for i in range(nwin):
-            if win_kind[i] == KIND_SET:
-                if choice[i] >= 4:
-                    ok = False
+            if (S >> i) & 1:
+                u |= win_mask[i]
+                k += 1
+        total = 0
+        for c in range(NUM_FACES):
+            if (u >> np.int64(c)) & ONE:
+                total += N[c]
+                if total >= k:
                     break
-                c = win_rank[i] * 4 + choice[i]
-            else:
-                c = win_cards[i, choice[i]] if choice[i] < NUM_POS else -1
-                if c < 0:
-                    ok = False
-                    break
-            used[c] += 1
-            if used[c] > N[c]:
-                ok = False
-                break
-        if ok:
-            return True
-        # next choice vector
-        i = 0
-        while i < nwin:
-            choice[i] += 1
-            limit = 4 if win_kind[i] == KIND_SET else NUM_POS
-            if choice[i] < limit and (win_kind[i] == KIND_SET or win_cards[i, choice[i]] >= 0):
-                break
-            choice[i] = 0
-            i += 1
-        if i == nwin:
+        if total < k:
             return False
+    return True
 
 
-@njit(cache=True, no_cpython_wrapper=True)
-def _contract_apply(rules, items, i, opt, D, A, win_cards, win_rank, win_kind, sign):
-    """Add (sign 1) or remove (sign -1) the demands of option ``opt`` for item i; returns
-    False (nothing changed) when the option does not exist."""
-    kind = items[i, 0]
-    size = items[i, 1]
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def run_cards_mask(rules, suit, lo, hi):
+    """Bit mask of the natural cards at run positions lo..hi (suit -1: every suit)."""
+    m = ZERO
+    for q in range(lo, hi + 1):
+        for t in range(4):
+            if suit < 0 or t == suit:
+                m |= ONE << np.int64(card_at(t, q))
+    return m
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def _apply(rules, kind, size, opt, D, A, win_mask, w, sign, used, distinct_ranks):
+    """Add (sign 1) or remove (sign -1) the demands of window ``opt`` of an item; returns
+    False (nothing changed) when the window does not exist."""
     if kind == KIND_SET:
         r = opt
         if r >= 13 or is_wild(rules, r * 4):
             return False
+        bit = ONE << np.int64(r)
+        if sign > 0:
+            if distinct_ranks and used[0] & bit:
+                return False
+            used[0] |= bit
+            win_mask[w] = np.int64(15) << np.int64(r * 4)
+        elif distinct_ranks:
+            used[0] &= ~bit
         A[r] += sign * size
-        win_kind[i] = KIND_SET
-        win_rank[i] = r
         return True
-    if rules[R_RUN_SUIT]:
-        s = opt // NUM_POS
-        lo = opt % NUM_POS
-        hi = lo + size - 1
-        if s >= 4 or hi >= NUM_POS or not run_window_ok(rules, lo, hi):
-            return False
-        for k in range(NUM_POS):
-            win_cards[i, k] = -1
-        for q in range(lo, hi + 1):
-            c = card_at(s, q)
-            D[c] += sign
-            win_cards[i, q - lo] = c
-        win_kind[i] = KIND_RUN
-        return True
-    # mixed suits: each position asks for any card of its rank; the natural card the
-    # meld needs is one of some rank of the window (opt chooses which position)
-    lo = opt // NUM_POS
-    q_rep = lo + opt % NUM_POS
+    suit = opt // NUM_POS
+    lo = opt % NUM_POS
     hi = lo + size - 1
-    if hi >= NUM_POS or q_rep > hi or not run_window_ok(rules, lo, hi):
+    if hi >= NUM_POS or not run_window_ok(rules, lo, hi):
         return False
+    if rules[R_RUN_SUIT]:
+        for q in range(lo, hi + 1):
+            D[card_at(suit, q)] += sign
+        if sign > 0:
+            win_mask[w] = run_cards_mask(rules, suit, lo, hi)
+        return True
+    if suit > 0:
+        return False  # mixed suits: one window per lowest position
     for q in range(lo, hi + 1):
         A[pos_rank(q)] += sign
-    win_kind[i] = KIND_SET
-    win_rank[i] = pos_rank(q_rep)
+    if sign > 0:
+        win_mask[w] = run_cards_mask(rules, np.int64(-1), lo, hi)
     return True
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _contract(rules, N, W, items, nitems, D, A, win_cards, win_rank, win_kind):
-    """Depth-first over one meld per contract item (explicit stack)."""
+def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, distinct_ranks):
+    """Can the natural cards N and ``W`` wild cards give, besides the demands already in
+    D, A and R (see :func:`shortfall`; and the ``nwin0`` natural rows already in
+    ``win_mask``), one meld for each of
+    the first ``nitems`` rows of ``items``? ``used[0]``: ranks of sets already taken
+    (with ``distinct_ranks`` a contract's sets have different ranks). D, A, win_mask and
+    used are scratch (restored on return). Depth-first with an explicit stack; identical
+    consecutive items take their windows in increasing order."""
+    if shortfall(N, D, A, R) > W:
+        return False
+    need_nat = rules[R_MIN_NATURAL] > 0
+    if nitems == 0:
+        return not need_nat or naturals_distinct(N, win_mask, nwin0)
     opt = np.zeros(CONTRACT_ITEMS + 1, dtype=np.int64)
-    n_opts = np.int64(NUM_POS * NUM_POS)
+    applied = np.zeros(CONTRACT_ITEMS + 1, dtype=np.int64)
     d = 0
     while True:
         if d == nitems:
-            if _contract_leaf(rules, N, W, D, A, win_cards, win_rank, win_kind, nitems):
+            if not need_nat or naturals_distinct(N, win_mask, nwin0 + nitems):
+                found = True
+            else:
+                found = False
+            if found:
+                for k in range(nitems):  # restore the scratch
+                    _apply(rules, items[k, 0], items[k, 1], applied[k], D, A, win_mask, nwin0 + k, -ONE, used,
+                           distinct_ranks)
                 return True
             d -= 1
-            if d < 0:
-                return False
-            _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, np.int64(-1))
+            _apply(rules, items[d, 0], items[d, 1], applied[d], D, A, win_mask, nwin0 + d, -ONE, used,
+                   distinct_ranks)
             continue
         pushed = False
-        while opt[d] < n_opts:
+        while opt[d] < N_OPTIONS:
             o = opt[d]
             opt[d] += 1
-            if _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, ONE):
-                # prune on specific shortfall
-                short = 0
-                for c in range(NUM_FACES):
-                    if D[c] > N[c]:
-                        short += D[c] - N[c]
-                if short > W:
-                    _contract_apply(rules, items, d, o, D, A, win_cards, win_rank, win_kind, np.int64(-1))
-                    continue
-                d += 1
-                opt[d] = 0
-                pushed = True
-                break
+            if not _apply(rules, items[d, 0], items[d, 1], o, D, A, win_mask, nwin0 + d, ONE, used, distinct_ranks):
+                continue
+            if shortfall(N, D, A, R) > W:
+                _apply(rules, items[d, 0], items[d, 1], o, D, A, win_mask, nwin0 + d, -ONE, used, distinct_ranks)
+                continue
+            applied[d] = o
+            d += 1
+            if d < nitems:
+                same = items[d, 0] == items[d - 1, 0] and items[d, 1] == items[d - 1, 1]
+                opt[d] = o if same else 0
+            pushed = True
+            break
         if pushed:
             continue
         if d == 0:
             return False
         d -= 1
-        _contract_apply(rules, items, d, opt[d] - 1, D, A, win_cards, win_rank, win_kind, np.int64(-1))
+        _apply(rules, items[d, 0], items[d, 1], applied[d], D, A, win_mask, nwin0 + d, -ONE, used, distinct_ranks)
 
 
 @njit(cache=True)
-def contract_feasible(rules, counts, items):
-    """Does the hand ``counts`` hold the melds ``items`` (rows (kind, size): KIND_SET of
-    size 3 or 4 = brelan/carré, KIND_RUN of size n = séquence of n), disjointly, each
-    with at least the rules' natural cards? Melds of exactly the minimal sizes are
-    enough (a longer one holds one of them). Runs are placed before sets, so a set asks
-    only for a count of cards of its rank."""
+def contract_feasible(rules, counts, items, distinct_ranks):
+    """Does the hand ``counts`` (length 53) hold the melds ``items`` (rows (kind, size):
+    KIND_SET of size 3 or 4 = brelan/carré, KIND_RUN of size n = séquence of n; rows of
+    size 0 are ignored), disjointly, each with the rules' natural cards? With
+    ``distinct_ranks`` its sets have different ranks."""
     N = np.zeros(NUM_TYPES, dtype=np.int64)
-    W = 0
+    W = ZERO
     for c in range(NUM_TYPES):
         if is_wild(rules, c):
             W += counts[c]
         else:
             N[c] = counts[c]
-    nitems = 0
-    for i in range(items.shape[0]):
-        if items[i, 1] > 0:
-            nitems += 1
-    # runs first
-    sorted_items = np.zeros((max(nitems, 1), 2), dtype=np.int64)
-    k = 0
-    for pass_kind in (KIND_RUN, KIND_SET):
+    rows = np.zeros((CONTRACT_ITEMS, 2), dtype=np.int64)
+    n = 0
+    for kind in (KIND_RUN, KIND_SET):  # runs first: their specific demands prune sooner
         for i in range(items.shape[0]):
-            if items[i, 1] > 0 and items[i, 0] == pass_kind:
-                sorted_items[k, 0] = items[i, 0]
-                sorted_items[k, 1] = items[i, 1]
-                k += 1
+            if items[i, 1] > 0 and items[i, 0] == kind:
+                rows[n, 0] = items[i, 0]
+                rows[n, 1] = items[i, 1]
+                n += 1
     D = np.zeros(NUM_FACES, dtype=np.int64)
     A = np.zeros(13, dtype=np.int64)
-    win_cards = np.full((max(nitems, 1), NUM_POS), -1, dtype=np.int64)
-    win_rank = np.zeros(max(nitems, 1), dtype=np.int64)
-    win_kind = np.zeros(max(nitems, 1), dtype=np.int64)
-    return _contract(rules, N, W, sorted_items, nitems, D, A, win_cards, win_rank, win_kind)
-
-
+    win_mask = np.zeros(MAX_WIN, dtype=np.int64)
+    R = np.array([-1, 0, 0], dtype=np.int64)
+    used = np.zeros(1, dtype=np.int64)
+    return contract_search(rules, N, W, rows, n, D, A, R, win_mask, 0, used, distinct_ranks)

@@ -9,7 +9,7 @@ sizes; the kernels read the sizes from the arrays):
 ``stock``/``stock_n`` the stock, bottom first: the top is ``stock[stock_n - 1]``
 ``pile``/``pile_n`` the discard pile, bottom first
 ``meld_kind[M]``    0 (free slot), ``KIND_SET`` or ``KIND_RUN``; ``num_melds`` slots in use
-``meld_key[M]``     a set's rank, a run's suit
+``meld_key[M]``     a set's rank, a run's suit (-1: a run of mixed suits, Classes' option)
 ``meld_lo/hi[M]``   a run's lowest and highest position (0 ace low, 1 the 2 ... 13 ace high)
 ``meld_slot[M, S]`` the physical card in each slot, -1 empty (see below)
 ``meld_owner[M]``   the seat that laid it
@@ -360,7 +360,7 @@ def meld_tokens(rules: np.ndarray, rec, m: int) -> list[str]:
             continue
         wild = bool(is_wild(rules, c))
         if kind == KIND_RUN:
-            rep = card_str(card_at(key, q))
+            rep = card_str(card_at(key, q)) if key >= 0 else "A23456789TJQKA"[q]  # key -1: a run of mixed suits
         elif rules[R_SET_DISTINCT]:
             rep = card_str(key * 4 + q)
         else:

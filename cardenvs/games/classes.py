@@ -1,0 +1,1291 @@
+"""Classes: the ten-contract rummy, as numba kernels over a record per game.
+
+Reads like the rule book (``docs/games/classes.md`` gives the rules in full): state
+layout, deal, legal actions, apply an action, the end of a round and of the match,
+observation, then the batch kernels and the Python side. The table, the deal and the
+draw/discard mechanics are the rummy layer's (:mod:`cardenvs.rummy.table`); whether a
+hand holds a contract, and whether a contract or meld being built can be finished, is
+:func:`cardenvs.rummy.contract.contract_search`.
+
+Each player works through ten classes, each a contract (two brelans, a séquence of four
+and a brelan, ...). A turn is: draw (stock top or discard top), lay down, discard. The
+contract of the player's class is laid whole in one turn, meld after meld, each built
+card by card (a run from its lowest position up, a set by its natural cards in suit
+order, then its 2s). From then on, that turn included, the player may lay further melds
+and add cards to any meld on the table. A player whose hand becomes empty ends the
+round. The masks are exact: a step is legal only when what it starts can be finished
+(the whole contract, a meld reaching its size with a natural card).
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+from numba import njit, prange
+
+from cardenvs.cards import RANKS, SUITS, card_id, card_str, standard_deck_counts
+from cardenvs.core.borrow import borrowed, keep_alive
+from cardenvs.core.protocol import (
+    ACT_HOLD,
+    ACT_REFRESH,
+    ACT_RESET,
+    EVENT_FORCED_SHIFT,
+    EVENT_ILLEGAL,
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    FORCED_LIMIT,
+    MODE_AUTO_FORCED,
+    MODE_AUTO_RESET,
+    Field,
+    check_int_option,
+)
+from cardenvs.core.rng import rand_below
+from cardenvs.core.step import check_playable, close_step, only_legal, reset_drivers
+from cardenvs.rummy import melds as M
+from cardenvs.rummy import table as T
+from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, contract_search, run_cards_mask
+from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, classes_penalty
+
+# --------------------------------------------------------------------------- layout
+MAX_PLAYERS = 6
+NUM_FACES = 52
+NUM_TYPES = 53  # the layer's card types; Classes has no joker (type 52 is never dealt)
+MAX_CARDS = 156  # three decks
+MAX_MELDS = 52  # 156 cards make at most 52 melds
+SLOTS = 24  # a set holds at most 12 naturals and 12 twos; a run at most 12 positions (3 .. A)
+NUM_CLASSES = 10
+LOW_POS = 2  # runs go from the 3 (position 2) to the ace (position 13)
+# the meld rules, by option run_same_suit (row 1: runs of one suit, row 0: mixed suits); the
+# kernels index it where they need it (numba returns no view of a global array)
+RULES_BY_SUIT = np.stack([M.rules_classes(False), M.rules_classes(True)])
+# Plain constants for calls between kernels: a literal argument (True, KIND_RUN) makes numba
+# compile the callee once more per value (see cardenvs.rummy.melds.TRUE)
+TRUE = M.TRUE
+FALSE = M.FALSE
+RUN = np.int64(KIND_RUN)
+SET = np.int64(KIND_SET)
+NONE = np.int64(-1)
+FREE_MELD_SIZE = 3  # a meld beyond the contract: a set or a run of 3+
+
+# Action encoding (see docs/games/classes.md)
+DRAW_STOCK = 0  # draw the top of the stock
+TAKE_DISCARD = 1  # take the top of the discard pile
+DISCARD0 = 2  # DISCARD0 + c: discard card c (0..51); the turn ends
+CONTRACT = DISCARD0 + NUM_FACES  # start laying the contract of the player's class
+NEW_SET = CONTRACT + 1  # start building a set (once the contract is laid)
+NEW_RUN = NEW_SET + 1  # start building a run
+LAYOFF0 = NEW_RUN + 1  # LAYOFF0 + m: add a card to table meld m (the card comes next)
+ADD0 = LAYOFF0 + MAX_MELDS  # ADD0 + c: the natural card c
+WILD0 = ADD0 + NUM_FACES  # WILD0 + c: a 2 standing for c (in a set, or a run of mixed suits: c = rank * 4)
+CLOSE = WILD0 + NUM_FACES  # lay the meld being built
+NUM_ACTIONS = CLOSE + 1  # 214
+
+# Phases
+PHASE_DRAW = 0
+PHASE_PLAY = 1  # lay down (the contract, then melds and lay-offs) or discard
+PHASE_BUILD = 2  # a meld is being built (a contract's, or a further one)
+PHASE_LAYOFF = 3  # a table meld was picked: the card comes next
+PHASE_OVER = 4
+PHASE_NAMES = ("draw", "play", "build", "layoff", "over")
+
+REWARD_MATCH = 0
+REWARD_ROUND = 1
+REWARD_MODES = ("match", "round")
+
+STATE_DTYPE = np.dtype(
+    [
+        ("rng", np.uint64),
+        # options
+        ("num_players", np.int8),
+        ("run_same_suit", np.bool_),
+        ("same_rank_sets", np.bool_),
+        ("first_class", np.int8),
+        ("single_round", np.bool_),
+        ("reward_mode", np.int8),
+        ("max_steps", np.int32),
+        ("max_turns_per_round", np.int32),
+        ("turn_seconds", np.float64),
+        # match
+        ("scores", np.int32, (MAX_PLAYERS,)),  # points totals
+        ("level", np.int8, (MAX_PLAYERS,)),  # the class each player is playing (1..10)
+        ("laid", np.uint8, (MAX_PLAYERS,)),  # contract laid this round (numba records hold no bool arrays)
+        ("winners", np.uint8, (MAX_PLAYERS,)),  # set when the match ends
+        ("round", np.int16),
+        ("dealer", np.int8),
+        ("num_steps", np.int32),
+        ("turns", np.int32),  # turns completed in this round
+        ("terminated", np.bool_),
+        ("truncated", np.bool_),
+        ("rewards", np.float32, (MAX_PLAYERS,)),
+        ("round_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
+        # round
+        ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
+        ("stock", np.uint8, (MAX_CARDS,)),
+        ("stock_n", np.int16),
+        ("pile", np.uint8, (MAX_CARDS,)),
+        ("pile_n", np.int16),
+        ("meld_kind", np.int8, (MAX_MELDS,)),
+        ("meld_key", np.int8, (MAX_MELDS,)),
+        ("meld_lo", np.int8, (MAX_MELDS,)),
+        ("meld_hi", np.int8, (MAX_MELDS,)),
+        ("meld_slot", np.int8, (MAX_MELDS, SLOTS)),
+        ("meld_owner", np.int8, (MAX_MELDS,)),
+        ("num_melds", np.int8),
+        # turn
+        ("phase", np.int8),
+        ("current", np.int8),
+        ("build_kind", np.int8),  # KIND_SET, KIND_RUN, 0
+        ("build_rep", np.int8, (SLOTS,)),
+        ("build_phys", np.int8, (SLOTS,)),
+        ("build_n", np.int8),
+        ("item", np.int8),  # the contract's meld being built (0..), -1: a further meld
+        ("target", np.int8),
+        # derived
+        ("held", np.uint8, (MAX_PLAYERS,)),
+        ("legal", np.uint8, (NUM_ACTIONS,)),
+    ]
+)
+
+# Observation layout, seen from the observer's seat (seat 0 = the observer). Every entry
+# is a count, a flag, a position or points, stored exactly as int16.
+OBS_DTYPE = np.int16
+OBS_MAX = 32767
+OBS_HAND = 0  # 52: own cards
+OBS_TOP = OBS_HAND + NUM_FACES  # 52: one-hot top of the discard pile
+OBS_PILE = OBS_TOP + NUM_FACES  # 52: cards in the discard pile
+OBS_TABLE = OBS_PILE + NUM_FACES  # 53: cards on the table (the layer's card types)
+OBS_MELDS = OBS_TABLE + NUM_TYPES  # MAX_MELDS x MELD_FEATURES
+# per meld: the layer's 12 (set, run, key (-1: mixed suits), lo, hi, cards, owner, 2s, a
+# set's naturals per suit) and the run positions that hold a 2 (bit p for position p)
+MELD_FEATURES = T.MELD_FEATURES + 1
+OBS_PHASE = OBS_MELDS + MAX_MELDS * MELD_FEATURES  # 4: draw .. layoff
+OBS_BUILD = OBS_PHASE + 4  # 52: natural cards of the meld being built
+OBS_BUILD_WILDS = OBS_BUILD + NUM_FACES  # 52: the cards its 2s stand for (a set's: its rank, clubs)
+OBS_BUILD_INFO = OBS_BUILD_WILDS + NUM_FACES  # set, run, 2s in it, contract meld + 1 (0: a further meld), size to reach
+OBS_TARGET = OBS_BUILD_INFO + 5  # 52: one-hot table meld picked for a lay-off
+OBS_CONTRACT = OBS_TARGET + MAX_MELDS  # 6: the observer's contract, (kind, size) per meld
+OBS_ROUND = OBS_CONTRACT + 2 * CONTRACT_ITEMS  # round, decks, stock, pile, turns, runs of one suit, same-rank sets
+OBS_SEATS = OBS_ROUND + 7
+SEAT_FEATURES = 9  # present, held, class, laid, score, to move, dealer, last round's points, melds laid
+OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
+
+
+# --------------------------------------------------------------------------- rounds
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def num_decks(num_players):
+    """Two 52-card decks for 2-4 players, three for 5-6."""
+    return np.int64(2) if num_players <= 4 else np.int64(3)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _reset_turn(s):
+    s.build_kind = 0
+    s.item = -1
+    s.target = -1
+    T.clear_build(s)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _start_round(s, rnd):
+    """Deal 13 cards each (one turned up to start the discard pile, the rest the stock);
+    the player left of the dealer moves first."""
+    s.round = rnd
+    skip = np.zeros(MAX_PLAYERS, dtype=np.uint8)
+    T.deal(s, num_decks(s.num_players), np.int64(0), np.int64(13), s.dealer, s.num_players, skip)
+    s.laid[:] = 0
+    s.turns = 0
+    _reset_turn(s)
+    s.phase = PHASE_DRAW
+    s.current = (s.dealer + 1) % s.num_players
+
+
+@njit(cache=True)
+def new_match(s):
+    """Everyone starts at class ``first_class`` (1) with 0 points; round 1 is dealt by a
+    dealer drawn at random."""
+    P = s.num_players
+    s.scores[:] = 0
+    s.round_points[:] = 0
+    s.level[:] = 0
+    s.winners[:] = 0
+    for p in range(P):
+        s.level[p] = s.first_class
+    s.num_steps = 0
+    s.terminated = False
+    s.truncated = False
+    s.rewards[:] = 0.0
+    s.dealer = rand_below(s, P)
+    _start_round(s, np.int64(1))
+
+
+# --------------------------------------------------------------------------- can it be finished?
+# A meld in progress is described by (kind, key, lo, n, has_nat): a run of suit ``key``
+# (-1: mixed suits) from position ``lo`` holding n cards, or a set of rank ``key`` holding
+# n cards; ``has_nat``: it holds a natural card. It is finished when it reaches its size
+# (the contract item's, or 3) with a natural card, and, in a contract, the contract's
+# later melds must still come out of the hand. contract_search answers both at once.
+# The searches' scratch arrays, rows of one workspace ``ws`` allocated once per mask:
+# natural cards, demands (specific cards, any card of a rank, a set's next cards), the
+# melds' natural cards, the ranks of sets taken, the contract's melds left to place
+WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_ITEMS = range(7)
+WS_ROWS = WS_ITEMS + CONTRACT_ITEMS
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def _contract_rows(s, p):
+    """Number of melds in p's contract."""
+    n = 0
+    for i in range(CONTRACT_ITEMS):
+        if CONTRACTS[s.level[p] - 1, i, 1] > 0:
+            n += 1
+    return n
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _meld_size(s, p, item):
+    return np.int64(CONTRACTS[s.level[p] - 1, item, 1]) if item >= 0 else np.int64(FREE_MELD_SIZE)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _used_ranks(s, item):
+    """Ranks of the sets of the contract laid so far this turn (the last ``item`` melds)."""
+    used = 0
+    for m in range(s.num_melds - item, s.num_melds):
+        if s.meld_kind[m] == KIND_SET:
+            used |= 1 << np.int64(s.meld_key[m])
+    return used
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
+    """With the hand H (the meld's cards out of it), can the meld in progress be
+    finished, and (``item`` >= 0) the contract's melds after it laid too? A set takes
+    its next natural cards from suit ``next_suit`` up (4: only 2s now)."""
+    rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
+    scr_N = ws[WS_N]
+    scr_D = ws[WS_D]
+    scr_A = ws[WS_A]
+    scr_R = ws[WS_R]
+    scr_win = ws[WS_WIN]
+    scr_used = ws[WS_USED]
+    scr_items = ws[WS_ITEMS:WS_ITEMS + CONTRACT_ITEMS, 0:2]
+    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+    for c in range(NUM_FACES):
+        scr_N[c] = 0 if c // 4 == 1 else H[c]
+        scr_D[c] = 0
+    for r in range(13):
+        scr_A[r] = 0
+    scr_R[0] = -1
+    scr_R[2] = 0
+    distinct = not s.same_rank_sets and item >= 0
+    scr_used[0] = _used_ranks(s, item) if distinct else 0
+    size = _meld_size(s, p, item)
+    nwin = 0
+    if kind == KIND_RUN:
+        hi = lo + size - 1
+        if n < size and hi > ACE_HIGH:
+            return False
+        for q in range(lo + n, hi + 1):
+            if key >= 0:
+                scr_D[card_at(key, q)] += 1
+            else:
+                scr_A[M.pos_rank(q)] += 1
+        if not has_nat:
+            if lo + n > hi:
+                return False
+            scr_win[0] = run_cards_mask(rules, key, lo + n, hi)
+            nwin = 1
+    else:
+        if n < size:
+            scr_R[0] = key
+            scr_R[1] = next_suit
+            scr_R[2] = size - n
+        if not has_nat:
+            scr_win[0] = np.int64(15) << np.int64(key * 4)
+            nwin = 1
+        if distinct:
+            scr_used[0] |= 1 << np.int64(key)
+    nitems = 0
+    if item >= 0:
+        for i in range(item + 1, CONTRACT_ITEMS):
+            if CONTRACTS[s.level[p] - 1, i, 1] > 0:
+                scr_items[nitems, 0] = CONTRACTS[s.level[p] - 1, i, 0]
+                scr_items[nitems, 1] = CONTRACTS[s.level[p] - 1, i, 1]
+                nitems += 1
+    return contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R, scr_win, np.int64(nwin),
+                           scr_used, distinct)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _take_wild(H):
+    """Take one 2 from the counts H (by suit: 2c first); returns it, -1 if none."""
+    for c in range(4, 8):
+        if H[c] > 0:
+            H[c] -= 1
+            return c
+    return -1
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _hand_of(s, p, H):
+    for c in range(NUM_TYPES):
+        H[c] = s.hands[p, c]
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _build_now(s):
+    """(key, lo, n, has_nat, last suit, 2s started) of the meld being built."""
+    n = np.int64(s.build_n)
+    if n == 0:
+        return NONE, NONE, n, False, np.int64(0), False
+    c0 = np.int64(s.build_rep[0])
+    has_nat = False
+    for i in range(n):
+        if not M.is_wild(RULES_BY_SUIT[np.int64(s.run_same_suit)], np.int64(s.build_phys[i])):
+            has_nat = True
+    last = np.int64(s.build_rep[n - 1])
+    wilds_started = M.is_wild(RULES_BY_SUIT[np.int64(s.run_same_suit)], np.int64(s.build_phys[n - 1]))
+    if s.build_kind == KIND_RUN:
+        key = c0 % 4 if s.run_same_suit else NONE
+        return key, T.run_pos(RULES_BY_SUIT[np.int64(s.run_same_suit)], c0, FALSE), n, has_nat, last % 4, False
+    return c0 // 4, NONE, n, has_nat, last % 4, wilds_started
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _next_ok(s, p, H, item, kind, rep, wild, ws):
+    """With the card rep (a 2 standing for it when ``wild``) added to the meld being built
+    (a new one of ``kind`` when none is), can it still be finished?"""
+    if wild:
+        w = _take_wild(H)
+        if w < 0:
+            return False
+    else:
+        if H[rep] == 0:
+            return False
+        H[rep] -= 1
+        w = np.int64(rep)
+    key, lo, n, has_nat, last_suit, wilds_started = _build_now(s)
+    next_suit = np.int64(4) if wild or wilds_started else np.int64(rep) % 4
+    if n == 0:
+        lo = T.run_pos(RULES_BY_SUIT[np.int64(s.run_same_suit)], np.int64(rep), FALSE)
+        if kind == KIND_RUN:
+            key = np.int64(rep) % 4 if s.run_same_suit else NONE
+        else:
+            key = np.int64(rep) // 4
+    ok = _finishable(s, p, H, item, kind, key, lo, n + 1, has_nat or not wild, next_suit, ws)
+    H[w] += 1
+    return ok
+
+
+# --------------------------------------------------------------------------- legal actions
+@njit(cache=True, no_cpython_wrapper=True)
+def _first_cards(s, p, H, item, kind, write, ws):
+    """The cards that may start a meld of ``kind`` (written to the mask when ``write``);
+    returns how many. A run starts at the 3 .. the queen (the ace is only high), with a
+    natural card or a 2; a set starts with a natural card (its 2s come last)."""
+    found = 0
+    for c in range(NUM_FACES):
+        r = c // 4
+        if r == 1 or (kind == KIND_RUN and r == 0):
+            continue
+        if _next_ok(s, p, H, item, kind, np.int64(c), FALSE, ws):
+            found += 1
+            if not write:
+                return found
+            s.legal[ADD0 + c] = 1
+        if kind == KIND_RUN and (s.run_same_suit or c % 4 == 0):
+            if _next_ok(s, p, H, item, kind, np.int64(c), TRUE, ws):
+                found += 1
+                if not write:
+                    return found
+                s.legal[WILD0 + c] = 1
+    return found
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _mask_build(s, p, H, ws):
+    """The cards that may come next in the meld being built, and closing it."""
+    _hand_of(s, p, H)
+    item = np.int64(s.item)
+    kind = np.int64(s.build_kind)
+    key, lo, n, has_nat, last_suit, wilds_started = _build_now(s)
+    if n == 0:
+        _first_cards(s, p, H, item, kind, TRUE, ws)
+    elif kind == KIND_RUN:
+        q = lo + n
+        if q <= ACE_HIGH:
+            for t in range(4):
+                if key >= 0 and t != key:
+                    continue
+                c = card_at(t, q)
+                if _next_ok(s, p, H, item, kind, c, FALSE, ws):
+                    s.legal[ADD0 + c] = 1
+            c = card_at(max(key, 0), q)
+            if _next_ok(s, p, H, item, kind, c, TRUE, ws):
+                s.legal[WILD0 + c] = 1
+    else:
+        if not wilds_started:
+            for t in range(last_suit, 4):
+                c = key * 4 + t
+                if _next_ok(s, p, H, item, kind, c, FALSE, ws):
+                    s.legal[ADD0 + c] = 1
+        if _next_ok(s, p, H, item, kind, key * 4, TRUE, ws):
+            s.legal[WILD0 + key * 4] = 1
+    if n >= _meld_size(s, p, item) and has_nat and _finishable(s, p, H, item, kind, key, lo, n, has_nat, last_suit,
+                                                                 ws):
+        s.legal[CLOSE] = 1
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _layoff_cards(s, p, m, ext, write):
+    """Cards of p that extend table meld m (written to the mask when ``write``); returns
+    how many ways."""
+    n = T.table_extensions(RULES_BY_SUIT[np.int64(s.run_same_suit)], s, m, ext)
+    found = 0
+    wilds = np.int64(s.hands[p, 4]) + np.int64(s.hands[p, 5]) + np.int64(s.hands[p, 6]) + np.int64(s.hands[p, 7])
+    for i in range(n):
+        c = ext[i, 0]
+        if s.hands[p, c] > 0:
+            found += 1
+            if write:
+                s.legal[ADD0 + c] = 1
+        # a 2 stands for a position of a run (one action per end), for the rank of a set
+        # or of a mixed run's position (the clubs card of that rank: ext lists clubs first)
+        if wilds > 0 and (s.meld_kind[m] == KIND_RUN and s.meld_key[m] >= 0 or c % 4 == 0):
+            found += 1
+            if write:
+                s.legal[WILD0 + c] = 1
+    return found
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _mask_play(s, p, H, ws):
+    """Discards; the contract while it is not laid; once it is, new melds and lay-offs."""
+    for c in range(NUM_FACES):
+        if s.hands[p, c] > 0:
+            s.legal[DISCARD0 + c] = 1
+    if not s.laid[p]:
+        if s.num_melds + _contract_rows(s, p) <= MAX_MELDS:
+            _hand_of(s, p, H)
+            if _first_cards(s, p, H, np.int64(0), np.int64(CONTRACTS[s.level[p] - 1, 0, 0]), FALSE, ws) > 0:
+                s.legal[CONTRACT] = 1
+        return
+    if s.num_melds < MAX_MELDS:
+        _hand_of(s, p, H)
+        if _first_cards(s, p, H, NONE, SET, FALSE, ws) > 0:
+            s.legal[NEW_SET] = 1
+        if _first_cards(s, p, H, NONE, RUN, FALSE, ws) > 0:
+            s.legal[NEW_RUN] = 1
+    ext = np.zeros((16, 2), dtype=np.int64)
+    for m in range(s.num_melds):
+        if _layoff_cards(s, p, m, ext, FALSE) > 0:
+            s.legal[LAYOFF0 + m] = 1
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _mask(s, H):
+    for k in range(NUM_ACTIONS):
+        s.legal[k] = 0
+    if s.phase == PHASE_OVER:
+        return
+    p = np.int64(s.current)
+    if s.phase == PHASE_DRAW:
+        if s.stock_n > 0 or s.pile_n >= 2:
+            s.legal[DRAW_STOCK] = 1
+        if s.pile_n >= 1:
+            s.legal[TAKE_DISCARD] = 1
+        return
+    if s.phase == PHASE_LAYOFF:
+        ext = np.zeros((16, 2), dtype=np.int64)
+        _layoff_cards(s, p, np.int64(s.target), ext, TRUE)
+        return
+    ws = np.zeros((WS_ROWS, NUM_TYPES), dtype=np.int64)
+    if s.phase == PHASE_PLAY:
+        _mask_play(s, p, H, ws)
+    else:
+        _mask_build(s, p, H, ws)
+
+
+# --------------------------------------------------------------------------- apply an action
+@njit(cache=True, no_cpython_wrapper=True)
+def _end_turn(s):
+    """The turn ends with a discard: the next player's turn, or the turn cap."""
+    s.turns += 1
+    if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
+        s.truncated = True
+        s.phase = PHASE_OVER
+        return
+    s.current = (s.current + 1) % s.num_players
+    _reset_turn(s)
+    s.phase = PHASE_DRAW
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _finish_round(s):
+    """Someone's hand is empty: everyone adds the cards left in hand to their points;
+    those who laid their contract advance one class. After the round in which someone
+    completed class 10 (or the one round of ``single_round``), the match ends."""
+    P = s.num_players
+    s.turns += 1
+    done = False
+    for q in range(P):
+        v = 0
+        for c in range(NUM_FACES):
+            v += classes_penalty(c) * np.int64(s.hands[q, c])
+        s.round_points[q] = v
+        s.scores[q] += v
+        if s.laid[q] and s.level[q] == NUM_CLASSES:
+            done = True
+        if s.reward_mode == REWARD_ROUND:
+            s.rewards[q] += (1.0 if s.laid[q] else 0.0) - v / 100.0
+    if done or s.single_round:
+        _finish_match(s)
+        return
+    for q in range(P):
+        if s.laid[q]:
+            s.level[q] += 1
+    s.dealer = (s.dealer + 1) % P
+    _start_round(s, np.int64(s.round) + 1)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _finish_match(s):
+    """The winners: among the players who completed class 10 in the last round (in a
+    single round, those who laid their contract), the fewest points; a tie is shared.
+    Match reward: the winners share +1, the others -1."""
+    P = s.num_players
+    best = -1
+    for q in range(P):
+        if s.laid[q] and (s.single_round or s.level[q] == NUM_CLASSES):
+            if best < 0 or s.scores[q] < best:
+                best = s.scores[q]
+    k = 0
+    for q in range(P):
+        s.winners[q] = 0
+        if s.laid[q] and (s.single_round or s.level[q] == NUM_CLASSES) and s.scores[q] == best:
+            s.winners[q] = 1
+            k += 1
+    if s.reward_mode == REWARD_MATCH and k < P:
+        for q in range(P):
+            s.rewards[q] += 1.0 / k if s.winners[q] else -1.0 / (P - k)
+    s.terminated = True
+    s.phase = PHASE_OVER
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _after_lay(s, p):
+    """After a card left the hand for the table: an empty hand ends the round."""
+    if s.held[p] == 0:
+        _finish_round(s)
+        return True
+    s.phase = PHASE_PLAY
+    return False
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _start_build(s, kind, item):
+    s.build_kind = kind
+    s.item = item
+    T.clear_build(s)
+    s.phase = PHASE_BUILD
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _close(s, p):
+    """Lay the meld being built; the contract's next meld follows, or the contract is laid."""
+    rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
+    m = T.lay_meld(rules, s, p, np.int64(s.build_kind), s.build_rep, s.build_phys, s.build_n)
+    if s.build_kind == KIND_RUN and not s.run_same_suit:
+        s.meld_key[m] = -1
+    item = np.int64(s.item)
+    T.clear_build(s)
+    s.build_kind = 0
+    s.item = -1
+    if item >= 0:
+        if item + 1 < _contract_rows(s, p):
+            _start_build(s, np.int64(CONTRACTS[s.level[p] - 1, item + 1, 0]), item + 1)
+            return False
+        s.laid[p] = 1
+    return _after_lay(s, p)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def apply_action(s, a, H):
+    """Apply a legal action of the player to move; returns True when a round ended."""
+    p = np.int64(s.current)
+    if a == DRAW_STOCK:
+        T.draw_stock(s, p)
+        s.phase = PHASE_PLAY
+        return False
+    if a == TAKE_DISCARD:
+        T.take_discard(s, p)
+        s.phase = PHASE_PLAY
+        return False
+    if a < CONTRACT:
+        T.discard_card(s, p, a - DISCARD0)
+        if s.held[p] == 0:
+            _finish_round(s)
+            return True
+        _end_turn(s)
+        return False
+    if a == CONTRACT:
+        _start_build(s, np.int64(CONTRACTS[s.level[p] - 1, 0, 0]), np.int64(0))
+        return False
+    if a == NEW_SET or a == NEW_RUN:
+        _start_build(s, SET if a == NEW_SET else RUN, NONE)
+        return False
+    if a < ADD0:
+        s.target = a - LAYOFF0
+        s.phase = PHASE_LAYOFF
+        return False
+    if a < CLOSE:
+        wild = a >= WILD0
+        rep = a - WILD0 if wild else a - ADD0
+        if wild:
+            _hand_of(s, p, H)
+            phys = _take_wild(H)
+        else:
+            phys = rep
+        T.remove_card(s, p, phys)
+        if s.phase == PHASE_BUILD:
+            n = s.build_n
+            s.build_rep[n] = rep
+            s.build_phys[n] = phys
+            s.build_n = n + 1
+            return False
+        m = np.int64(s.target)
+        ext = np.zeros((16, 2), dtype=np.int64)
+        k = T.table_extensions(RULES_BY_SUIT[np.int64(s.run_same_suit)], s, m, ext)
+        for i in range(k):
+            if ext[i, 0] == rep:
+                T.place(s, m, ext[i, 1], phys)
+                break
+        s.target = -1
+        return _after_lay(s, p)
+    return _close(s, p)
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def penalise(s, offender):
+    """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
+    s.rewards[offender] = -1.0
+    s.terminated = True
+    s.phase = PHASE_OVER
+
+
+# --------------------------------------------------------------------------- observation
+@njit(cache=True, _nrt=False)
+def observe(s, viewer, out):
+    """What ``viewer`` sees: own hand, the discard pile, the table, the turn in progress,
+    public seat data; never another hand or the stock."""
+    out[:] = 0
+    P = s.num_players
+    rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
+    for c in range(NUM_FACES):
+        out[OBS_HAND + c] = s.hands[viewer, c]
+    for i in range(s.pile_n):
+        out[OBS_PILE + s.pile[i]] += 1
+    if s.pile_n > 0:
+        out[OBS_TOP + s.pile[s.pile_n - 1]] = 1
+    T.observe_table(rules, s, viewer, out, OBS_MELDS, MELD_FEATURES, OBS_TABLE)
+    for m in range(s.num_melds):  # and the run positions holding a 2
+        if s.meld_kind[m] == KIND_RUN:
+            bits = 0
+            for q in range(s.meld_lo[m], s.meld_hi[m] + 1):
+                c = s.meld_slot[m, q]
+                if c >= 0 and M.is_wild(rules, np.int64(c)):
+                    bits |= 1 << q
+            out[OBS_MELDS + m * MELD_FEATURES + T.MELD_FEATURES] = bits
+    if s.phase < PHASE_OVER:
+        out[OBS_PHASE + s.phase] = 1
+    for i in range(s.build_n):
+        if not M.is_wild(rules, np.int64(s.build_phys[i])):
+            out[OBS_BUILD + s.build_rep[i]] += 1
+        else:
+            out[OBS_BUILD_WILDS + s.build_rep[i]] += 1
+            out[OBS_BUILD_INFO + 2] += 1
+    out[OBS_BUILD_INFO] = s.build_kind == KIND_SET
+    out[OBS_BUILD_INFO + 1] = s.build_kind == KIND_RUN
+    if s.build_kind != 0:
+        out[OBS_BUILD_INFO + 3] = s.item + 1
+        out[OBS_BUILD_INFO + 4] = _meld_size(s, np.int64(s.current), np.int64(s.item))
+    if s.target >= 0:
+        out[OBS_TARGET + s.target] = 1
+    for i in range(CONTRACT_ITEMS):
+        out[OBS_CONTRACT + 2 * i] = CONTRACTS[s.level[viewer] - 1, i, 0]
+        out[OBS_CONTRACT + 2 * i + 1] = CONTRACTS[s.level[viewer] - 1, i, 1]
+    out[OBS_ROUND] = min(np.int64(s.round), OBS_MAX)
+    out[OBS_ROUND + 1] = num_decks(s.num_players)
+    out[OBS_ROUND + 2] = s.stock_n
+    out[OBS_ROUND + 3] = s.pile_n
+    out[OBS_ROUND + 4] = min(np.int64(s.turns), OBS_MAX)
+    out[OBS_ROUND + 5] = s.run_same_suit
+    out[OBS_ROUND + 6] = s.same_rank_sets
+    live = s.phase != PHASE_OVER
+    q = np.int64(viewer)
+    for j in range(P):
+        o = OBS_SEATS + j * SEAT_FEATURES
+        out[o] = 1
+        out[o + 1] = s.held[q]
+        out[o + 2] = s.level[q]
+        out[o + 3] = s.laid[q]
+        out[o + 4] = min(np.int64(s.scores[q]), OBS_MAX)
+        out[o + 5] = live and q == s.current
+        out[o + 6] = q == s.dealer
+        out[o + 7] = min(np.int64(s.round_points[q]), OBS_MAX)
+        k = 0
+        for m in range(s.num_melds):
+            if s.meld_owner[m] == q:
+                k += 1
+        out[o + 8] = k
+        q += 1
+        if q == P:
+            q = 0
+
+
+# --------------------------------------------------------------------------- batch kernels
+@njit(cache=True)
+def step_batch(states, actions, masks, obs, rewards, events, current, mode):
+    """Step every game of the batch by its action (one compiled call): apply it (or
+    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
+    that follow (MODE_AUTO_FORCED), then the next mask and the observation of the player
+    to move. ACT_HOLD leaves a game alone (see core.protocol)."""
+    auto_reset = (mode & MODE_AUTO_RESET) != 0
+    auto_forced = (mode & MODE_AUTO_FORCED) != 0
+    H = np.zeros(NUM_TYPES, dtype=np.int64)
+    obs = borrowed(obs)
+    rewards = borrowed(rewards)
+    for i in range(states.shape[0]):
+        s = states[i]
+        a = actions[i]
+        rewards[i, :] = 0.0
+        current[i] = s.current
+        if a == ACT_HOLD:
+            events[i] = 0
+            continue
+        ev = 0
+        forced = 0
+        while True:
+            if a == ACT_RESET:
+                new_match(s)
+            elif a == ACT_REFRESH:
+                T.recount(s)
+            elif s.phase == PHASE_OVER:
+                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+            else:
+                for q in range(MAX_PLAYERS):
+                    s.rewards[q] = 0.0
+                if 0 <= a < NUM_ACTIONS and s.legal[a]:
+                    if apply_action(s, a, H):
+                        ev |= EVENT_ROUND_END
+                else:
+                    penalise(s, s.current)
+                    ev |= EVENT_ILLEGAL
+                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
+                if (s.terminated or s.truncated) and auto_reset:
+                    new_match(s)
+            _mask(s, H)
+            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
+                break
+            a = only_legal(s.legal, NUM_ACTIONS)
+            if a < 0:
+                break
+            forced += 1
+        for k in range(NUM_ACTIONS):
+            masks[i, k] = s.legal[k] != 0
+        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
+        current[i] = s.current
+        observe(s, s.current, obs[i])
+    keep_alive(H)
+
+
+@njit(cache=True, parallel=True)
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
+    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
+    n = states.shape[0]
+    chunks = min(n, 256)
+    for k in prange(chunks):
+        lo = k * n // chunks
+        hi = (k + 1) * n // chunks
+        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
+                   current[lo:hi], mode)
+
+
+reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
+
+
+@njit(cache=True)
+def observe_batch(states, viewer, obs):
+    """Observation of seat ``viewer[i]`` in game i."""
+    for i in range(states.shape[0]):
+        observe(states[i], viewer[i], obs[i])
+
+
+# --------------------------------------------------------------------------- Python side
+def action_to_str(a: int) -> str:
+    """``draw``, ``take``, ``discard 7h``, ``contract`` (start laying it), ``set`` /
+    ``run`` (start a further meld), ``layoff 3`` (add to table meld 3), ``add 7h``,
+    ``add *=7h`` (a 2 standing for 7h; in a set or a run of mixed suits ``add *=7``),
+    ``close``."""
+    a = int(a)
+    if a == DRAW_STOCK:
+        return "draw"
+    if a == TAKE_DISCARD:
+        return "take"
+    if DISCARD0 <= a < CONTRACT:
+        return "discard " + card_str(a - DISCARD0)
+    if a == CONTRACT:
+        return "contract"
+    if a == NEW_SET:
+        return "set"
+    if a == NEW_RUN:
+        return "run"
+    if LAYOFF0 <= a < ADD0:
+        return f"layoff {a - LAYOFF0}"
+    if ADD0 <= a < WILD0:
+        return "add " + card_str(a - ADD0)
+    if WILD0 <= a < CLOSE:
+        return f"add *={card_str(a - WILD0)}"
+    if a == CLOSE:
+        return "close"
+    raise ValueError(f"not a classes action: {a!r} (0..{NUM_ACTIONS - 1})")
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_str`; also ``stock``, ``pile``, a bare card (``7h``:
+    ``add 7h``; ``*=7h``: ``add *=7h``; ``*=7``: a 2 standing for a 7 of a set)."""
+    t = " ".join(str(text).split())
+    low = t.lower()
+    words = low.split(" ")
+    simple = {"draw": DRAW_STOCK, "stock": DRAW_STOCK, "take": TAKE_DISCARD, "pile": TAKE_DISCARD,
+              "contract": CONTRACT, "set": NEW_SET, "run": NEW_RUN, "close": CLOSE}
+    if low in simple:
+        return simple[low]
+    try:
+        if len(words) == 2 and words[0] == "layoff" and words[1].isdigit() and int(words[1]) < MAX_MELDS:
+            return LAYOFF0 + int(words[1])
+        if len(words) == 2 and words[0] == "discard":
+            c = card_id(t.split(" ")[1])
+            if c < NUM_FACES:
+                return DISCARD0 + c
+        card = t.split(" ")[1] if len(words) == 2 and words[0] == "add" else (t if len(words) == 1 else "")
+        if card.startswith("*="):
+            rep = card[2:]
+            c = RANKS.index(rep.upper()) * 4 if len(rep) == 1 and rep.upper() in RANKS else card_id(rep)
+            if c < NUM_FACES:
+                return WILD0 + c
+        elif card:
+            c = card_id(card)
+            if c < NUM_FACES:
+                return ADD0 + c
+    except ValueError:
+        pass
+    raise ValueError(
+        f"cannot read {text!r}: expected 'draw', 'take', 'discard 7h', 'contract', 'set', 'run', 'layoff N', "
+        f"'add 7h' (or just '7h'), 'add *=7h' (a 2 standing for 7h; '*=7' in a set of 7s) or 'close' "
+        f"(ranks {' '.join(RANKS)}, suits {' '.join(SUITS)})"
+    )
+
+
+def deck_counts(state) -> np.ndarray:
+    """Two decks for 2-4 players, three for 5-6; no joker (the layer's type 52 holds 0)."""
+    return np.append(standard_deck_counts(2 if int(state["num_players"]) <= 4 else 3), 0)
+
+
+def _is_wild(c: int) -> bool:
+    return c // 4 == 1
+
+
+def _run_same_suit(rec) -> bool:
+    return bool(rec["run_same_suit"])
+
+
+def _parse_card_tokens(tokens, kind: int, mixed: bool, where: str) -> tuple[list[int], list[int]]:
+    """(card each stands for, physical card) of a meld written as in state_dict: naturals
+    ``7h``, 2s ``2c=7h`` (a run) or ``2c=7`` (a set, or a run of mixed suits)."""
+    if not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', '2c=6h', '7h'], got {tokens!r}")
+    reps, phys = [], []
+    for tok in tokens:
+        t = str(tok).strip()
+        if "=" in t:
+            left, right = t.split("=", 1)
+            ph = card_id(left)
+            if not _is_wild(ph):
+                raise ValueError(f"scenario {where}: {t!r}: only a 2 stands for another card")
+            if kind == KIND_SET or mixed:
+                if len(right) != 1 or right.upper() not in RANKS:
+                    raise ValueError(f"scenario {where}: this 2 stands for a rank: write '2c=7', not {t!r}")
+                rep = RANKS.index(right.upper()) * 4
+            else:
+                rep = card_id(right)
+        else:
+            ph = card_id(t)
+            if _is_wild(ph):
+                raise ValueError(f"scenario {where}: a 2 on the table names what it stands for: '2c=7h', not {t!r}")
+            rep = ph
+        if rep >= NUM_FACES or rep // 4 == 1:
+            raise ValueError(f"scenario {where}: {t!r} does not stand for a natural card (3..K, A)")
+        reps.append(rep)
+        phys.append(ph)
+    return reps, phys
+
+
+def _run_lo(rep: int) -> int:
+    return 13 if rep // 4 == 0 else rep // 4
+
+
+def _check_meld(kind: int, reps: list[int], phys: list[int], mixed: bool, partial: bool, where: str) -> None:
+    """The cards in canonical order: a run from its lowest position up (one suit unless
+    mixed), a set of one rank by its naturals in suit order, then its 2s; a finished meld
+    holds 3 or more cards, one natural at least. ``partial``: a meld being built."""
+    n = len(reps)
+    wilds = [_is_wild(ph) for ph in phys]
+    if n < 3 and not partial:
+        raise ValueError(f"scenario {where}: a meld holds at least 3 cards")
+    if n > SLOTS:
+        raise ValueError(f"scenario {where}: at most {SLOTS} cards")
+    if not partial and all(wilds):
+        raise ValueError(f"scenario {where}: a meld holds at least one natural card")
+    if n == 0:
+        return
+    if kind == KIND_RUN:
+        lo = _run_lo(reps[0])
+        for i, c in enumerate(reps):
+            q = lo + i
+            if q > 13 or c // 4 != (0 if q == 13 else q) or (not mixed and c % 4 != reps[0] % 4):
+                raise ValueError(f"scenario {where}: a run is of consecutive cards"
+                                 f"{' of one suit' if not mixed else ''}, from its lowest card up (3 .. K A)")
+    else:
+        rank = reps[0] // 4
+        if any(c // 4 != rank for c in reps):
+            raise ValueError(f"scenario {where}: a set is of one rank")
+        keys = [(4 if w else c % 4) for c, w in zip(reps, wilds, strict=True)]
+        if partial and (keys != sorted(keys) or wilds[0]):
+            raise ValueError(f"scenario {where}: a set is built by its natural cards in suit order (c d h s), "
+                             f"then its 2s")
+
+
+def custom_to_dict(rec, name: str):
+    rules = RULES_BY_SUIT[int(_run_same_suit(rec))]
+    if name == "melds":
+        return [{"kind": "set" if int(rec["meld_kind"][m]) == KIND_SET else "run", "owner": int(rec["meld_owner"][m]),
+                 "cards": T.meld_tokens(rules, rec, m)}
+                for m in range(int(rec["num_melds"]))]
+    if name == "build":
+        kind = int(rec["build_kind"])
+        mixed = not _run_same_suit(rec)
+        out = []
+        for i in range(int(rec["build_n"])):
+            rep, ph = int(rec["build_rep"][i]), int(rec["build_phys"][i])
+            if _is_wild(ph):
+                out.append(f"{card_str(ph)}={RANKS[rep // 4] if kind == KIND_SET or mixed else card_str(rep)}")
+            else:
+                out.append(card_str(ph))
+        return {"kind": {0: None, KIND_SET: "set", KIND_RUN: "run"}[kind], "cards": out}
+    raise AssertionError(name)
+
+
+def custom_from_dict(rec, name: str, value) -> None:
+    P = int(rec["num_players"])
+    mixed = not _run_same_suit(rec)
+    if name == "melds":
+        if not isinstance(value, (list, tuple)) or len(value) > MAX_MELDS:
+            raise ValueError(f"scenario 'melds': expected a list of at most {MAX_MELDS} melds, got {value!r}")
+        T.clear_table_record(rec)
+        for m, meld in enumerate(value):
+            where = f"melds[{m}]"
+            if not isinstance(meld, dict) or set(meld) - {"kind", "owner", "cards"} or "cards" not in meld:
+                raise ValueError(f"scenario {where}: expected {{'kind': 'set' or 'run', 'owner': seat, "
+                                 f"'cards': [...]}}")
+            kind = {"set": KIND_SET, "run": KIND_RUN}.get(meld.get("kind"))
+            if kind is None:
+                raise ValueError(f"scenario {where}: kind must be 'set' or 'run', got {meld.get('kind')!r}")
+            owner = meld.get("owner", 0)
+            if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < P:
+                raise ValueError(f"scenario {where}: owner must be a seat 0..{P - 1}, got {owner!r}")
+            reps, phys = _parse_card_tokens(meld["cards"], kind, mixed, where)
+            _check_meld(kind, reps, phys, mixed, False, where)
+            rec["meld_kind"][m] = kind
+            rec["meld_owner"][m] = owner
+            if kind == KIND_SET:
+                rec["meld_key"][m] = reps[0] // 4
+                for i, ph in enumerate(phys):
+                    rec["meld_slot"][m, i] = ph
+            else:
+                lo = _run_lo(reps[0])
+                rec["meld_key"][m] = -1 if mixed else reps[0] % 4
+                rec["meld_lo"][m] = lo
+                rec["meld_hi"][m] = lo + len(reps) - 1
+                for i, ph in enumerate(phys):
+                    rec["meld_slot"][m, lo + i] = ph
+        rec["num_melds"] = len(value)
+        return
+    if name == "build":
+        if not isinstance(value, dict) or set(value) - {"kind", "cards"}:
+            raise ValueError(f"scenario 'build': expected {{'kind': 'set', 'run' or None, 'cards': [...]}}, "
+                             f"got {value!r}")
+        kind = {"set": KIND_SET, "run": KIND_RUN, None: 0}.get(value.get("kind"), -1)
+        if kind < 0:
+            raise ValueError(f"scenario 'build': kind must be 'set', 'run' or None, got {value.get('kind')!r}")
+        reps, phys = _parse_card_tokens(value.get("cards", []), kind, mixed, "'build'")
+        if reps and kind == 0:
+            raise ValueError("scenario 'build': cards need a kind ('set' or 'run')")
+        _check_meld(kind, reps, phys, mixed, True, "'build'")
+        rec["build_kind"] = kind
+        T.write_build(rec, reps, phys)
+        return
+    raise AssertionError(name)
+
+
+custom_counts = T.table_card_counts
+
+
+REST_FIELD = "stock"
+
+STATE_FIELDS = (
+    Field("num_players", "int", option=True),
+    Field("run_same_suit", "bool", option=True),
+    Field("same_rank_sets", "bool", option=True),
+    Field("first_class", "int", option=True),
+    Field("single_round", "bool", option=True),
+    Field("reward_mode", "enum", REWARD_MODES, option=True),
+    Field("max_steps", "int", option=True),
+    Field("max_turns_per_round", "int", option=True),
+    Field("turn_seconds", "float", option=True),
+    Field("rng", "hex64"),
+    Field("scores", "seats_int"),
+    Field("level", "seats_int"),
+    Field("laid", "seats_bool"),
+    Field("winners", "seats_bool"),
+    Field("round", "int"),
+    Field("dealer", "int"),
+    Field("num_steps", "int"),
+    Field("turns", "int"),
+    Field("terminated", "bool"),
+    Field("truncated", "bool"),
+    Field("rewards", "seats_float"),
+    Field("round_points", "seats_int"),
+    Field("hands", "hands"),
+    Field("stock", "card_seq", count="stock_n"),
+    Field("pile", "card_seq", count="pile_n"),
+    Field("melds", "custom"),
+    Field("phase", "enum", PHASE_NAMES),
+    Field("current", "int"),
+    Field("build", "custom"),
+    Field("item", "int"),
+    Field("target", "int"),
+)
+
+
+def make_template(
+    num_players: int = 4,
+    run_same_suit: bool = True,
+    same_rank_sets: bool = True,
+    first_class: int = 1,
+    single_round: bool = False,
+    reward_mode: str = "match",
+    max_steps: int = 0,
+    max_turns_per_round: int = 200,
+    turn_seconds: float = 30.0,
+) -> np.ndarray:
+    """A one-game state array holding the options (validated); the rest is dealt at reset.
+
+    num_players: 2-6 (two decks up to 4 players, three from 5). run_same_suit: a séquence
+    is of one suit (False: any suits). same_rank_sets: a contract's sets may share a rank
+    (two brelans of 7s). first_class: the class every player starts at (1..10).
+    single_round: one round is the match (its winners: those who laid their contract,
+    fewest points). reward_mode: "match" (the winners share +1, the others -1, at the
+    end: zero-sum) or "round" (at each round's end: +1 for a contract laid, minus the
+    points / 100). max_steps: truncate after this many decisions (0: never).
+    max_turns_per_round: truncate the match when a round reaches this many turns (0:
+    never). turn_seconds: the CLI's turn timer for people (0: none).
+    """
+    check_int_option("classes", "num_players", num_players, 2, MAX_PLAYERS)
+    for name, value in (("run_same_suit", run_same_suit), ("same_rank_sets", same_rank_sets),
+                        ("single_round", single_round)):
+        if not isinstance(value, (bool, np.bool_)):
+            raise ValueError(f"classes: {name} must be True or False, got {value!r}")
+    check_int_option("classes", "first_class", first_class, 1, NUM_CLASSES)
+    if reward_mode not in REWARD_MODES:
+        raise ValueError(f"classes: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_int_option("classes", "max_steps", max_steps, 0, 2**31 - 1)
+    check_int_option("classes", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
+    if (isinstance(turn_seconds, bool) or not isinstance(turn_seconds, (int, float)) or not turn_seconds >= 0
+            or turn_seconds == float("inf")):
+        raise ValueError(f"classes: turn_seconds must be a number >= 0, got {turn_seconds!r}")
+    t = np.zeros(1, dtype=STATE_DTYPE)
+    t["num_players"] = num_players
+    t["run_same_suit"] = bool(run_same_suit)
+    t["same_rank_sets"] = bool(same_rank_sets)
+    t["first_class"] = first_class
+    t["single_round"] = bool(single_round)
+    t["reward_mode"] = REWARD_MODES.index(reward_mode)
+    t["max_steps"] = max_steps
+    t["max_turns_per_round"] = max_turns_per_round
+    t["turn_seconds"] = float(turn_seconds)
+    return t
+
+
+prepare_scenario = T.prepare_scenario
+complete_scenario = T.complete_scenario
+
+
+def _contract_items(level: int) -> list[tuple[int, int]]:
+    return [(int(k), int(n)) for k, n in CONTRACTS[level - 1] if n > 0]
+
+
+def validate_state(rec) -> None:
+    """Consistency checks of a loaded scenario beyond card conservation: every value a
+    kernel indexes with, the phase against the flags, and a position that can go on."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    if int(rec["round"]) < 1:
+        raise ValueError(f"scenario: round must be 1 or more, got {int(rec['round'])}")
+    for name in ("dealer", "current"):
+        if not 0 <= int(rec[name]) < P:
+            raise ValueError(f"scenario: {name} must be a seat 0..{P - 1}, got {int(rec[name])}")
+    for q in range(P):
+        if not 1 <= int(rec["level"][q]) <= NUM_CLASSES:
+            raise ValueError(f"scenario: level[{q}] (the class played) must be 1..{NUM_CLASSES}, "
+                             f"got {int(rec['level'][q])}")
+        if int(rec["scores"][q]) < 0 or int(rec["round_points"][q]) < 0:
+            raise ValueError(f"scenario: scores and round_points cannot be negative (seat {q})")
+    cur = int(rec["current"])
+    if (phase == PHASE_OVER) != bool(rec["terminated"] or rec["truncated"]):
+        raise ValueError("scenario: phase 'over' exactly when the match is terminated or truncated")
+    if rec["terminated"] and rec["truncated"]:
+        raise ValueError("scenario: a match is terminated or truncated, not both")
+    if rec["winners"][:P].any() and not rec["terminated"]:
+        raise ValueError("scenario: winners are set only when the match has ended")
+    build = phase == PHASE_BUILD
+    if build != (int(rec["build_kind"]) != 0) or (not build and rec["build_n"]):
+        raise ValueError("scenario: a meld is being built ('build' with a kind) exactly in the build phase")
+    item = int(rec["item"])
+    target = int(rec["target"])
+    if (phase == PHASE_LAYOFF) != (target >= 0) or target >= int(rec["num_melds"]):
+        raise ValueError("scenario: 'target' (a table meld 0..) is set exactly in the layoff phase")
+    if phase == PHASE_OVER:
+        if item != -1:
+            raise ValueError("scenario: 'item' is -1 once the match is over")
+        return
+    laid = rec["laid"][:P]
+    items = _contract_items(int(rec["level"][cur]))
+    if build:
+        if item >= 0:
+            if laid[cur] or item >= len(items) or int(rec["build_kind"]) != items[item][0]:
+                raise ValueError(f"scenario: 'item' {item}: the contract's meld being built, of its kind, while the "
+                                 f"contract is not laid (contract: {items})")
+        elif item != -1 or not laid[cur]:
+            raise ValueError("scenario: 'item' -1 (a further meld) only once the contract is laid")
+    elif item != -1:
+        raise ValueError("scenario: 'item' is set (0..) only while the contract is being built")
+    if phase == PHASE_LAYOFF and not laid[cur]:
+        raise ValueError("scenario: cards are added to the table only once the contract is laid")
+    n_melds = int(rec["num_melds"])
+    in_progress = max(item, 0)  # the contract's melds laid so far this turn: the last ones on the table
+    for m in range(n_melds):
+        o = int(rec["meld_owner"][m])
+        if m >= n_melds - in_progress:
+            k, size = items[m - (n_melds - in_progress)]
+            cards = int((rec["meld_slot"][m] >= 0).sum())
+            if o != cur or int(rec["meld_kind"][m]) != k or cards < size:
+                raise ValueError(f"scenario: melds[{m}]: the contract being laid: its first {in_progress} meld(s) "
+                                 f"are the last on the table, of the player to move ({items})")
+        elif not laid[o]:
+            raise ValueError(f"scenario: melds[{m}]: only players who laid their contract have melds on the table")
+    if in_progress and not rec["same_rank_sets"]:
+        keys = [int(rec["meld_key"][m]) for m in range(n_melds - in_progress, n_melds)
+                if int(rec["meld_kind"][m]) == KIND_SET]
+        if len(keys) != len(set(keys)):
+            raise ValueError("scenario: with same_rank_sets=False a contract's sets have different ranks")
+    sizes = rec["hands"][:P].astype(np.int64).sum(axis=1)
+    for q in range(P):
+        want = 14 if q == cur and phase == PHASE_PLAY else 13
+        if not laid[q] and not (q == cur and build) and sizes[q] != want:
+            raise ValueError(f"scenario: player {q} has not laid the contract and holds {want} cards "
+                             f"({'after drawing' if want == 14 else 'between turns'}), not {int(sizes[q])}")
+        if sizes[q] == 0:
+            raise ValueError(f"scenario: player {q} holds no card: the round would be over")
+    if laid[cur] and phase == PHASE_DRAW and sizes[cur] == 0:
+        raise ValueError("scenario: the player to move holds no card")
+    if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
+        raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
+    check_playable(sys.modules[__name__], rec)  # the position must leave the player to move a legal action
+
+
+def observation_bounds(template) -> tuple[float, float]:
+    """Low and high of every observation entry (int16): a run of mixed suits has key -1;
+    scores and turn counts saturate at OBS_MAX (reached only far past the default turn
+    cap); the largest other entry is a run's 2 positions (below 2**14)."""
+    return -1.0, float(OBS_MAX)
+
+
+def round_info(rec) -> dict:
+    P = int(rec["num_players"])
+    return {
+        "round": int(rec["round"]),
+        "scores": [int(x) for x in rec["scores"][:P]],
+        "classes": [int(x) for x in rec["level"][:P]],
+        "laid": [bool(x) for x in rec["laid"][:P]],
+        "round_points": [int(x) for x in rec["round_points"][:P]],
+        "winners": [p for p in range(P) if rec["winners"][p]],
+    }
+
+
+def timeout_actions(rec) -> list[int]:
+    """What the CLI plays for a person whose turn timer ran out: draw from the stock,
+    discard the highest-points card (not laying anything new); a meld being built is
+    finished with the first legal card."""
+    legal = [int(a) for a in np.flatnonzero(rec["legal"])]
+    if not legal:
+        return []
+    for a in (DRAW_STOCK, TAKE_DISCARD):
+        if a in legal:
+            return [a]
+    discards = [a for a in legal if DISCARD0 <= a < CONTRACT]
+    if discards:
+        return [max(discards, key=lambda a: (int(classes_penalty.py_func(a - DISCARD0)), a))]
+    return [legal[0]]
+
+
+CONTRACT_NAMES = (
+    "two brelans", "a séquence of 4 and a brelan", "two carrés", "two séquences of 4", "three brelans",
+    "a séquence of 4 and two brelans", "a séquence of 5 and a carré", "two séquences of 5",
+    "a séquence of 5 and two brelans", "a séquence of 7 and a carré",
+)
+
+
+def render_text(rec, viewer: int | None = None) -> str:
+    """The table as text; ``viewer`` None shows every hand, else only that player's."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    over = phase == PHASE_OVER
+    rules = RULES_BY_SUIT[int(_run_same_suit(rec))]
+    lines = [f"Classes — round {int(rec['round'])}, phase {PHASE_NAMES[phase]}, turn {int(rec['turns']) + 1}"
+             f"{' (match over)' if over else ''}"]
+    pn = int(rec["pile_n"])
+    top = card_str(int(rec["pile"][pn - 1])) if pn else "empty"
+    lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top}")
+    for m in range(int(rec["num_melds"])):
+        lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(T.meld_tokens(rules, rec, m))}")
+    if not rec["num_melds"]:
+        lines.append("  no meld on the table")
+    if rec["build_n"] or rec["build_kind"]:
+        b = custom_to_dict(rec, "build")
+        what = f"the contract's meld {int(rec['item']) + 1}" if int(rec["item"]) >= 0 else "a further meld"
+        lines.append(f"building {what}, a {b['kind']}: {' '.join(b['cards'])}")
+    if phase == PHASE_LAYOFF:
+        lines.append(f"adding to meld {int(rec['target'])}")
+    for p in range(P):
+        mark = "->" if p == rec["current"] and not over else "  "
+        held = int(rec["hands"][p].sum())
+        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        lv = int(rec["level"][p])
+        status = "laid" if rec["laid"][p] else CONTRACT_NAMES[lv - 1]
+        win = " WINNER" if rec["winners"][p] else ""
+        lines.append(f"{mark} player_{p} class {lv:2d} ({status}) score {int(rec['scores'][p]):4d}{win}: "
+                     f"{cards or '(none)'}")
+    return "\n".join(lines)
