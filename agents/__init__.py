@@ -21,6 +21,7 @@ HEURISTICS: dict[str, str] = {
     "odin": "agents.odin_heuristic:OdinHeuristic",
     "rami51": "agents.rami51_heuristic:Rami51Heuristic",
     "frime": "agents.frime_heuristic:FrimeHeuristic",
+    "classes": "agents.classes_heuristic:ClassesHeuristic",
 }
 
 AGENT_NAMES = ("random", "heuristic", "human")

@@ -111,17 +111,22 @@ class CardGameEnv(AECEnv):
             rng = self._state["rng"][0]
         else:
             rng = rng_state_from_seed(int(np.random.SeedSequence().entropy) & ((1 << 63) - 1))
-        self._seeded = True
-        self._state[:] = self._template
-        self._state["rng"] = rng
         scenario = (options or {}).get("scenario")
-        events = self.game.reset_batch(self._state, self._mask, self._obs, self._current,
-                                       self._mode if scenario is None else 0)
-        self.forced_moves = int(events[0]) >> EVENT_FORCED_SHIFT
+        # built aside and committed only once complete: a scenario that fails to load
+        # raises and leaves the env exactly as it was
+        state = self._template.copy()
+        state["rng"] = rng
+        mask, obs, current = np.zeros_like(self._mask), np.zeros_like(self._obs), np.zeros_like(self._current)
+        events = self.game.reset_batch(state, mask, obs, current, self._mode if scenario is None else 0)
         if scenario is not None:
-            deal_rng = np.random.default_rng(int(rng))
-            state_from_dict(self.spec, self._state[0], scenario, deal_rng)
-            self.game.refresh_batch(self._state, self._mask, self._obs, self._current)
+            state_from_dict(self.spec, state[0], scenario, np.random.default_rng(int(rng)))
+            self.game.refresh_batch(state, mask, obs, current)
+        self._seeded = True
+        self._state[:] = state
+        self._mask[:] = mask
+        self._obs[:] = obs
+        self._current[:] = current
+        self.forced_moves = int(events[0]) >> EVENT_FORCED_SHIFT
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}

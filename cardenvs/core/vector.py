@@ -231,14 +231,20 @@ class VecEnv:
         """Put game ``i`` in the state described by ``scenario`` (full or partial)."""
         if self._state is None:
             raise RuntimeError("call reset() before load_state_dict()")
-        one = self.states[i : i + 1]
-        rng = one["rng"][0]
-        one[:] = self._template[0]
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"game index must be 0..{self.num_envs - 1}, got {i!r}")
+        # built aside and committed only once complete: a scenario that fails to load
+        # raises and leaves the batch exactly as it was
+        one = self._template[:1].copy()
+        rng = self.states["rng"][i]
         one["rng"] = rng
         obs, masks, current = self._state.observation, self._state.legal_action_mask, self._state.current_player
-        self.game.reset_batch(one, masks[i : i + 1], obs[i : i + 1], current[i : i + 1])
+        obs1, masks1, current1 = np.zeros_like(obs[:1]), np.zeros_like(masks[:1]), np.zeros_like(current[:1])
+        self.game.reset_batch(one, masks1, obs1, current1)
         state_from_dict(self.spec, one[0], scenario, np.random.default_rng(int(rng)))
-        self.game.refresh_batch(one, masks[i : i + 1], obs[i : i + 1], current[i : i + 1])
+        self.game.refresh_batch(one, masks1, obs1, current1)
+        self.states[i] = one[0]
+        obs[i], masks[i], current[i] = obs1[0], masks1[0], current1[0]
         self._finished[i] = bool(one["terminated"][0] or one["truncated"][0])
         return self._state
 

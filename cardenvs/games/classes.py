@@ -283,20 +283,43 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
     scr_used[0] = _used_ranks(s, item) if distinct else 0
     size = _meld_size(s, p, item)
     nwin = 0
+    nitems = 0
+    if item >= 0:
+        for i in range(item + 1, CONTRACT_ITEMS):
+            if CONTRACTS[s.level[p] - 1, i, 1] > 0:
+                scr_items[nitems, 0] = CONTRACTS[s.level[p] - 1, i, 0]
+                scr_items[nitems, 1] = CONTRACTS[s.level[p] - 1, i, 1]
+                nitems += 1
     if kind == KIND_RUN:
-        hi = lo + size - 1
-        if n < size and hi > ACE_HIGH:
+        # the run reaches up to hi: its size at least, and further while it still needs a
+        # natural card (2=8s 2=9s 2=Ts Js is a run from the 8 whose natural comes 4th)
+        hi = max(lo + size - 1, lo + n - 1)
+        if hi > ACE_HIGH:
             return False
-        for q in range(lo + n, hi + 1):
+        last_hi = ACE_HIGH if not has_nat else hi
+        q0 = lo + n
+        for q in range(q0, hi + 1):
             if key >= 0:
                 scr_D[card_at(key, q)] += 1
             else:
                 scr_A[M.pos_rank(q)] += 1
-        if not has_nat:
-            if lo + n > hi:
-                return False
-            scr_win[0] = run_cards_mask(rules, key, lo + n, hi)
-            nwin = 1
+        while hi <= last_hi:
+            if has_nat:
+                nwin = 0
+            elif hi >= q0:
+                scr_win[0] = run_cards_mask(rules, key, q0, hi)
+                nwin = 1
+            if (has_nat or hi >= q0) and contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R,
+                                                          scr_win, np.int64(nwin), scr_used, distinct):
+                return True
+            hi += 1
+            if hi > ACE_HIGH:
+                break
+            if key >= 0:
+                scr_D[card_at(key, hi)] += 1
+            else:
+                scr_A[M.pos_rank(hi)] += 1
+        return False
     else:
         if n < size:
             scr_R[0] = key
@@ -307,13 +330,6 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
             nwin = 1
         if distinct:
             scr_used[0] |= 1 << np.int64(key)
-    nitems = 0
-    if item >= 0:
-        for i in range(item + 1, CONTRACT_ITEMS):
-            if CONTRACTS[s.level[p] - 1, i, 1] > 0:
-                scr_items[nitems, 0] = CONTRACTS[s.level[p] - 1, i, 0]
-                scr_items[nitems, 1] = CONTRACTS[s.level[p] - 1, i, 1]
-                nitems += 1
     return contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R, scr_win, np.int64(nwin),
                            scr_used, distinct)
 

@@ -1,0 +1,152 @@
+"""A rule-based Classes player that reads only the observation vector and the mask.
+
+The masks are exact (a contract once started can be finished; a meld started can always
+be laid), so the agent can be greedy:
+
+- draw: take the discard top when it is a 2 or fits the hand (a partner: a card of its
+  rank, or of its suit one or two positions away), else draw from the stock;
+- lay the contract as soon as the hand holds it; once it is laid, lay every further meld
+  and every lay-off the mask allows (fewer points in hand, and the round ends sooner);
+- while building a meld: natural cards first, then close it, then 2s only when the meld
+  needs them;
+- discard the card that fits the hand least (fewest partners; among equals the one worth
+  most points), never a 2 while another card can go.
+
+The decision is a small numba kernel over plain arrays (observation offsets and action
+ids passed in as an array); ``act_batch`` runs it over the batch in one call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from agents.base import CompiledHeuristic
+
+_HAND, _TOP, _DRAW, _TAKE, _DISCARD0, _CONTRACT, _SET, _RUN, _LAYOFF0, _ADD0, _WILD0, _CLOSE, _MAX_MELDS = range(13)
+_LAYOUT_SIZE = 13
+
+_W_PARTNER = 0  # per partner of a card
+_W_POINTS = 1  # per point of a card (a tie-break: shed expensive cards)
+DEFAULT_TUNING = (100, 1)
+
+
+def _layout(game: Any) -> np.ndarray:
+    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
+    L[_HAND] = game.OBS_HAND
+    L[_TOP] = game.OBS_TOP
+    L[_DRAW] = game.DRAW_STOCK
+    L[_TAKE] = game.TAKE_DISCARD
+    L[_DISCARD0] = game.DISCARD0
+    L[_CONTRACT] = game.CONTRACT
+    L[_SET] = game.NEW_SET
+    L[_RUN] = game.NEW_RUN
+    L[_LAYOFF0] = game.LAYOFF0
+    L[_ADD0] = game.ADD0
+    L[_WILD0] = game.WILD0
+    L[_CLOSE] = game.CLOSE
+    L[_MAX_MELDS] = game.MAX_MELDS
+    return L
+
+
+@njit(cache=True)
+def _wild(c):
+    return c // 4 == 1
+
+
+@njit(cache=True)
+def _points(c):
+    """Ace 15, T J Q K 10, 3-9 5, 2 20."""
+    r = c // 4
+    if r == 0:
+        return 15
+    if r == 1:
+        return 20
+    return 10 if r >= 9 else 5
+
+
+@njit(cache=True)
+def _partners(obs, L, c):
+    """Cards in hand that could share a meld with the natural card c: the others of its
+    rank, and those of its suit one or two run positions away (3 .. K A)."""
+    n = 0
+    r = c // 4
+    t = c % 4
+    for u in range(4):
+        n += obs[L[_HAND] + r * 4 + u]
+    n -= 1  # c itself
+    pos = 13 if r == 0 else r
+    for d in (-2, -1, 1, 2):
+        q = pos + d
+        if 2 <= q <= 13:
+            n += obs[L[_HAND] + (0 if q == 13 else q) * 4 + t]
+    return n
+
+
+@njit(cache=True)
+def _top(obs, L):
+    for c in range(52):
+        if obs[L[_TOP] + c] > 0.5:
+            return c
+    return -1
+
+
+@njit(cache=True)
+def _decide(obs, mask, L, T):
+    first = -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            first = a
+            break
+    if mask[L[_DRAW]] or mask[L[_TAKE]]:
+        top = _top(obs, L)
+        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or _partners(obs, L, top) >= 2):
+            return L[_TAKE]
+        if mask[L[_DRAW]]:
+            return L[_DRAW]
+        return L[_TAKE]
+    # building a meld or adding to one: naturals first, then close, then 2s
+    for c in range(52):
+        if mask[L[_ADD0] + c]:
+            return L[_ADD0] + c
+    if mask[L[_CLOSE]]:
+        return L[_CLOSE]
+    for c in range(52):
+        if mask[L[_WILD0] + c]:
+            return L[_WILD0] + c
+    # laying down: the contract, further melds, lay-offs
+    for a in (L[_CONTRACT], L[_RUN], L[_SET]):
+        if mask[a]:
+            return a
+    for m in range(L[_MAX_MELDS]):
+        if mask[L[_LAYOFF0] + m]:
+            return L[_LAYOFF0] + m
+    best = -1
+    best_score = 1 << 30
+    for c in range(52):
+        a = L[_DISCARD0] + c
+        if not mask[a]:
+            continue
+        sc = (1 << 20) if _wild(c) else _partners(obs, L, c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
+        if sc < best_score:
+            best, best_score = a, sc
+    if best >= 0:
+        return best
+    return first
+
+
+@njit(cache=True)
+def _decide_batch(obs, masks, L, T, out):
+    for i in range(obs.shape[0]):
+        out[i] = _decide(obs[i], masks[i], L, T)
+
+
+class ClassesHeuristic(CompiledHeuristic):
+    """Greedy Classes player (see the module docstring)."""
+
+    decide = staticmethod(_decide)
+    decide_batch = staticmethod(_decide_batch)
+    layout = staticmethod(_layout)
+    default_tuning = DEFAULT_TUNING
