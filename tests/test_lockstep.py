@@ -24,6 +24,10 @@ CASES = [
     # frime: rounds of 3 cards (random players seldom go out with longer hands), no turn cap
     ("frime_v0", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
     ("frime_v0", {"num_players": 6, "single_round": True, "max_turns_per_round": 0, "reward_mode": "round"}, 50),
+    # classes: single rounds, no turn cap; a late class (long contracts), mixed-suit runs, round rewards
+    ("classes_v0", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 60),
+    ("classes_v0", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
+                    "run_same_suit": False, "same_rank_sets": False, "reward_mode": "round"}, 30),
 ]
 
 
@@ -69,6 +73,7 @@ THREAD_CASES = [
     ("odin_v0", 5, 600, 600),
     ("rami51_v1", 4, 600, 20),
     ("frime_v0", 5, 600, 20),
+    ("classes_v0", 3, 600, 20),
 ]
 
 

@@ -533,7 +533,8 @@ def test_classes_contracts_scripted():
     assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 9c 9s 9d Kc"), K[1], False)
     assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js Jh"), K[6], False)  # séquence of 5 + carré
     assert not C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h Jc Jd Js 9h"), K[6], False)
-    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h 8h 9h Jc Jd Js 2c"), K[9], False)  # séquence of 7 + carré
+    # séquence of 7 + carré
+    assert C.contract_feasible(CLASSES, counts("3h 4h 5h 6h 7h 8h 9h Jc Jd Js 2c"), K[9], False)
     assert not C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h"), K[3], False)  # two séquences of 4: 8 cards
     assert C.contract_feasible(CLASSES, counts("2c 2d 2h 2s 5h 6h 7h 8h"), K[3], False)  # 2 2 5h 6h / 7h 8h 2 2
     # three brelans: 4 twos for 4 naturals is one wild short

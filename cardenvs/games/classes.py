@@ -67,6 +67,7 @@ FALSE = M.FALSE
 RUN = np.int64(KIND_RUN)
 SET = np.int64(KIND_SET)
 NONE = np.int64(-1)
+ZERO_I = np.int64(0)
 FREE_MELD_SIZE = 3  # a meld beyond the contract: a set or a run of 3+
 
 # Action encoding (see docs/games/classes.md)
@@ -395,29 +396,53 @@ def _next_ok(s, p, H, item, kind, rep, wild, ws):
     return ok
 
 
+@njit(cache=True, no_cpython_wrapper=True)
+def _holds(s, p, H, contract, kind, ws):
+    """Does the hand H hold p's whole contract (``contract``), or else one meld of
+    ``kind``? One search, where asking each first card would take dozens."""
+    rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
+    scr_N = ws[WS_N]
+    scr_items = ws[WS_ITEMS:WS_ITEMS + CONTRACT_ITEMS, 0:2]
+    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+    for c in range(NUM_FACES):
+        scr_N[c] = 0 if c // 4 == 1 else H[c]
+        ws[WS_D, c] = 0
+    for r in range(13):
+        ws[WS_A, r] = 0
+    ws[WS_R, 0] = -1
+    ws[WS_R, 2] = 0
+    ws[WS_USED, 0] = 0
+    n = 0
+    if contract:
+        for want in (KIND_RUN, KIND_SET):  # runs first: their specific demands prune sooner
+            for i in range(CONTRACT_ITEMS):
+                if CONTRACTS[s.level[p] - 1, i, 1] > 0 and CONTRACTS[s.level[p] - 1, i, 0] == want:
+                    scr_items[n, 0] = want
+                    scr_items[n, 1] = CONTRACTS[s.level[p] - 1, i, 1]
+                    n += 1
+    else:
+        scr_items[0, 0] = kind
+        scr_items[0, 1] = FREE_MELD_SIZE
+        n = 1
+    return contract_search(rules, scr_N, W, scr_items, np.int64(n), ws[WS_D], ws[WS_A], ws[WS_R], ws[WS_WIN], ZERO_I,
+                           ws[WS_USED], contract and not s.same_rank_sets)
+
+
 # --------------------------------------------------------------------------- legal actions
 @njit(cache=True, no_cpython_wrapper=True)
-def _first_cards(s, p, H, item, kind, write, ws):
-    """The cards that may start a meld of ``kind`` (written to the mask when ``write``);
-    returns how many. A run starts at the 3 .. the queen (the ace is only high), with a
-    natural card or a 2; a set starts with a natural card (its 2s come last)."""
-    found = 0
+def _first_cards(s, p, H, item, kind, ws):
+    """Mark the cards that may start the meld being built. A run starts at the 3 .. the
+    queen (the ace is only high), with a natural card or a 2; a set starts with a natural
+    card (its 2s come last)."""
     for c in range(NUM_FACES):
         r = c // 4
         if r == 1 or (kind == KIND_RUN and r == 0):
             continue
         if _next_ok(s, p, H, item, kind, np.int64(c), FALSE, ws):
-            found += 1
-            if not write:
-                return found
             s.legal[ADD0 + c] = 1
-        if kind == KIND_RUN and (s.run_same_suit or c % 4 == 0):
-            if _next_ok(s, p, H, item, kind, np.int64(c), TRUE, ws):
-                found += 1
-                if not write:
-                    return found
-                s.legal[WILD0 + c] = 1
-    return found
+        if kind == KIND_RUN and (s.run_same_suit or c % 4 == 0) and _next_ok(s, p, H, item, kind, np.int64(c),
+                                                                              TRUE, ws):
+            s.legal[WILD0 + c] = 1
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -428,7 +453,7 @@ def _mask_build(s, p, H, ws):
     kind = np.int64(s.build_kind)
     key, lo, n, has_nat, last_suit, wilds_started = _build_now(s)
     if n == 0:
-        _first_cards(s, p, H, item, kind, TRUE, ws)
+        _first_cards(s, p, H, item, kind, ws)
     elif kind == KIND_RUN:
         q = lo + n
         if q <= ACE_HIGH:
@@ -482,17 +507,15 @@ def _mask_play(s, p, H, ws):
     for c in range(NUM_FACES):
         if s.hands[p, c] > 0:
             s.legal[DISCARD0 + c] = 1
+    _hand_of(s, p, H)
     if not s.laid[p]:
-        if s.num_melds + _contract_rows(s, p) <= MAX_MELDS:
-            _hand_of(s, p, H)
-            if _first_cards(s, p, H, np.int64(0), np.int64(CONTRACTS[s.level[p] - 1, 0, 0]), FALSE, ws) > 0:
-                s.legal[CONTRACT] = 1
+        if s.num_melds + _contract_rows(s, p) <= MAX_MELDS and _holds(s, p, H, TRUE, SET, ws):
+            s.legal[CONTRACT] = 1
         return
     if s.num_melds < MAX_MELDS:
-        _hand_of(s, p, H)
-        if _first_cards(s, p, H, NONE, SET, FALSE, ws) > 0:
+        if _holds(s, p, H, FALSE, SET, ws):
             s.legal[NEW_SET] = 1
-        if _first_cards(s, p, H, NONE, RUN, FALSE, ws) > 0:
+        if _holds(s, p, H, FALSE, RUN, ws):
             s.legal[NEW_RUN] = 1
     ext = np.zeros((16, 2), dtype=np.int64)
     for m in range(s.num_melds):
