@@ -644,3 +644,19 @@ def test_scenarios_that_break_the_rules_are_refused_and_change_nothing():
         with pytest.raises(ValueError, match=match):
             env.reset(seed=0, options={"scenario": dict(without_stock, **bad)})
     assert st(env) == d  # each failed load left the env as it was
+
+
+def test_the_docs_example_prints_what_the_page_says():
+    """The scenario example of docs/games/classes.md, with its printed results."""
+    env = make(num_players=4)
+    env.reset(seed=0, options={"scenario": {
+        "hands": [["7c", "7d", "7h", "9c", "9c", "9s", "3h", "4h", "5h", "6h", "Jc", "Qd", "Ks"], None, None, None],
+        "pile": ["Kd"], "current": 0, "phase": "draw",
+    }})
+    env.step(env.str_to_action("take"))
+    for text in ["contract", "7c", "7d", "7h", "close", "9c", "9c", "9s", "close"]:
+        env.step(env.str_to_action(text))
+    assert env.state_dict()["laid"] == [True, False, False, False]
+    for text in ["run", "3h", "4h", "5h", "6h", "close", "discard Kd"]:
+        env.step(env.str_to_action(text))
+    assert env.state_dict()["hands"][0] == ["Jc", "Qd", "Ks"]
