@@ -109,7 +109,8 @@ CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
               "same_rank_sets": False, "reward_mode": "round", "max_turns_per_round": 80}),
     ],
 }
-MAX_STEPS = {"rami51_v1": 1000, "frime_v0": 1000, "classes_v0": 1000}  # the cap of a playthrough; the other games play the match out
+# the cap of a playthrough; the other games play the match out
+MAX_STEPS = {"rami51_v1": 1000, "frime_v0": 1000, "classes_v0": 1000}
 SAFETY_STEPS = 100_000  # a match still running after this many steps is a bug
 VIEW_EVERY = 25  # the public view and the running all-agents digest every this many steps
 

@@ -227,7 +227,7 @@ def new_match(s):
 # n cards; ``has_nat``: it holds a natural card. It is finished when it reaches its size
 # (the contract item's, or 3) with a natural card, and, in a contract, the contract's
 # later melds must still come out of the hand. contract_search answers both at once.
-# The searches' scratch arrays, rows of one workspace ``ws`` allocated once per mask:
+# The searches' scratch arrays, rows of one workspace ``ws`` allocated once per batch call:
 # natural cards, demands (specific cards, any card of a rank, a set's next cards), the
 # melds' natural cards, the ranks of sets taken, the contract's melds left to place
 WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_ITEMS = range(7)
@@ -524,7 +524,7 @@ def _mask_play(s, p, H, ws):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _mask(s, H):
+def _mask(s, H, ws):
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
     if s.phase == PHASE_OVER:
@@ -540,7 +540,6 @@ def _mask(s, H):
         ext = np.zeros((16, 2), dtype=np.int64)
         _layoff_cards(s, p, np.int64(s.target), ext, TRUE)
         return
-    ws = np.zeros((WS_ROWS, NUM_TYPES), dtype=np.int64)
     if s.phase == PHASE_PLAY:
         _mask_play(s, p, H, ws)
     else:
@@ -794,6 +793,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     auto_reset = (mode & MODE_AUTO_RESET) != 0
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
     H = np.zeros(NUM_TYPES, dtype=np.int64)
+    ws = np.zeros((WS_ROWS, NUM_TYPES), dtype=np.int64)  # the searches' scratch, reused by every game
     obs = borrowed(obs)
     rewards = borrowed(rewards)
     for i in range(states.shape[0]):
@@ -825,7 +825,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                 ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
                 if (s.terminated or s.truncated) and auto_reset:
                     new_match(s)
-            _mask(s, H)
+            _mask(s, H, ws)
             if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
                 break
             a = only_legal(s.legal, NUM_ACTIONS)
@@ -838,6 +838,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         current[i] = s.current
         observe(s, s.current, obs[i])
     keep_alive(H)
+    keep_alive(ws)
 
 
 @njit(cache=True, parallel=True)

@@ -165,6 +165,42 @@ def _apply(rules, kind, size, opt, D, A, win_mask, w, sign, used, distinct_ranks
     return True
 
 
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def _window_possible(rules, kind, size, opt, N, W, D):
+    """A quick necessary condition for window ``opt`` of an item, before its demands are
+    added: the cards not yet demanded give it a natural card and cover it with the wild
+    cards. Most windows fail it (a random hand holds few melds)."""
+    if kind == KIND_SET:
+        r = opt
+        if r >= 13 or is_wild(rules, r * 4):
+            return False
+        have = ZERO
+        for t in range(4):
+            c = r * 4 + t
+            if N[c] > D[c]:
+                have += N[c] - D[c]
+        return have >= 1 and have + W >= size
+    suit = opt // NUM_POS
+    lo = opt % NUM_POS
+    hi = lo + size - 1
+    if hi >= NUM_POS or (suit > 0 and not rules[R_RUN_SUIT]):
+        return False
+    missing = ZERO
+    for q in range(lo, hi + 1):
+        found = False
+        for t in range(4):
+            if t == suit or not rules[R_RUN_SUIT]:
+                c = card_at(t, q)
+                if N[c] > D[c]:
+                    found = True
+                    break
+        if not found:
+            missing += 1
+            if missing > W:
+                return False
+    return missing < size or rules[R_MIN_NATURAL] == 0
+
+
 @njit(cache=True, no_cpython_wrapper=True)
 def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, distinct_ranks):
     """Can the natural cards N and ``W`` wild cards give, besides the demands already in
@@ -201,6 +237,8 @@ def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, 
         while opt[d] < N_OPTIONS:
             o = opt[d]
             opt[d] += 1
+            if not _window_possible(rules, items[d, 0], items[d, 1], o, N, W, D):
+                continue
             if not _apply(rules, items[d, 0], items[d, 1], o, D, A, win_mask, nwin0 + d, ONE, used, distinct_ranks):
                 continue
             if shortfall(N, D, A, R) > W:
