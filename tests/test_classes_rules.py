@@ -660,3 +660,51 @@ def test_the_docs_example_prints_what_the_page_says():
     for text in ["run", "3h", "4h", "5h", "6h", "close", "discard Kd"]:
         env.step(env.str_to_action(text))
     assert env.state_dict()["hands"][0] == ["Jc", "Qd", "Ks"]
+
+
+def test_a_contracts_sets_of_one_rank_only_with_the_option():
+    """With same_rank_sets=False no set of the contract may repeat an earlier set's rank,
+    also while it is being built (a review finding)."""
+    hand = "Kd Qs 9d Ad Qs Ks Td As Ts As Ad 2h 2s 2d"
+    env = make(same_rank_sets=False)
+    load(env, hands=hands(hand, None, None, None), current=0, phase="play", level=[1, 1, 1, 1])
+    act(env, "contract", "Ad", "*=A", "*=A", "close")
+    assert not {"add Ad", "add As"} & legal(env)
+    counts = np.bincount([cardenvs.cards.card_id(c) for c in hand.split()], minlength=53)
+    for same in (True, False):
+        env = make(same_rank_sets=same)
+        load(env, hands=hands(hand, None, None, None), current=0, phase="play", level=[1, 1, 1, 1])
+        got = _contract_outcomes(env)
+        assert got == _ref_contracts(counts, 1, False, same)
+        assert any(m[0][1] == m[1][1] for m in got) == same
+
+
+def test_review_findings_on_scenarios():
+    env = make()
+    # a contract in progress must have its first melds on the table, and the builder its 14 cards
+    with pytest.raises(ValueError, match="item"):
+        load(env, hands=hands("8c 8d 8h 9c Jc Qd Ks Ad 4s 5s 6s Tc 3d", JUNK, None, None), current=0,
+             phase="build", level=[5, 1, 1, 1], item=2, build={"kind": "set", "cards": []})
+    with pytest.raises(ValueError, match="14 cards"):
+        load(env, hands=hands("7c 7d 7h 9c 9d 9s", JUNK, None, None), current=0, phase="build",
+             level=[1, 1, 1, 1], item=0, build={"kind": "set", "cards": []})
+    # a build that holds the last cards of the hand reloads from its own state_dict
+    load(env, hands=hands("8c 8d", JUNK, JUNK2, None), current=0, phase="draw", pile=["8h"],
+         laid=[True, False, False, False], melds=[{"kind": "set", "owner": 0, "cards": ["5d", "5d", "5s", "5h"]}])
+    act(env, "take", "set", "8c", "8d", "8h")
+    d = st(env)
+    env2 = make()
+    env2.reset(seed=1, options={"scenario": d})
+    assert st(env2) == d and legal(env2) == {"close"}
+    env.reset(seed=0)
+    base = {k: v for k, v in st(env).items() if k != "stock"}
+    for bad, match in (({"round": 32767}, "round"), ({"turns": -5}, "turns"), ({"target": -3}, "target"),
+                       ({"laid": ["no", False, False, False]}, "true or false")):
+        with pytest.raises(ValueError, match=match):
+            env.reset(seed=0, options={"scenario": dict(base, **bad)})
+    # a single round's winner is the player who went out, whatever the totals loaded
+    env = make(single_round=True)
+    load(env, hands=hands("Kc", JUNK, "Qh", JUNK2), current=0, phase="play", pile=["Kd"], scores=[100, 0, 0, 0],
+         laid=[True, False, True, False], melds=[{"kind": "set", "owner": 2, "cards": ["5d", "5d", "5s"]}])
+    act(env, "discard Kc")
+    assert st(env)["winners"] == [True, False, False, False]

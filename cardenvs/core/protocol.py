@@ -229,6 +229,8 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
                     raise ValueError(f"scenario {name}[{p}]: {v} is out of range ({info.min}..{info.max})")
                 rec[name][p] = v
             elif k == "seats_bool":
+                if not isinstance(v, (bool, np.bool_)):
+                    raise ValueError(f"scenario {name}[{p}]: expected true or false, got {v!r}")
                 rec[name][p] = bool(v)
             elif k == "seats_float":
                 rec[name][p] = float(v)

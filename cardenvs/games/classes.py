@@ -69,6 +69,8 @@ SET = np.int64(KIND_SET)
 NONE = np.int64(-1)
 ZERO_I = np.int64(0)
 FREE_MELD_SIZE = 3  # a meld beyond the contract: a set or a run of 3+
+MAX_ROUND = 30000  # a scenario's round number (int16 in the record, one more each round)
+MAX_SCORE = 10**8  # a scenario's points (int32 in the record)
 
 # Action encoding (see docs/games/classes.md)
 DRAW_STOCK = 0  # draw the top of the stock
@@ -330,6 +332,8 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
             scr_win[0] = np.int64(15) << np.int64(key * 4)
             nwin = 1
         if distinct:
+            if (scr_used[0] >> np.int64(key)) & 1:
+                return False  # a contract's sets have different ranks
             scr_used[0] |= 1 << np.int64(key)
     return contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R, scr_win, np.int64(nwin),
                            scr_used, distinct)
@@ -590,19 +594,22 @@ def _finish_round(s):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _finish_match(s):
-    """The winners: among the players who completed class 10 in the last round (in a
-    single round, those who laid their contract), the fewest points; a tie is shared.
+    """The winners: among the players who completed class 10 in the last round, the
+    fewest points; a tie is shared. A single round: the fewest points of the round among
+    those who laid their contract (the player who went out, who alone scores 0).
     Match reward: the winners share +1, the others -1."""
     P = s.num_players
     best = -1
     for q in range(P):
+        pts = s.round_points[q] if s.single_round else s.scores[q]
         if s.laid[q] and (s.single_round or s.level[q] == NUM_CLASSES):
-            if best < 0 or s.scores[q] < best:
-                best = s.scores[q]
+            if best < 0 or pts < best:
+                best = pts
     k = 0
     for q in range(P):
         s.winners[q] = 0
-        if s.laid[q] and (s.single_round or s.level[q] == NUM_CLASSES) and s.scores[q] == best:
+        pts = s.round_points[q] if s.single_round else s.scores[q]
+        if s.laid[q] and (s.single_round or s.level[q] == NUM_CLASSES) and pts == best:
             s.winners[q] = 1
             k += 1
     if s.reward_mode == REWARD_MATCH and k < P:
@@ -1182,8 +1189,13 @@ def validate_state(rec) -> None:
     kernel indexes with, the phase against the flags, and a position that can go on."""
     P = int(rec["num_players"])
     phase = int(rec["phase"])
-    if int(rec["round"]) < 1:
-        raise ValueError(f"scenario: round must be 1 or more, got {int(rec['round'])}")
+    if not 1 <= int(rec["round"]) <= MAX_ROUND:
+        raise ValueError(f"scenario: round must be 1..{MAX_ROUND}, got {int(rec['round'])}")
+    for name in ("turns", "num_steps"):
+        if int(rec[name]) < 0:
+            raise ValueError(f"scenario: {name} cannot be negative, got {int(rec[name])}")
+    if int(rec["target"]) < -1:
+        raise ValueError(f"scenario: target must be a table meld 0.. or -1, got {int(rec['target'])}")
     for name in ("dealer", "current"):
         if not 0 <= int(rec[name]) < P:
             raise ValueError(f"scenario: {name} must be a seat 0..{P - 1}, got {int(rec[name])}")
@@ -1191,8 +1203,8 @@ def validate_state(rec) -> None:
         if not 1 <= int(rec["level"][q]) <= NUM_CLASSES:
             raise ValueError(f"scenario: level[{q}] (the class played) must be 1..{NUM_CLASSES}, "
                              f"got {int(rec['level'][q])}")
-        if int(rec["scores"][q]) < 0 or int(rec["round_points"][q]) < 0:
-            raise ValueError(f"scenario: scores and round_points cannot be negative (seat {q})")
+        if not 0 <= int(rec["scores"][q]) <= MAX_SCORE or not 0 <= int(rec["round_points"][q]) <= MAX_SCORE:
+            raise ValueError(f"scenario: scores and round_points must be 0..{MAX_SCORE} (seat {q})")
     cur = int(rec["current"])
     if (phase == PHASE_OVER) != bool(rec["terminated"] or rec["truncated"]):
         raise ValueError("scenario: phase 'over' exactly when the match is terminated or truncated")
@@ -1226,6 +1238,9 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: cards are added to the table only once the contract is laid")
     n_melds = int(rec["num_melds"])
     in_progress = max(item, 0)  # the contract's melds laid so far this turn: the last ones on the table
+    if in_progress > n_melds:
+        raise ValueError(f"scenario: 'item' {item}: the contract's first {item} meld(s) must be on the table "
+                         f"(it holds {n_melds})")
     for m in range(n_melds):
         o = int(rec["meld_owner"][m])
         if m >= n_melds - in_progress:
@@ -1244,10 +1259,15 @@ def validate_state(rec) -> None:
     sizes = rec["hands"][:P].astype(np.int64).sum(axis=1)
     for q in range(P):
         want = 14 if q == cur and phase == PHASE_PLAY else 13
-        if not laid[q] and not (q == cur and build) and sizes[q] != want:
+        held = int(sizes[q])
+        if q == cur and build and item >= 0:  # laying the contract: count what is already out of the hand
+            want = 14
+            held += int(rec["build_n"]) + sum(int((rec["meld_slot"][m] >= 0).sum())
+                                              for m in range(n_melds - in_progress, n_melds))
+        if not laid[q] and held != want:
             raise ValueError(f"scenario: player {q} has not laid the contract and holds {want} cards "
-                             f"({'after drawing' if want == 14 else 'between turns'}), not {int(sizes[q])}")
-        if sizes[q] == 0:
+                             f"({'after drawing' if want == 14 else 'between turns'}), not {held}")
+        if sizes[q] == 0 and not (q == cur and build and rec["build_n"]):
             raise ValueError(f"scenario: player {q} holds no card: the round would be over")
     if laid[cur] and phase == PHASE_DRAW and sizes[cur] == 0:
         raise ValueError("scenario: the player to move holds no card")
