@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import CompiledHeuristic
+from agents.rummy_common import run_partners
 
 _HAND, _TOP, _DRAW, _TAKE, _DISCARD0, _CONTRACT, _SET, _RUN, _LAYOFF0, _ADD0, _WILD0, _CLOSE, _MAX_MELDS = range(13)
 _LAYOUT_SIZE = 13
@@ -68,24 +69,6 @@ def _points(c):
 
 
 @njit(cache=True)
-def _partners(obs, L, c):
-    """Cards in hand that could share a meld with the natural card c: the others of its
-    rank, and those of its suit one or two run positions away (3 .. K A)."""
-    n = 0
-    r = c // 4
-    t = c % 4
-    for u in range(4):
-        n += obs[L[_HAND] + r * 4 + u]
-    n -= 1  # c itself
-    pos = 13 if r == 0 else r
-    for d in (-2, -1, 1, 2):
-        q = pos + d
-        if 2 <= q <= 13:
-            n += obs[L[_HAND] + (0 if q == 13 else q) * 4 + t]
-    return n
-
-
-@njit(cache=True)
 def _top(obs, L):
     for c in range(52):
         if obs[L[_TOP] + c] > 0.5:
@@ -102,7 +85,7 @@ def _decide(obs, mask, L, T):
             break
     if mask[L[_DRAW]] or mask[L[_TAKE]]:
         top = _top(obs, L)
-        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or _partners(obs, L, top) >= 2):
+        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or run_partners(obs, L[_HAND], top) >= 2):
             return L[_TAKE]
         if mask[L[_DRAW]]:
             return L[_DRAW]
@@ -129,7 +112,7 @@ def _decide(obs, mask, L, T):
         a = L[_DISCARD0] + c
         if not mask[a]:
             continue
-        sc = (1 << 20) if _wild(c) else _partners(obs, L, c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
+        sc = (1 << 20) if _wild(c) else run_partners(obs, L[_HAND], c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
         if sc < best_score:
             best, best_score = a, sc
     if best >= 0:

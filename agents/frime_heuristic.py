@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import CompiledHeuristic
+from agents.rummy_common import run_partners
 
 _HAND, _TOP, _UNDER, _DRAW, _TAKE, _BUY, _DISCARD0, _OUT, _END, _SET, _RUN, _LAYOFF0, _ADD0, _FRIME0, _CLOSE, \
     _MAX_MELDS = range(16)
@@ -70,24 +71,6 @@ def _points(c):
 
 
 @njit(cache=True)
-def _partners(obs, L, c):
-    """Cards in hand that could share a meld with the natural card c: the others of its
-    rank, and those of its suit one or two run positions away (3 .. K A)."""
-    n = 0
-    r = c // 4
-    t = c % 4
-    for u in range(4):
-        n += obs[L[_HAND] + r * 4 + u]
-    n -= 1  # c itself
-    pos = 13 if r == 0 else r
-    for d in (-2, -1, 1, 2):
-        q = pos + d
-        if 2 <= q <= 13:
-            n += obs[L[_HAND] + (0 if q == 13 else q) * 4 + t]
-    return n
-
-
-@njit(cache=True)
 def _one_hot(obs, base):
     for c in range(53):
         if obs[base + c] > 0.5:
@@ -105,7 +88,7 @@ def _decide(obs, mask, L, T):
     if mask[L[_DRAW]] or mask[L[_TAKE]]:
         top = _one_hot(obs, L[_TOP])
         under = _one_hot(obs, L[_UNDER])
-        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or _partners(obs, L, top) >= 2):
+        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or run_partners(obs, L[_HAND], top) >= 2):
             return L[_TAKE]
         if mask[L[_BUY]] and under >= 0 and _wild(under):
             return L[_BUY]
@@ -120,7 +103,7 @@ def _decide(obs, mask, L, T):
         a = L[_DISCARD0] + c
         if not mask[a]:
             continue
-        sc = (1 << 20) if _wild(c) else _partners(obs, L, c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
+        sc = (1 << 20) if _wild(c) else run_partners(obs, L[_HAND], c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
         if sc < best_score:
             best, best_score = a, sc
     if best >= 0:

@@ -949,142 +949,21 @@ def _run_same_suit(rec) -> bool:
     return bool(rec["run_same_suit"])
 
 
-def _parse_card_tokens(tokens, kind: int, mixed: bool, where: str) -> tuple[list[int], list[int]]:
-    """(card each stands for, physical card) of a meld written as in state_dict: naturals
-    ``7h``, 2s ``2c=7h`` (a run) or ``2c=7`` (a set, or a run of mixed suits)."""
-    if not isinstance(tokens, (list, tuple)):
-        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', '2c=6h', '7h'], got {tokens!r}")
-    reps, phys = [], []
-    for tok in tokens:
-        t = str(tok).strip()
-        if "=" in t:
-            left, right = t.split("=", 1)
-            ph = card_id(left)
-            if not _is_wild(ph):
-                raise ValueError(f"scenario {where}: {t!r}: only a 2 stands for another card")
-            if kind == KIND_SET or mixed:
-                if len(right) != 1 or right.upper() not in RANKS:
-                    raise ValueError(f"scenario {where}: this 2 stands for a rank: write '2c=7', not {t!r}")
-                rep = RANKS.index(right.upper()) * 4
-            else:
-                rep = card_id(right)
-        else:
-            ph = card_id(t)
-            if _is_wild(ph):
-                raise ValueError(f"scenario {where}: a 2 on the table names what it stands for: '2c=7h', not {t!r}")
-            rep = ph
-        if rep >= NUM_FACES or rep // 4 == 1:
-            raise ValueError(f"scenario {where}: {t!r} does not stand for a natural card (3..K, A)")
-        reps.append(rep)
-        phys.append(ph)
-    return reps, phys
-
-
-def _run_lo(rep: int) -> int:
-    return 13 if rep // 4 == 0 else rep // 4
-
-
-def _check_meld(kind: int, reps: list[int], phys: list[int], mixed: bool, partial: bool, where: str) -> None:
-    """The cards in canonical order: a run from its lowest position up (one suit unless
-    mixed), a set of one rank by its naturals in suit order, then its 2s; a finished meld
-    holds 3 or more cards, one natural at least. ``partial``: a meld being built."""
-    n = len(reps)
-    wilds = [_is_wild(ph) for ph in phys]
-    if n < 3 and not partial:
-        raise ValueError(f"scenario {where}: a meld holds at least 3 cards")
-    if n > SLOTS:
-        raise ValueError(f"scenario {where}: at most {SLOTS} cards")
-    if not partial and all(wilds):
-        raise ValueError(f"scenario {where}: a meld holds at least one natural card")
-    if n == 0:
-        return
-    if kind == KIND_RUN:
-        lo = _run_lo(reps[0])
-        for i, c in enumerate(reps):
-            q = lo + i
-            if q > 13 or c // 4 != (0 if q == 13 else q) or (not mixed and c % 4 != reps[0] % 4):
-                raise ValueError(f"scenario {where}: a run is of consecutive cards"
-                                 f"{' of one suit' if not mixed else ''}, from its lowest card up (3 .. K A)")
-    else:
-        rank = reps[0] // 4
-        if any(c // 4 != rank for c in reps):
-            raise ValueError(f"scenario {where}: a set is of one rank")
-        keys = [(4 if w else c % 4) for c, w in zip(reps, wilds, strict=True)]
-        if partial and (keys != sorted(keys) or wilds[0]):
-            raise ValueError(f"scenario {where}: a set is built by its natural cards in suit order (c d h s), "
-                             f"then its 2s")
-
-
 def custom_to_dict(rec, name: str):
-    rules = RULES_BY_SUIT[int(_run_same_suit(rec))]
     if name == "melds":
-        return [{"kind": "set" if int(rec["meld_kind"][m]) == KIND_SET else "run", "owner": int(rec["meld_owner"][m]),
-                 "cards": T.meld_tokens(rules, rec, m)}
-                for m in range(int(rec["num_melds"]))]
+        return T.melds_to_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec)
     if name == "build":
-        kind = int(rec["build_kind"])
-        mixed = not _run_same_suit(rec)
-        out = []
-        for i in range(int(rec["build_n"])):
-            rep, ph = int(rec["build_rep"][i]), int(rec["build_phys"][i])
-            if _is_wild(ph):
-                out.append(f"{card_str(ph)}={RANKS[rep // 4] if kind == KIND_SET or mixed else card_str(rep)}")
-            else:
-                out.append(card_str(ph))
-        return {"kind": {0: None, KIND_SET: "set", KIND_RUN: "run"}[kind], "cards": out}
+        return T.build_to_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec, not _run_same_suit(rec))
     raise AssertionError(name)
 
 
 def custom_from_dict(rec, name: str, value) -> None:
-    P = int(rec["num_players"])
-    mixed = not _run_same_suit(rec)
     if name == "melds":
-        if not isinstance(value, (list, tuple)) or len(value) > MAX_MELDS:
-            raise ValueError(f"scenario 'melds': expected a list of at most {MAX_MELDS} melds, got {value!r}")
-        T.clear_table_record(rec)
-        for m, meld in enumerate(value):
-            where = f"melds[{m}]"
-            if not isinstance(meld, dict) or set(meld) - {"kind", "owner", "cards"} or "cards" not in meld:
-                raise ValueError(f"scenario {where}: expected {{'kind': 'set' or 'run', 'owner': seat, "
-                                 f"'cards': [...]}}")
-            kind = {"set": KIND_SET, "run": KIND_RUN}.get(meld.get("kind"))
-            if kind is None:
-                raise ValueError(f"scenario {where}: kind must be 'set' or 'run', got {meld.get('kind')!r}")
-            owner = meld.get("owner", 0)
-            if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < P:
-                raise ValueError(f"scenario {where}: owner must be a seat 0..{P - 1}, got {owner!r}")
-            reps, phys = _parse_card_tokens(meld["cards"], kind, mixed, where)
-            _check_meld(kind, reps, phys, mixed, False, where)
-            rec["meld_kind"][m] = kind
-            rec["meld_owner"][m] = owner
-            if kind == KIND_SET:
-                rec["meld_key"][m] = reps[0] // 4
-                for i, ph in enumerate(phys):
-                    rec["meld_slot"][m, i] = ph
-            else:
-                lo = _run_lo(reps[0])
-                rec["meld_key"][m] = -1 if mixed else reps[0] % 4
-                rec["meld_lo"][m] = lo
-                rec["meld_hi"][m] = lo + len(reps) - 1
-                for i, ph in enumerate(phys):
-                    rec["meld_slot"][m, lo + i] = ph
-        rec["num_melds"] = len(value)
-        return
-    if name == "build":
-        if not isinstance(value, dict) or set(value) - {"kind", "cards"}:
-            raise ValueError(f"scenario 'build': expected {{'kind': 'set', 'run' or None, 'cards': [...]}}, "
-                             f"got {value!r}")
-        kind = {"set": KIND_SET, "run": KIND_RUN, None: 0}.get(value.get("kind"), -1)
-        if kind < 0:
-            raise ValueError(f"scenario 'build': kind must be 'set', 'run' or None, got {value.get('kind')!r}")
-        reps, phys = _parse_card_tokens(value.get("cards", []), kind, mixed, "'build'")
-        if reps and kind == 0:
-            raise ValueError("scenario 'build': cards need a kind ('set' or 'run')")
-        _check_meld(kind, reps, phys, mixed, True, "'build'")
-        rec["build_kind"] = kind
-        T.write_build(rec, reps, phys)
-        return
-    raise AssertionError(name)
+        T.melds_from_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec, value, not _run_same_suit(rec))
+    elif name == "build":
+        T.build_from_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec, value, not _run_same_suit(rec))
+    else:
+        raise AssertionError(name)
 
 
 custom_counts = T.table_card_counts

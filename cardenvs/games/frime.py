@@ -1069,132 +1069,21 @@ def _is_wild(c: int) -> bool:
     return c == JOKER or c // 4 == 1
 
 
-def _parse_card_tokens(tokens, kind: int, where: str) -> tuple[list[int], list[int]]:
-    """(card each stands for, physical card) of a meld written as in state_dict: naturals
-    ``7h``, frimes ``X=7h`` / ``2c=7h`` (a run) or ``X=7`` (a set)."""
-    if not isinstance(tokens, (list, tuple)):
-        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', 'X=6h', '7h'], got {tokens!r}")
-    reps, phys = [], []
-    for tok in tokens:
-        t = str(tok).strip()
-        if "=" in t:
-            left, right = t.split("=", 1)
-            ph = card_id(left)
-            if not _is_wild(ph):
-                raise ValueError(f"scenario {where}: {t!r}: only a frime (X or a 2) stands for another card")
-            if kind == KIND_SET:
-                if len(right) != 1 or right.upper() not in RANKS:
-                    raise ValueError(f"scenario {where}: a frime in a set stands for its rank: write 'X=7', not {t!r}")
-                rep = RANKS.index(right.upper()) * 4
-            else:
-                rep = card_id(right)
-        else:
-            ph = card_id(t)
-            if _is_wild(ph):
-                raise ValueError(f"scenario {where}: a frime on the table names what it stands for: 'X=7h', not {t!r}")
-            rep = ph
-        if rep >= NUM_FACES or rep // 4 == 1:
-            raise ValueError(f"scenario {where}: {t!r} does not stand for a natural card (3..K, A)")
-        reps.append(rep)
-        phys.append(ph)
-    return reps, phys
-
-
-def _check_meld(kind: int, reps: list[int], partial: bool, where: str, wilds: list[bool] | None = None) -> None:
-    """The cards in canonical order: a run of one suit from its lowest position up, a set
-    of one rank by suit then its frimes. ``partial``: a meld being built (fewer than 3)."""
-    n = len(reps)
-    wilds = wilds if wilds is not None else [False] * n
-    if n < 3 and not partial:
-        raise ValueError(f"scenario {where}: a meld holds at least 3 cards")
-    if n > SLOTS:
-        raise ValueError(f"scenario {where}: at most {SLOTS} cards")
-    if n == 0:
-        return
-    if kind == KIND_RUN:
-        suit = reps[0] % 4
-        lo = 13 if reps[0] // 4 == 0 else reps[0] // 4
-        for i, c in enumerate(reps):
-            if lo + i > 13 or card_at(suit, lo + i) != c:
-                raise ValueError(f"scenario {where}: a run is of one suit, from its lowest card up (3 .. K A)")
-    else:
-        rank = reps[0] // 4
-        if any(c // 4 != rank for c in reps):
-            raise ValueError(f"scenario {where}: a set is of one rank")
-        if partial:  # a set is built by its naturals in suit order, then its frimes
-            keys = [(4 if w else c % 4) for c, w in zip(reps, wilds, strict=True)]
-            if keys != sorted(keys):
-                raise ValueError(f"scenario {where}: a set is built by its naturals in suit order (c d h s), "
-                                 f"then its frimes")
-
-
 def custom_to_dict(rec, name: str):
     if name == "melds":
-        return [{"kind": "set" if int(rec["meld_kind"][m]) == KIND_SET else "run", "owner": int(rec["meld_owner"][m]),
-                 "cards": [tok.replace("=", "=", 1) for tok in T.meld_tokens(RULES, rec, m)]}
-                for m in range(int(rec["num_melds"]))]
+        return T.melds_to_dict(RULES, rec)
     if name == "build":
-        kind = int(rec["build_kind"])
-        out = []
-        for i in range(int(rec["build_n"])):
-            rep, ph = int(rec["build_rep"][i]), int(rec["build_phys"][i])
-            if _is_wild(ph):
-                out.append(f"{card_str(ph)}={RANKS[rep // 4] if kind == KIND_SET else card_str(rep)}")
-            else:
-                out.append(card_str(ph))
-        return {"kind": {0: None, KIND_SET: "set", KIND_RUN: "run"}[kind], "cards": out}
+        return T.build_to_dict(RULES, rec, False)
     raise AssertionError(name)
 
 
 def custom_from_dict(rec, name: str, value) -> None:
-    P = int(rec["num_players"])
     if name == "melds":
-        if not isinstance(value, (list, tuple)) or len(value) > MAX_MELDS:
-            raise ValueError(f"scenario 'melds': expected a list of at most {MAX_MELDS} melds, got {value!r}")
-        T.clear_table_record(rec)
-        for m, meld in enumerate(value):
-            where = f"melds[{m}]"
-            if not isinstance(meld, dict) or set(meld) - {"kind", "owner", "cards"} or "cards" not in meld:
-                raise ValueError(f"scenario {where}: expected {{'kind': 'set' or 'run', 'owner': seat, "
-                                 f"'cards': [...]}}")
-            kind = {"set": KIND_SET, "run": KIND_RUN}.get(meld.get("kind"))
-            if kind is None:
-                raise ValueError(f"scenario {where}: kind must be 'set' or 'run', got {meld.get('kind')!r}")
-            owner = meld.get("owner", 0)
-            if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < P:
-                raise ValueError(f"scenario {where}: owner must be a seat 0..{P - 1}, got {owner!r}")
-            reps, phys = _parse_card_tokens(meld["cards"], kind, where)
-            _check_meld(kind, reps, False, where)
-            rec["meld_kind"][m] = kind
-            rec["meld_owner"][m] = owner
-            if kind == KIND_SET:
-                rec["meld_key"][m] = reps[0] // 4
-                for i, ph in enumerate(phys):
-                    rec["meld_slot"][m, i] = ph
-            else:
-                lo = 13 if reps[0] // 4 == 0 else reps[0] // 4
-                rec["meld_key"][m] = reps[0] % 4
-                rec["meld_lo"][m] = lo
-                rec["meld_hi"][m] = lo + len(reps) - 1
-                for i, ph in enumerate(phys):
-                    rec["meld_slot"][m, lo + i] = ph
-        rec["num_melds"] = len(value)
-        return
-    if name == "build":
-        if not isinstance(value, dict) or set(value) - {"kind", "cards"}:
-            raise ValueError(f"scenario 'build': expected {{'kind': 'set', 'run' or None, 'cards': [...]}}, "
-                             f"got {value!r}")
-        kind = {"set": KIND_SET, "run": KIND_RUN, None: 0}.get(value.get("kind"), -1)
-        if kind < 0:
-            raise ValueError(f"scenario 'build': kind must be 'set', 'run' or None, got {value.get('kind')!r}")
-        reps, phys = _parse_card_tokens(value.get("cards", []), kind, "'build'")
-        if reps and kind == 0:
-            raise ValueError("scenario 'build': cards need a kind ('set' or 'run')")
-        _check_meld(kind, reps, True, "'build'", [_is_wild(ph) for ph in phys])
-        rec["build_kind"] = kind
-        T.write_build(rec, reps, phys)
-        return
-    raise AssertionError(name)
+        T.melds_from_dict(RULES, rec, value, False)
+    elif name == "build":
+        T.build_from_dict(RULES, rec, value, False)
+    else:
+        raise AssertionError(name)
 
 
 custom_counts = T.table_card_counts

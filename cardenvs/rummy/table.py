@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.cards import JOKER, card_id, card_str
+from cardenvs.cards import JOKER, RANKS, card_id, card_str
 from cardenvs.core.rng import shuffle
 from cardenvs.rummy.melds import (
     ACE_HIGH,
@@ -38,8 +38,11 @@ from cardenvs.rummy.melds import (
     KIND_SET,
     NUM_FACES,
     NUM_TYPES,
+    R_JOKER_WILD,
+    R_MIN_NATURAL,
     R_POS_LO,
     R_SET_DISTINCT,
+    R_TWOS_WILD,
     ZERO,
     card_at,
     extension_options,
@@ -402,6 +405,151 @@ def parse_table_tokens(tokens, where: str) -> tuple[list[int], list[int]]:
     return reps, phys
 
 
+
+
+# --------------------------------------------------------------------------- Python side: wild cards named
+# Frime and Classes write a wild card on the table with what it stands for, PHYS=REP:
+# ``X=7h`` / ``2c=7h`` in a run of one suit, ``2c=7`` in a set or in a run of mixed suits
+# (a rank). The meld being built (``build``) is written the same way.
+def is_wild_card(rules: np.ndarray, c: int) -> bool:
+    return (c == JOKER and bool(rules[R_JOKER_WILD])) or (c // 4 == 1 and c != JOKER and bool(rules[R_TWOS_WILD]))
+
+
+def parse_wild_tokens(rules: np.ndarray, tokens, kind: int, mixed: bool, where: str) -> tuple[list[int], list[int]]:
+    """(card each stands for, physical card) of a meld written as ``state_dict`` writes it."""
+    if not isinstance(tokens, (list, tuple)):
+        raise ValueError(f"scenario {where}: expected a list of cards like ['5h', '2c=6h', '7h'], got {tokens!r}")
+    reps, phys = [], []
+    for tok in tokens:
+        t = str(tok).strip()
+        if "=" in t:
+            left, right = t.split("=", 1)
+            ph = card_id(left)
+            if not is_wild_card(rules, ph):
+                raise ValueError(f"scenario {where}: {t!r}: only a wild card stands for another card")
+            if kind == KIND_SET or mixed:
+                if len(right) != 1 or right.upper() not in RANKS:
+                    raise ValueError(f"scenario {where}: this wild card stands for a rank: write "
+                                     f"'{left}=7', not {t!r}")
+                rep = RANKS.index(right.upper()) * 4
+            else:
+                rep = card_id(right)
+        else:
+            ph = card_id(t)
+            if is_wild_card(rules, ph):
+                raise ValueError(f"scenario {where}: a wild card on the table names what it stands for: "
+                                 f"'{t}=7h', not {t!r}")
+            rep = ph
+        if rep >= NUM_FACES or rep // 4 == 1:
+            raise ValueError(f"scenario {where}: {t!r} does not stand for a natural card (3..K, A)")
+        reps.append(rep)
+        phys.append(ph)
+    return reps, phys
+
+
+def _run_lo(rep: int) -> int:
+    return ACE_HIGH if rep // 4 == 0 else rep // 4
+
+
+def check_meld_cards(rules: np.ndarray, kind: int, reps: list[int], phys: list[int], mixed: bool, partial: bool,
+                     slots: int, where: str) -> None:
+    """The cards in canonical order: a run from its lowest position up (3 .. K A; one
+    suit unless ``mixed``), a set of one rank by its naturals in suit order, then its
+    wild cards; a finished meld holds 3 or more cards (and the rules' natural card).
+    ``partial``: a meld being built."""
+    n = len(reps)
+    wilds = [is_wild_card(rules, ph) for ph in phys]
+    need_natural = bool(rules[R_MIN_NATURAL])
+    if n < 3 and not partial:
+        raise ValueError(f"scenario {where}: a meld holds at least 3 cards")
+    if n > slots:
+        raise ValueError(f"scenario {where}: at most {slots} cards")
+    if need_natural and not partial and all(wilds):
+        raise ValueError(f"scenario {where}: a meld holds at least one natural card")
+    if n == 0:
+        return
+    if kind == KIND_RUN:
+        lo = _run_lo(reps[0])
+        for i, c in enumerate(reps):
+            q = lo + i
+            if q > ACE_HIGH or c // 4 != (0 if q == ACE_HIGH else q) or (not mixed and c % 4 != reps[0] % 4):
+                raise ValueError(f"scenario {where}: a run is of consecutive cards{'' if mixed else ' of one suit'}, "
+                                 f"from its lowest card up (3 .. K A)")
+    else:
+        if any(c // 4 != reps[0] // 4 for c in reps):
+            raise ValueError(f"scenario {where}: a set is of one rank")
+        keys = [(4 if w else c % 4) for c, w in zip(reps, wilds, strict=True)]
+        if partial and (keys != sorted(keys) or (need_natural and wilds[0])):
+            raise ValueError(f"scenario {where}: a set is built by its natural cards in suit order (c d h s), "
+                             f"then its wild cards")
+
+
+def melds_to_dict(rules: np.ndarray, rec) -> list[dict]:
+    return [{"kind": "set" if int(rec["meld_kind"][m]) == KIND_SET else "run", "owner": int(rec["meld_owner"][m]),
+             "cards": meld_tokens(rules, rec, m)} for m in range(int(rec["num_melds"]))]
+
+
+def build_to_dict(rules: np.ndarray, rec, mixed: bool) -> dict:
+    kind = int(rec["build_kind"])
+    out = []
+    for i in range(int(rec["build_n"])):
+        rep, ph = int(rec["build_rep"][i]), int(rec["build_phys"][i])
+        if is_wild_card(rules, ph):
+            out.append(wild_token(ph, RANKS[rep // 4] if kind == KIND_SET or mixed else card_str(rep)))
+        else:
+            out.append(card_str(ph))
+    return {"kind": {0: None, KIND_SET: "set", KIND_RUN: "run"}[kind], "cards": out}
+
+
+def melds_from_dict(rules: np.ndarray, rec, value, mixed: bool) -> None:
+    """The scenario's table (``melds``) into the record: each meld checked, a run filed by
+    position (key -1 when ``mixed``), a set in laying order."""
+    P = int(rec["num_players"])
+    max_melds, slots = rec["meld_slot"].shape
+    if not isinstance(value, (list, tuple)) or len(value) > max_melds:
+        raise ValueError(f"scenario 'melds': expected a list of at most {max_melds} melds, got {value!r}")
+    clear_table_record(rec)
+    for m, meld in enumerate(value):
+        where = f"melds[{m}]"
+        if not isinstance(meld, dict) or set(meld) - {"kind", "owner", "cards"} or "cards" not in meld:
+            raise ValueError(f"scenario {where}: expected {{'kind': 'set' or 'run', 'owner': seat, 'cards': [...]}}")
+        kind = {"set": KIND_SET, "run": KIND_RUN}.get(meld.get("kind"))
+        if kind is None:
+            raise ValueError(f"scenario {where}: kind must be 'set' or 'run', got {meld.get('kind')!r}")
+        owner = meld.get("owner", 0)
+        if isinstance(owner, bool) or not isinstance(owner, int) or not 0 <= owner < P:
+            raise ValueError(f"scenario {where}: owner must be a seat 0..{P - 1}, got {owner!r}")
+        reps, phys = parse_wild_tokens(rules, meld["cards"], kind, mixed, where)
+        check_meld_cards(rules, kind, reps, phys, mixed, False, slots, where)
+        rec["meld_kind"][m] = kind
+        rec["meld_owner"][m] = owner
+        if kind == KIND_SET:
+            rec["meld_key"][m] = reps[0] // 4
+            for i, ph in enumerate(phys):
+                rec["meld_slot"][m, i] = ph
+        else:
+            lo = _run_lo(reps[0])
+            rec["meld_key"][m] = -1 if mixed else reps[0] % 4
+            rec["meld_lo"][m] = lo
+            rec["meld_hi"][m] = lo + len(reps) - 1
+            for i, ph in enumerate(phys):
+                rec["meld_slot"][m, lo + i] = ph
+    rec["num_melds"] = len(value)
+
+
+def build_from_dict(rules: np.ndarray, rec, value, mixed: bool) -> None:
+    """The scenario's meld being built (``build``: kind and cards) into the record."""
+    if not isinstance(value, dict) or set(value) - {"kind", "cards"}:
+        raise ValueError(f"scenario 'build': expected {{'kind': 'set', 'run' or None, 'cards': [...]}}, got {value!r}")
+    kind = {"set": KIND_SET, "run": KIND_RUN, None: 0}.get(value.get("kind"), -1)
+    if kind < 0:
+        raise ValueError(f"scenario 'build': kind must be 'set', 'run' or None, got {value.get('kind')!r}")
+    reps, phys = parse_wild_tokens(rules, value.get("cards", []), kind, mixed, "'build'")
+    if reps and kind == 0:
+        raise ValueError("scenario 'build': cards need a kind ('set' or 'run')")
+    check_meld_cards(rules, kind, reps, phys, mixed, True, rec["build_rep"].shape[0], "'build'")
+    rec["build_kind"] = kind
+    write_build(rec, reps, phys)
 
 
 # --------------------------------------------------------------------------- Python side: scenarios
