@@ -257,3 +257,31 @@ def test_random_sampler_picks_every_legal_action_and_only_those():
     wide = np.zeros((3, 2 * width), dtype=np.bool_)
     wide[:, ::2] = masks
     assert (RandomSampler(9)(wide[:, ::2]) == picks[0]).all()
+
+
+@pytest.mark.parametrize("name", [spec.env_id for spec in cardenvs.list_games()])
+def test_actions_must_be_integers_and_pseudo_actions_stay_out_of_reach(name):
+    """Hardening: a float, string or bool action is refused (it was read as another
+    action), and a finished game without auto-reset ignores negative actions (the
+    kernels' pseudo-actions once restarted it)."""
+    env = cardenvs.make_raw(name)
+    env.reset(seed=0)
+    before = env.state_dict()
+    legal_a = env.legal_actions()[0]
+    for bad in (float(legal_a) + 0.7, str(legal_a), True, np.float32(legal_a), np.array([legal_a])):
+        with pytest.raises(TypeError, match="integer"):
+            env.step(bad)
+    assert env.state_dict() == before
+    env.step(np.int64(legal_a))  # numpy integers and 0-d integer arrays are integers
+    venv = cardenvs.make_vec(name, num_envs=4, seed=0, auto_reset=False, max_steps=3)
+    s = venv.reset()
+    for bad in (s.legal_action_mask.argmax(1).astype(np.float64), s.legal_action_mask.any(1),
+                np.array(["0"] * 4)):
+        with pytest.raises(TypeError, match="integer"):
+            venv.step(bad)
+    for _ in range(3):
+        s = venv.step(s.legal_action_mask.argmax(1))
+    assert s.truncated.all()
+    done = [venv.state_dict(i) for i in range(4)]
+    s = venv.step(np.array([-2, -3, -4, -5]))  # ignored by finished games
+    assert [venv.state_dict(i) for i in range(4)] == done and not s.legal_action_mask.any()

@@ -708,3 +708,4 @@ def test_review_findings_on_scenarios():
          laid=[True, False, True, False], melds=[{"kind": "set", "owner": 2, "cards": ["5d", "5d", "5s"]}])
     act(env, "discard Kc")
     assert st(env)["winners"] == [True, False, False, False]
+

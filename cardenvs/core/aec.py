@@ -144,6 +144,11 @@ class CardGameEnv(AECEnv):
             return
         if action is None:
             raise ValueError(f"{agent} is to move: step(None) is only for a finished agent")
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action.item()
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            # 3.7, "3" or True would be read as another action
+            raise TypeError(f"an action is an integer 0..{self._action_space.n - 1}, got {action!r}")
         a = int(action)
         if not 0 <= a < self._action_space.n:
             raise ValueError(f"action {action!r} is outside 0..{self._action_space.n - 1}")

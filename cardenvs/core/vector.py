@@ -138,7 +138,10 @@ class VecEnv:
         """One decision in every game (the player to move in each plays ``actions[i]``)."""
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        actions = np.ascontiguousarray(actions, dtype=np.int64)
+        given = np.asarray(actions)
+        if given.dtype.kind not in "iu":  # a float, bool or string array would be read as other actions
+            raise TypeError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {given.dtype}")
+        actions = np.ascontiguousarray(given, dtype=np.int64)
         if actions.shape != (self.num_envs,):
             raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
         if self.illegal_action == "raise":
