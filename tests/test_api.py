@@ -285,3 +285,21 @@ def test_actions_must_be_integers_and_pseudo_actions_stay_out_of_reach(name):
     done = [venv.state_dict(i) for i in range(4)]
     s = venv.step(np.array([-2, -3, -4, -5]))  # ignored by finished games
     assert [venv.state_dict(i) for i in range(4)] == done and not s.legal_action_mask.any()
+
+
+def test_the_arrays_a_vector_env_returns_are_the_callers():
+    """Hardening: writing into a returned mask changes nothing the env checks, and a
+    later load_state_dict leaves the arrays returned before as they were."""
+    venv = cardenvs.make_vec("president_v0", num_envs=3, seed=0)
+    s = venv.reset()
+    keep = s.legal_action_mask.copy(), s.observation.copy()
+    legal = s.legal_action_mask.argmax(1)
+    s.legal_action_mask[:] = True  # the caller's own array
+    with pytest.raises(ValueError, match="illegal"):
+        venv.step(np.full(3, np.flatnonzero(~keep[0][0])[0]))  # illegal in game 0, whatever the caller wrote
+    s.legal_action_mask[:] = keep[0]
+    before = venv.step(legal)
+    held = before.legal_action_mask.copy(), before.observation.copy()
+    after = venv.load_state_dict(1, venv.state_dict(0))
+    assert np.array_equal(before.legal_action_mask, held[0]) and np.array_equal(before.observation, held[1])
+    assert np.array_equal(after.observation[1], after.observation[0])

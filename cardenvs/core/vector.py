@@ -127,6 +127,7 @@ class VecEnv:
         obs, masks, current = self._new_outputs()
         events = self.game.reset_batch(self.states, masks, obs, current, self._mode & MODE_AUTO_FORCED)
         self._finished = np.zeros(self.num_envs, dtype=np.bool_)  # ended games, without auto-reset
+        self._legal = masks.copy()  # the env's own: the caller may write into what it gets
         zeros = np.zeros(self.num_envs, dtype=np.bool_)
         self._state = VecState(
             obs, masks, current, np.zeros((self.num_envs, self.num_players), np.float32),
@@ -161,6 +162,7 @@ class VecEnv:
             final = self._restart_ended(flags[0] | flags[1], masks, obs, current, forced)
         if not self.auto_reset:
             self._finished |= flags[0] | flags[1]
+        self._legal = masks.copy()  # the env's own: the caller may write into what it gets
         self._state = VecState(obs, masks, current, rewards[:, : self.num_players], *flags, forced, final)
         return self._state
 
@@ -200,13 +202,13 @@ class VecEnv:
         )
 
     def _check_legal(self, actions: np.ndarray) -> None:
-        i = _first_illegal(self._state.legal_action_mask, actions, self._finished)
+        i = _first_illegal(self._legal, actions, self._finished)
         if i >= 0:
             ok = self._finished.copy()
             valid = (actions >= 0) & (actions < self.num_actions)
-            ok[valid] |= self._state.legal_action_mask[np.flatnonzero(valid), actions[valid]]
+            ok[valid] |= self._legal[np.flatnonzero(valid), actions[valid]]
             a = int(actions[i])
-            legal = np.flatnonzero(self._state.legal_action_mask[i])
+            legal = np.flatnonzero(self._legal[i])
             names = ", ".join(f"{x} {self.game.action_to_str(x)!r}" for x in legal[:20])
             raise ValueError(
                 f"illegal action {a} in game {i} (and {int((~ok).sum()) - 1} other games); "
@@ -247,8 +249,12 @@ class VecEnv:
         state_from_dict(self.spec, one[0], scenario, np.random.default_rng(int(rng)))
         self.game.refresh_batch(one, masks1, obs1, current1)
         self.states[i] = one[0]
+        # new arrays: those returned before stay as the caller got them
+        obs, masks, current = obs.copy(), masks.copy(), current.copy()
         obs[i], masks[i], current[i] = obs1[0], masks1[0], current1[0]
         self._finished[i] = bool(one["terminated"][0] or one["truncated"][0])
+        self._legal = masks.copy()
+        self._state = self._state._replace(observation=obs, legal_action_mask=masks, current_player=current)
         return self._state
 
 
