@@ -26,6 +26,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from agents import Agent, has_heuristic, make_agent
+from cardenvs import __version__
 from cardenvs.core.protocol import GameSpec
 from cardenvs.registry import get_spec, list_games, make
 
@@ -402,6 +403,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
 # --------------------------------------------------------------------------- entry point
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="cardenvs", description="Card-game environments: list games, play matches.")
+    parser.add_argument("--version", action="version", version=f"cardenvs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("list", help="the registered games", description="The registered games.")
     play = sub.add_parser(

@@ -250,3 +250,13 @@ def test_python_dash_m_subprocess():
         [sys.executable, "-m", "cardenvs", "play", "nope"], capture_output=True, text=True, timeout=120
     )
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0
+
+
+def test_version_flag(capsys):
+    import cardenvs
+    from cardenvs.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0
+    assert capsys.readouterr().out.strip() == f"cardenvs {cardenvs.__version__}"
