@@ -350,12 +350,6 @@ def _take_wild(H):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _hand_of(s, p, H):
-    for c in range(NUM_TYPES):
-        H[c] = s.hands[p, c]
-
-
-@njit(cache=True, no_cpython_wrapper=True)
 def _build_now(s):
     """(key, lo, n, has_nat, last suit, 2s started) of the meld being built."""
     n = np.int64(s.build_n)
@@ -452,7 +446,7 @@ def _first_cards(s, p, H, item, kind, ws):
 @njit(cache=True, no_cpython_wrapper=True)
 def _mask_build(s, p, H, ws):
     """The cards that may come next in the meld being built, and closing it."""
-    _hand_of(s, p, H)
+    T.hand_of(s, p, H)
     item = np.int64(s.item)
     kind = np.int64(s.build_kind)
     key, lo, n, has_nat, last_suit, wilds_started = _build_now(s)
@@ -511,7 +505,7 @@ def _mask_play(s, p, H, ws):
     for c in range(NUM_FACES):
         if s.hands[p, c] > 0:
             s.legal[DISCARD0 + c] = 1
-    _hand_of(s, p, H)
+    T.hand_of(s, p, H)
     if not s.laid[p]:
         if s.num_melds + _contract_rows(s, p) <= MAX_MELDS and _holds(s, p, H, TRUE, SET, ws):
             s.legal[CONTRACT] = 1
@@ -689,7 +683,7 @@ def apply_action(s, a, H):
         wild = a >= WILD0
         rep = a - WILD0 if wild else a - ADD0
         if wild:
-            _hand_of(s, p, H)
+            T.hand_of(s, p, H)
             phys = _take_wild(H)
         else:
             phys = rep

@@ -389,12 +389,6 @@ def _set_finishable(H, rank, suit, frimes, n, need_all):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _hand_of(s, p, H):
-    for c in range(NUM_TYPES):
-        H[c] = s.hands[p, c]
-
-
-@njit(cache=True, no_cpython_wrapper=True)
 def _build_state(s):
     """(key, next suit or position, frimes started) of the meld being built."""
     n = s.build_n
@@ -436,7 +430,7 @@ def _mask_lay(s, p, H):
     """New melds (and, in a last turn, lay-offs on the first player's melds); END_TURN in
     a last turn. Returns the legal actions found."""
     k = 0
-    _hand_of(s, p, H)
+    T.hand_of(s, p, H)
     if s.num_melds < MAX_MELDS:
         run_ok = False
         set_ok = False
@@ -516,7 +510,7 @@ def _layoff_cards(s, p, m, ext, write):
 @njit(cache=True, no_cpython_wrapper=True)
 def _mask_build(s, p, H):
     """The cards that may come next in the meld being built, and closing it."""
-    _hand_of(s, p, H)
+    T.hand_of(s, p, H)
     n = np.int64(s.build_n)
     key, nxt, frimes = _build_state(s)
     if s.build_kind == KIND_RUN:
@@ -758,7 +752,7 @@ def apply_action(s, a, H):
     if a < GO_OUT:
         T.discard_card(s, p, a - DISCARD0)
         if s.out_player < 0:
-            _hand_of(s, p, H)
+            T.hand_of(s, p, H)
             if _splits(H):
                 s.phase = PHASE_CHOOSE
                 return False
@@ -786,7 +780,7 @@ def apply_action(s, a, H):
         wild = a >= FRIME0
         rep = a - FRIME0 if wild else a - ADD0
         if wild:
-            _hand_of(s, p, H)
+            T.hand_of(s, p, H)
             phys = _take_wild(H)
         else:
             phys = rep

@@ -62,6 +62,13 @@ def recount(s):
 
 
 @njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+def hand_of(s, p, H):
+    """Copy p's card counts into H (a search's scratch, changed freely)."""
+    for c in range(NUM_TYPES):
+        H[c] = s.hands[p, c]
+
+
+@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
 def add_card(s, p, c):
     s.hands[p, c] += 1
     s.held[p] += 1
