@@ -1,7 +1,10 @@
 """Agents for every cardenvs game, by name: ``make_agent("heuristic", get_spec("president"), seed=0)``.
 
 Names: ``random`` (any game), ``heuristic`` (the game's rule-based player, where the
-game has one: see ``HEURISTICS``), ``human`` (a placeholder: the CLI asks a person).
+game has one: see ``HEURISTICS``), ``human`` (a placeholder: the CLI asks a person),
+``ppo`` (the trained baseline shipped for the game, where there is one), ``ppo:PATH`` (a
+policy written by ``cardenvs train``: its ``policy.npz`` or a checkpoint ``.pt``),
+``ppo-sample:PATH`` (the same, sampling its moves instead of taking the most probable).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ HEURISTICS: dict[str, str] = {
     "classes": "agents.classes_heuristic:ClassesHeuristic",
 }
 
-AGENT_NAMES = ("random", "heuristic", "human")
+AGENT_NAMES = ("random", "heuristic", "human", "ppo")
 
 
 def has_heuristic(spec: GameSpec) -> bool:
@@ -33,7 +36,10 @@ def has_heuristic(spec: GameSpec) -> bool:
 
 def available_agents(spec: GameSpec) -> list[str]:
     """Agent names usable for this game."""
-    return [n for n in AGENT_NAMES if n != "heuristic" or has_heuristic(spec)]
+    from agents.ppo import has_baseline
+
+    out = [n for n in AGENT_NAMES if (n != "heuristic" or has_heuristic(spec)) and (n != "ppo" or has_baseline(spec))]
+    return out + ["ppo:PATH"]
 
 
 def heuristic_class(spec: GameSpec) -> type[Agent]:
@@ -46,6 +52,13 @@ def heuristic_class(spec: GameSpec) -> type[Agent]:
 def make_agent(name: str, spec: GameSpec, seed: int | None = None, options: dict[str, Any] | None = None) -> Agent:
     """An agent by name for the game ``spec`` (ValueError listing the names if unknown)."""
     key = name.strip().lower()
+    if key == "ppo" or key.startswith(("ppo:", "ppo-sample:")):
+        from agents.ppo import PPOAgent
+
+        kind, _, path = name.strip().partition(":")
+        if kind.lower() == "ppo-sample" and not path:
+            raise ValueError("ppo-sample needs a policy file: ppo-sample:PATH")
+        return PPOAgent(spec, seed=seed, options=options, policy=path or None, sample=kind.lower() == "ppo-sample")
     if key == "random":
         return RandomAgent(spec, seed=seed, options=options)
     if key == "heuristic":

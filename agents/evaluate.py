@@ -14,21 +14,41 @@ import numpy as np
 
 from agents.base import Agent
 from cardenvs.core.protocol import GameSpec
+from cardenvs.core.rng import batch_seeds
 from cardenvs.core.vector import VecEnv
 
 
 @dataclass
 class SlotResult:
-    """One agent slot of :func:`evaluate` (it played one seat in every match)."""
+    """One agent slot of :func:`evaluate` (it played one seat in every match).
+
+    Win shares and mean scores are over the finished matches; matches cut short (a turn
+    or step cap) count in ``truncated`` and nowhere else."""
 
     name: str
-    matches: int
+    matches: int  # matches played, finished or not
     wins: float  # ties shared: a win split between two seats counts 0.5 each
     mean_score: float  # the game's match score (``round_info(...)["scores"]``); nan if none
+    truncated: int = 0  # matches cut short, left out of the win share and the mean score
+    wins_sq: float = 0.0  # sum of the squared per-match shares, for the interval
+
+    @property
+    def finished(self) -> int:
+        return self.matches - self.truncated
 
     @property
     def win_rate(self) -> float:
-        return self.wins / self.matches if self.matches else 0.0
+        """The share of the wins over the finished matches."""
+        return self.wins / self.finished if self.finished else 0.0
+
+    @property
+    def ci95(self) -> float:
+        """Half-width of the 95 % confidence interval of ``win_rate`` (normal approximation)."""
+        n = self.finished
+        if n < 2:
+            return float("nan")
+        var = max(self.wins_sq / n - self.win_rate**2, 0.0) * n / (n - 1)
+        return 1.96 * float(np.sqrt(var / n))
 
 
 def win_shares(returns: np.ndarray) -> np.ndarray:
@@ -45,25 +65,34 @@ def evaluate(
     seed: int = 0,
     options: dict[str, Any] | None = None,
     batch_size: int = 1000,
+    first_match: int = 0,
 ) -> list[SlotResult]:
     """Play ``num_matches`` matches; ``agents[k]`` sits at seat ``(k - i) % P`` in match i,
-    so every agent plays every seat equally often when ``num_matches`` is a multiple of P."""
+    so every agent plays every seat equally often when ``num_matches`` is a multiple of P.
+
+    Match i is dealt from the i-th seed of ``seed``'s stream, whatever ``batch_size``:
+    the matches ``first_match .. first_match + num_matches - 1`` of one long evaluation
+    can be played in pieces."""
     opts = dict(options or {})
     num_players = len(agents)
     opts.setdefault("num_players", num_players)
     if opts["num_players"] != num_players:
         raise ValueError(f"{len(agents)} agents for num_players={opts['num_players']}")
     wins = np.zeros(num_players)
+    wins_sq = np.zeros(num_players)
     score_sum = np.zeros(num_players)
+    truncated = 0
     has_scores = True
+    match_seeds = batch_seeds(seed, first_match + num_matches)[first_match:]
     for start in range(0, num_matches, batch_size):
         n = min(batch_size, num_matches - start)
-        env = VecEnv(spec, num_envs=n, seed=seed + start, auto_reset=False, **opts)
-        st = env.reset()
-        match = np.arange(start, start + n)
+        env = VecEnv(spec, num_envs=n, auto_reset=False, **opts)
+        st = env.reset(seeds=match_seeds[start:start + n])
+        match = np.arange(first_match + start, first_match + start + n)
         slot_of = (np.arange(num_players)[None, :] + match[:, None]) % num_players  # (n, seat) -> slot
         returns = np.zeros((n, num_players))
         done = np.zeros(n, dtype=np.bool_)
+        cut = np.zeros(n, dtype=np.bool_)
         rows_all = np.arange(n)
         while not done.all():
             actions = np.zeros(n, dtype=np.int64)
@@ -74,19 +103,27 @@ def evaluate(
                     actions[rows] = agent.act_batch(st.observation[rows], st.legal_action_mask[rows])
             st = env.step(actions)
             returns += st.rewards
+            cut |= ~done & st.truncated
             done |= st.terminated | st.truncated
         shares = win_shares(returns)
         for i in range(n):
+            if cut[i]:
+                truncated += 1
+                continue
             info = spec.module.round_info(env.states[i])
             scores = info.get("scores")
             has_scores = has_scores and scores is not None
             for seat in range(num_players):
                 k = slot_of[i, seat]
                 wins[k] += shares[i, seat]
+                wins_sq[k] += shares[i, seat] ** 2
                 if scores is not None:
                     score_sum[k] += scores[seat]
+    finished = num_matches - truncated
     return [
-        SlotResult(a.name, num_matches, float(wins[k]), float(score_sum[k] / num_matches) if has_scores else np.nan)
+        SlotResult(a.name, num_matches, float(wins[k]),
+                   float(score_sum[k] / finished) if has_scores and finished else np.nan,
+                   truncated, float(wins_sq[k]))
         for k, a in enumerate(agents)
     ]
 

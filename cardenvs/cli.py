@@ -4,6 +4,8 @@
     cardenvs play president --players 5 --agents heuristic,random --games 200
     cardenvs play president --agents human,heuristic --option single_round=true
     cardenvs play president --render --option single_round=true
+    cardenvs eval president --agents ppo,heuristic --matches 4000
+    cardenvs train president --minutes 60 --out runs/president
 
 ``play`` seats the agents in the order given, repeating the list to fill the table,
 and rotates the seats by one between matches so that no agent keeps a seat. The
@@ -101,6 +103,16 @@ def parse_options(spec: GameSpec, pairs: Sequence[str], players: int | None) -> 
             raise CliError(f"--players {players} contradicts --option num_players={options['num_players']}")
         options["num_players"] = players
     return options
+
+
+def agent_list(text: str) -> list[str]:
+    """``--agents`` as names: lower case, except the paths of ``ppo:PATH``."""
+    out = []
+    for item in text.split(","):
+        kind, sep, rest = item.strip().partition(":")
+        if kind:
+            out.append(kind.lower() + sep + rest)
+    return out
 
 
 def seat_names(names: Sequence[str], num_players: int) -> list[str]:
@@ -323,7 +335,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
         raise CliError(str(e)) from None
     num_players = env.unwrapped.num_players
     if args.agents:
-        wanted = [a.strip().lower() for a in args.agents.split(",") if a.strip()]
+        wanted = agent_list(args.agents)
         if not wanted:
             raise CliError("--agents needs at least one agent name")
     else:
@@ -400,9 +412,110 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     return status
 
 
+
+# --------------------------------------------------------------------------- eval
+def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from agents.evaluate import evaluate
+
+    try:
+        spec = get_spec(args.game)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    options = parse_options(spec, args.option or [], args.players)
+    num_players = options.get("num_players", spec.default_players)
+    wanted = agent_list(args.agents)
+    if not wanted:
+        raise CliError("--agents needs at least one agent name")
+    if len(wanted) > num_players:
+        raise CliError(f"{len(wanted)} agents for {num_players} seats")
+    names = wanted + [wanted[-1]] * (num_players - len(wanted))  # the last agent fills the table
+    if args.matches < 1:
+        raise CliError(f"--matches must be at least 1, got {args.matches}")
+    if args.seed < 0:
+        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    slots = []
+    for k, name in enumerate(names):
+        try:
+            slots.append(make_agent(name, spec, seed=args.seed * 1000 + k, options=options))
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    print(f"{spec.env_id}: {num_players} players, seats {','.join(names)} (rotated every match); "
+          f"{args.matches} matches from seed {args.seed}", file=out)
+    start = time.perf_counter()
+    done = 0
+    results = None
+    batch = max(1, min(args.batch, args.matches))
+    try:
+        while done < args.matches:
+            n = min(batch, args.matches - done)
+            part = evaluate(spec, slots, n, seed=args.seed, options=options, batch_size=n, first_match=done)
+            results = part if results is None else [_merge(a, b) for a, b in zip(results, part, strict=True)]
+            done += n
+            progress(done, args.matches, err)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    elapsed = time.perf_counter() - start
+    assert results is not None
+    truncated = results[0].truncated
+    finished = done - truncated
+    print(f"\n{done} matches in {elapsed:.1f} s: {finished} finished, {truncated} cut short by a turn or step cap "
+          f"(left out of the figures below); fair share {1 / num_players:.1%}", file=out)
+    rows = []
+    for k, r in enumerate(results):
+        share = f"{r.win_rate:.1%} ± {r.ci95:.1%}" if r.finished > 1 else "-"
+        score = "-" if np.isnan(r.mean_score) else f"{r.mean_score:.2f}"
+        rows.append([str(k + 1), names[k], f"{r.wins:.1f}", share, score])
+    print(format_table(["seat", "agent", "wins", "win share (95 % CI)", "mean score"], rows, right=(2, 3, 4)),
+          file=out)
+    print(f"win share: ties shared; score: the game's match score, {spec.score_sense} is better", file=out)
+    return 0
+
+
+def _merge(a: Any, b: Any) -> Any:
+    from agents.evaluate import SlotResult
+
+    finished = a.finished + b.finished
+    mean = (np.nan if np.isnan(a.mean_score) or np.isnan(b.mean_score) or not finished
+            else (a.mean_score * a.finished + b.mean_score * b.finished) / finished)
+    return SlotResult(a.name, a.matches + b.matches, a.wins + b.wins, mean, a.truncated + b.truncated,
+                      a.wins_sq + b.wins_sq)
+
+
+# --------------------------------------------------------------------------- train
+def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    try:
+        from cardenvs.train import TrainConfig, Trainer
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise CliError(str(e)) from None
+    try:
+        if args.resume:
+            trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err)
+        else:
+            spec = get_spec(args.game)
+            options = parse_options(spec, args.option or [], args.players)
+            players = options.pop("num_players", None)
+            single = bool(options.pop("single_round", False)) or args.single_round
+            config = TrainConfig(
+                game=spec.env_id, num_players=players, single_round=single, options=options,
+                minutes=args.minutes if args.minutes is not None or args.decisions is not None else 60.0,
+                decisions=args.decisions, seed=args.seed,
+                out=args.out or f"runs/{spec.name}-{args.seed}",
+                train_single_round=args.train_episodes == "round",
+                train_reward_mode=args.train_reward,
+                num_envs=args.num_envs, torch_threads=args.threads,
+                eval_matches=args.eval_matches, eval_every_minutes=args.eval_every,
+            )
+            trainer = Trainer(config, out=out, err=err)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    trainer.train()
+    return 0
+
 # --------------------------------------------------------------------------- entry point
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="cardenvs", description="Card-game environments: list games, play matches.")
+    parser = argparse.ArgumentParser(
+        prog="cardenvs", description="Card-game environments: list games, play matches, evaluate and train agents."
+    )
     parser.add_argument("--version", action="version", version=f"cardenvs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("list", help="the registered games", description="The registered games.")
@@ -430,6 +543,46 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="KEY=VALUE",
         help="game constructor option, e.g. single_round=true target_score=5",
     )
+    ev = sub.add_parser(
+        "eval",
+        help="measure agents against each other on the vector env",
+        description="Play many matches on the vector env with the seats rotated every match, and report each "
+        "seat's share of the wins with a 95 %% confidence interval and its mean score. Matches cut short by a "
+        "turn or step cap are counted apart.",
+    )
+    ev.add_argument("game", help="env id or name")
+    ev.add_argument("--agents", required=True,
+                    help="comma-separated agents, the last one filling the remaining seats: random, heuristic, ppo "
+                    "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH")
+    ev.add_argument("--matches", type=int, default=4000, help="number of matches (default 4000)")
+    ev.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
+    ev.add_argument("--batch", type=int, default=1000, help="matches played together (default 1000)")
+    ev.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
+    tr = sub.add_parser(
+        "train",
+        help="train a masked-PPO agent by self-play (needs torch)",
+        description="Self-play masked PPO on the vector env: one policy at every seat it is given, tables of "
+        "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
+        "checkpoint.pt and policy.npz into the output folder.",
+    )
+    tr.add_argument("game", nargs="?", help="env id or name (not with --resume)")
+    tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
+    tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
+    tr.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
+    tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")
+    tr.add_argument("--train-episodes", choices=("match", "round"), default="match",
+                    help="train on whole matches (default) or on single rounds")
+    tr.add_argument("--train-reward", choices=("match", "round"),
+                    help="the game's reward mode used for training (evaluation uses the match outcome)")
+    tr.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
+    tr.add_argument("--out", help="output folder (default runs/GAME-SEED)")
+    tr.add_argument("--resume", metavar="FOLDER", help="continue the run in FOLDER (budgets are totals)")
+    tr.add_argument("--num-envs", type=int, default=256, help="matches stepped together (default 256)")
+    tr.add_argument("--threads", type=int, help="torch threads (default 1 on a 2-core machine, else 2)")
+    tr.add_argument("--eval-matches", type=int, default=400, help="matches per periodic evaluation (default 400)")
+    tr.add_argument("--eval-every", type=float, default=5.0, help="minutes between evaluations (default 5)")
+    tr.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
     return parser
 
 
@@ -449,6 +602,12 @@ def main(
             return cmd_list(out)
         if args.command == "play":
             return cmd_play(args, out, err, input_fn or input)
+        if args.command == "eval":
+            return cmd_eval(args, out, err)
+        if args.command == "train":
+            if bool(args.game) == bool(args.resume):
+                raise CliError("train needs a game, or --resume FOLDER (not both)")
+            return cmd_train(args, out, err)
         parser.print_help(out)
         return EXIT_USAGE
     except CliError as e:

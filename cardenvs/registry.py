@@ -12,6 +12,8 @@ GAMES: dict[str, GameSpec] = {}
 
 
 def register(spec: GameSpec) -> None:
+    if spec.score_sense not in ("higher", "lower"):
+        raise ValueError(f"{spec.name}: score_sense must be 'higher' or 'lower', got {spec.score_sense!r}")
     GAMES[spec.env_id] = spec
 
 
@@ -41,6 +43,7 @@ register(
         summary="climbing game, 54 cards 1-9 in six colours; plays built card by card; lowest score to 15 wins",
         doc="docs/games/odin.md",
         odin_cards=True,
+        score_sense="lower",
     )
 )
 
@@ -55,6 +58,7 @@ register(
         default_players=2,
         summary="rummy, 54 cards (108 from 4 players); 51-point opening with a clean run; 1000 points eliminates",
         doc="docs/games/rami51.md",
+        score_sense="lower",
     )
 )
 
@@ -69,6 +73,7 @@ register(
         default_players=4,
         summary="rummy, 108 cards with 2s and jokers wild; 11 rounds of 3 to 13 cards; buys, flocons and a pot",
         doc="docs/games/frime.md",
+        score_sense="lower",
     )
 )
 
@@ -84,6 +89,7 @@ register(
         default_players=4,
         summary="rummy, 104 cards (156 from 5 players) with 2s wild; ten classes, each a contract; fewest points wins",
         doc="docs/games/classes.md",
+        score_sense="lower",
     )
 )
 

@@ -109,6 +109,8 @@ class GameSpec:
     doc: str
     odin_cards: bool = False
     options: dict[str, Any] = field(default_factory=dict)
+    #: which way the match score (``round_info(...)["scores"]``) is better: "higher" or "lower"
+    score_sense: str = "higher"
 
 
 def check_int_option(game: str, name: str, value: Any, low: int, high: int | None = None) -> int:

@@ -1,0 +1,155 @@
+"""Trained agents: a policy network written by ``cardenvs train``, played with numpy.
+
+A policy file (``policy.npz``) holds the actor network of a run and the observation
+statistics it was trained with; the agent runs it with numpy alone, so playing a trained
+agent needs no torch. It acts greedily (the most probable legal action) unless
+``sample=True``. ``make_agent("ppo:PATH", spec)`` loads one (``PATH`` may also be a
+training checkpoint ``.pt``, which needs torch); ``make_agent("ppo", spec)`` loads the
+baseline shipped for the game (see ``BASELINES``).
+
+File format (``cardenvs-policy/1``): ``meta`` (a JSON string: ``format``, ``env_id``,
+``num_players``, ``options``, ``activation``, ``layers``), ``obs_mean`` and ``obs_std``
+(``OBS_SIZE`` float32: the input is ``clip((obs - mean) / std, -5, 5)``), and
+``w0, b0, w1, b1, ...``: ``layers`` dense layers, ``x @ w + b``, the activation between
+them, the last one giving ``NUM_ACTIONS`` logits.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, check_mask
+from cardenvs.core.protocol import GameSpec
+
+POLICY_FORMAT = "cardenvs-policy/1"
+OBS_CLIP = 5.0
+#: folder of the shipped baselines: ``<game name>.npz``
+BASELINES = Path(__file__).resolve().parent / "baselines"
+
+
+class PolicyNetwork:
+    """The actor of a trained run: normalisation, dense layers, masked choice (numpy)."""
+
+    def __init__(self, meta: dict[str, Any], obs_mean: np.ndarray, obs_std: np.ndarray, weights: list[np.ndarray]):
+        if meta.get("format") != POLICY_FORMAT:
+            raise ValueError(f"not a cardenvs policy (format {meta.get('format')!r}, expected {POLICY_FORMAT!r})")
+        if meta.get("activation") not in ("tanh", "relu"):
+            raise ValueError(f"policy: unknown activation {meta.get('activation')!r}")
+        self.meta = meta
+        self.obs_mean = np.asarray(obs_mean, dtype=np.float32)
+        self.inv_std = (1.0 / np.asarray(obs_std, dtype=np.float32)).astype(np.float32)
+        self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
+        if len(self.weights) % 2 or not self.weights:
+            raise ValueError("policy: expected pairs of weights and biases")
+        if self.weights[0].shape[0] != self.obs_mean.shape[0]:
+            raise ValueError("policy: the first layer does not match the observation statistics")
+
+    @property
+    def env_id(self) -> str:
+        return str(self.meta.get("env_id"))
+
+    def logits(self, observations: np.ndarray) -> np.ndarray:
+        x = (np.asarray(observations, dtype=np.float32) - self.obs_mean) * self.inv_std
+        np.clip(x, -OBS_CLIP, OBS_CLIP, out=x)
+        n_layers = len(self.weights) // 2
+        for k in range(n_layers):
+            x = x @ self.weights[2 * k] + self.weights[2 * k + 1]
+            if k < n_layers - 1:
+                x = np.tanh(x) if self.meta["activation"] == "tanh" else np.maximum(x, 0.0)
+        return x
+
+    def save(self, path: str | os.PathLike) -> None:
+        arrays = {f"{'w' if i % 2 == 0 else 'b'}{i // 2}": w for i, w in enumerate(self.weights)}
+        tmp = Path(f"{path}.tmp.npz")
+        np.savez_compressed(tmp, meta=np.array(json.dumps(self.meta)), obs_mean=self.obs_mean,
+                            obs_std=(1.0 / self.inv_std).astype(np.float32), **arrays)
+        os.replace(tmp, path)  # a reader never sees half a file
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> PolicyNetwork:
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"no policy file at {str(path)!r}")
+        if path.suffix == ".pt":  # a training checkpoint: its policy, read with torch
+            from cardenvs.train import load_checkpoint_policy
+
+            return load_checkpoint_policy(path)
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                n = sum(1 for k in data.files if k.startswith("w"))
+                weights = []
+                for k in range(n):
+                    weights += [data[f"w{k}"], data[f"b{k}"]]
+                return cls(meta, data["obs_mean"], data["obs_std"], weights)
+        except (OSError, KeyError, ValueError, json.JSONDecodeError) as e:
+            raise ValueError(f"cannot read the policy file {str(path)!r}: {e}") from None
+
+
+class PPOAgent(Agent):
+    """A trained policy: greedy over the legal actions, or sampled (``sample=True``, seeded)."""
+
+    name = "ppo"
+
+    def __init__(
+        self,
+        spec: GameSpec,
+        seed: int | None = None,
+        options: dict[str, Any] | None = None,
+        policy: PolicyNetwork | str | os.PathLike | None = None,
+        sample: bool = False,
+    ):
+        super().__init__(spec, seed, options)
+        if policy is None:
+            policy = baseline_path(spec)
+        if not isinstance(policy, PolicyNetwork):
+            policy = PolicyNetwork.load(policy)
+        if policy.env_id != spec.env_id:
+            raise ValueError(f"the policy was trained on {policy.env_id}, not {spec.env_id}")
+        if policy.weights[-1].shape[0] != self.num_actions or policy.obs_mean.shape[0] != self.observation_size:
+            raise ValueError(f"the policy's sizes do not match {spec.env_id}")
+        self.policy = policy
+        self.sample = bool(sample)
+        self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = check_mask(action_mask)
+        return int(self._choose(np.asarray(observation)[None], mask[None])[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        masks = np.asarray(action_masks, dtype=np.bool_)
+        out = np.full(masks.shape[0], -1, dtype=np.int64)
+        live = masks.any(axis=1)
+        if live.any():
+            out[live] = self._choose(np.asarray(observations)[live], masks[live])
+        return out
+
+    def _choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        logits = self.policy.logits(observations)
+        logits[~masks] = -np.inf
+        if not self.sample:
+            return logits.argmax(axis=1)
+        z = logits - logits.max(axis=1, keepdims=True)
+        p = np.exp(z)
+        cum = np.cumsum(p, axis=1)
+        u = (1.0 - self._rng.random(len(cum)))[:, None] * cum[:, -1:]  # in (0, 1]: never an illegal index
+        return np.minimum((cum < u).sum(axis=1), masks.shape[1] - 1)
+
+
+def baseline_path(spec: GameSpec) -> Path:
+    """The shipped baseline policy of a game (ValueError if it has none)."""
+    path = BASELINES / f"{spec.name}.npz"
+    if not path.is_file():
+        have = sorted(p.stem for p in BASELINES.glob("*.npz"))
+        raise ValueError(f"no shipped ppo baseline for {spec.name!r} (baselines: {', '.join(have) or 'none'}); "
+                         "train one with `cardenvs train` and use ppo:PATH")
+    return path
+
+
+def has_baseline(spec: GameSpec) -> bool:
+    return (BASELINES / f"{spec.name}.npz").is_file()

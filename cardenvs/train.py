@@ -1,0 +1,682 @@
+"""Self-play masked PPO over the vector env, in one file (``cardenvs train GAME``).
+
+One shared policy plays every seat it is given. Each of the ``num_envs`` matches of the
+batch gets a table when it is dealt:
+
+- ``self``: the policy at every seat (self-play);
+- ``heuristic``: the policy at one seat, the game's heuristic at the others;
+- ``pool``: the policy at one seat, each other seat drawn from the opponent pool: the
+  heuristic, random play, and past snapshots of the policy (kept so that it does not
+  forget how to beat its earlier selves).
+
+The batch is stepped with forced moves played inside the compiled step, so every
+position the policy sees is a real choice. At step t of match n the seat to move is
+``players[t, n]``; the rewards of the step go to every seat. Advantages follow each seat's
+own decisions (:func:`cardenvs.selfplay.seat_advantages`), so the four seats of a
+self-play table are four interleaved trajectories; only the policy's decisions train it.
+
+The actor and the critic are separate MLPs (as in CleanRL and Stable-Baselines3's
+``MlpPolicy``). Observations are normalised by running statistics (mean and variance
+over everything the policy has seen, clipped to +-5); the statistics travel with the
+policy. The run writes into its folder:
+
+- ``metrics.csv``: one row per iteration (decisions, samples/s, live win rates, losses,
+  the time split between env, opponents, inference, advantages, update, evaluation);
+- ``eval.csv``: periodic evaluations of the greedy policy against three heuristic players
+  and three random players (win share with a 95 % interval, truncated matches apart);
+- ``curve.png`` (with matplotlib): those win shares over wall time and decisions;
+- ``checkpoint.pt``: everything to resume (``--resume``), with the config and env id;
+- ``policy.npz``: the policy alone, for ``ppo:PATH`` (numpy, no torch needed to play).
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import math
+import os
+import sys
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from cardenvs.registry import get_spec
+from cardenvs.selfplay import seat_advantages
+
+TABLE_SELF, TABLE_HEURISTIC, TABLE_POOL = 0, 1, 2
+LEARNER, HEURISTIC, RANDOM = -1, 0, 1  # controllers of a seat; snapshots are 2, 3, ...
+CHECKPOINT_FORMAT = "cardenvs-ppo-checkpoint/1"
+
+
+@dataclass
+class TrainConfig:
+    """Everything that defines a run (saved in its checkpoint)."""
+
+    game: str
+    num_players: int | None = None  # the game's default if None
+    single_round: bool = False  # the game played is one round (evaluated as such)
+    options: dict[str, Any] = field(default_factory=dict)  # other game options
+    # training-side choices: the episodes and rewards the policy trains on (evaluation
+    # always plays the game above, with its own match reward)
+    train_single_round: bool = False  # train on single rounds of the game
+    train_reward_mode: str | None = None  # e.g. "round": the game's per-round reward
+    minutes: float | None = 60.0  # wall-clock budget (None: no limit)
+    decisions: int | None = None  # budget in the policy's decisions (None: no limit)
+    seed: int = 0
+    out: str = "runs/default"
+    num_envs: int = 256
+    rollout_steps: int = 64  # steps of the whole batch per iteration
+    hidden: tuple[int, ...] = (256, 256)
+    activation: str = "tanh"
+    learning_rate: float = 3e-4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    epochs: int = 4
+    minibatch: int = 4096
+    entropy_coef: float = 0.01
+    value_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    table_self: float = 0.25  # share of tables that are self-play
+    table_heuristic: float = 0.5  # share with three heuristic opponents; the rest draw from the pool
+    snapshot_every: int = 25  # iterations between snapshots into the pool
+    pool_size: int = 8
+    eval_every_minutes: float = 5.0
+    eval_matches: int = 400
+    torch_threads: int | None = None  # default: 1 on machines with <= 2 cores, else 2
+    checkpoint_every_minutes: float = 5.0
+
+    def game_options(self) -> dict[str, Any]:
+        """The game the policy is for, as evaluated."""
+        opts = dict(self.options)
+        if self.num_players is not None:
+            opts["num_players"] = self.num_players
+        if self.single_round:
+            opts["single_round"] = True
+        return opts
+
+    def training_options(self) -> dict[str, Any]:
+        """The game as the policy trains on it."""
+        opts = self.game_options()
+        if self.train_single_round:
+            opts["single_round"] = True
+        if self.train_reward_mode is not None:
+            opts["reward_mode"] = self.train_reward_mode
+        return opts
+
+
+# --------------------------------------------------------------------------- the network
+def _torch():
+    try:
+        import torch
+    except ImportError:  # pragma: no cover - depends on the install
+        raise ImportError("training needs torch: pip install 'cardenvs[train]'") from None
+    return torch
+
+
+def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str):
+    """(actor, critic): two MLPs over the normalised observation."""
+    torch = _torch()
+    nn = torch.nn
+    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+
+    def mlp(out_size: int, out_gain: float) -> Any:
+        layers: list[Any] = []
+        size = obs_size
+        for h in hidden:
+            lin = nn.Linear(size, h)
+            nn.init.orthogonal_(lin.weight, math.sqrt(2))
+            nn.init.zeros_(lin.bias)
+            layers += [lin, act()]
+            size = h
+        last = nn.Linear(size, out_size)
+        nn.init.orthogonal_(last.weight, out_gain)
+        nn.init.zeros_(last.bias)
+        return nn.Sequential(*layers, last)
+
+    return mlp(num_actions, 0.01), mlp(1, 1.0)
+
+
+class RunningStats:
+    """Mean and variance of the observations, merged batch by batch (Chan et al.)."""
+
+    def __init__(self, size: int):
+        self.mean = np.zeros(size, dtype=np.float64)
+        self.var = np.ones(size, dtype=np.float64)
+        self.count = 1e-4
+
+    def update(self, x: np.ndarray) -> None:
+        n = x.shape[0]
+        if n == 0:
+            return
+        m = x.mean(axis=0, dtype=np.float64)
+        v = x.var(axis=0, dtype=np.float64)
+        total = self.count + n
+        delta = m - self.mean
+        self.mean = self.mean + delta * n / total
+        self.var = (self.var * self.count + v * n + delta**2 * self.count * n / total) / total
+        self.count = total
+
+    def std(self) -> np.ndarray:
+        return np.sqrt(self.var + 1e-8).astype(np.float32)
+
+    def normalise(self, x: np.ndarray, mean: np.ndarray | None = None, std: np.ndarray | None = None) -> np.ndarray:
+        mean = self.mean.astype(np.float32) if mean is None else mean
+        std = self.std() if std is None else std
+        out = (x.astype(np.float32) - mean) / std
+        return np.clip(out, -5.0, 5.0, out=out)
+
+
+def policy_network(actor: Any, stats_mean: np.ndarray, stats_std: np.ndarray, meta: dict[str, Any]):
+    """The actor as a numpy :class:`agents.ppo.PolicyNetwork` (what ``policy.npz`` holds)."""
+    from agents.ppo import POLICY_FORMAT, PolicyNetwork
+
+    weights = []
+    for module in actor:
+        if hasattr(module, "weight"):
+            weights += [module.weight.detach().cpu().numpy().T.copy(), module.bias.detach().cpu().numpy().copy()]
+    meta = {"format": POLICY_FORMAT, **meta, "layers": len(weights) // 2}
+    return PolicyNetwork(meta, stats_mean.astype(np.float32), stats_std.astype(np.float32), weights)
+
+
+def load_checkpoint_policy(path: str | os.PathLike):
+    """The policy of a training checkpoint (``checkpoint.pt``)."""
+    torch = _torch()
+    ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
+        raise ValueError(f"{str(path)!r} is not a cardenvs training checkpoint")
+    cfg = TrainConfig(**ckpt["config"])
+    spec = get_spec(cfg.game)
+    actor, _ = build_networks(spec.module.OBS_SIZE, spec.module.NUM_ACTIONS, tuple(cfg.hidden), cfg.activation)
+    actor.load_state_dict(ckpt["actor"])
+    return policy_network(actor, ckpt["obs_mean"], ckpt["obs_std"], ckpt["policy_meta"])
+
+
+# --------------------------------------------------------------------------- the trainer
+class Trainer:
+    """A run: ``Trainer(config).train()``; ``Trainer.resume(folder)`` continues one."""
+
+    def __init__(self, config: TrainConfig, out: TextIO | None = None, err: TextIO | None = None):
+        torch = _torch()
+        self.torch = torch
+        self.cfg = config
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+        threads = config.torch_threads or (1 if (os.cpu_count() or 1) <= 2 else 2)
+        torch.set_num_threads(threads)
+        self.spec = get_spec(config.game)
+        self.cfg.game = self.spec.env_id
+        from cardenvs.core.vector import VecEnv
+
+        self._check_config()
+        self.env = VecEnv(self.spec, config.num_envs, seed=config.seed, auto_play_forced=True,
+                          **config.training_options())
+        self.P = self.env.num_players
+        game = self.spec.module
+        self.obs_size, self.num_actions = game.OBS_SIZE, game.NUM_ACTIONS
+        torch.manual_seed(config.seed)
+        self.actor, self.critic = build_networks(self.obs_size, self.num_actions, tuple(config.hidden),
+                                                 config.activation)
+        params = list(self.actor.parameters()) + list(self.critic.parameters())
+        self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
+        self.stats = RunningStats(self.obs_size)
+        self.rng = np.random.default_rng(np.random.SeedSequence([config.seed, 1]))
+        self.policy_meta = {"env_id": self.spec.env_id, "num_players": self.P,
+                            "options": config.game_options(), "activation": config.activation}
+        from agents import make_agent
+
+        opts = config.game_options()
+        self.heuristic = make_agent("heuristic", self.spec, seed=config.seed, options=opts)
+        self.random = make_agent("random", self.spec, seed=config.seed + 1, options=opts)
+        self.pool: list[dict[str, Any]] = []  # snapshots: actor copy and its observation statistics
+        self.iteration = 0
+        self.decisions = 0  # the policy's decisions so far (training samples)
+        self.elapsed = 0.0  # wall seconds of training so far (over resumes)
+        self.times = dict.fromkeys(("env", "opponents", "inference", "advantages", "update", "eval"), 0.0)
+        self.live = {TABLE_HEURISTIC: deque(maxlen=2000), "random": deque(maxlen=2000)}
+        self.folder = Path(config.out)
+        self._evaluated = -1  # the iteration of the last evaluation
+
+    def _check_config(self) -> None:
+        c = self.cfg
+        for name in ("num_envs", "rollout_steps", "epochs", "minibatch", "snapshot_every", "pool_size",
+                     "eval_matches"):
+            v = getattr(c, name)
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if c.minutes is None and c.decisions is None:
+            raise ValueError("give a budget: minutes or decisions")
+        if c.minutes is not None and not c.minutes > 0:
+            raise ValueError(f"minutes must be positive, got {c.minutes!r}")
+        if c.decisions is not None and (not isinstance(c.decisions, int) or c.decisions < 1):
+            raise ValueError(f"decisions must be a positive integer, got {c.decisions!r}")
+        if not (0 <= c.table_self <= 1 and 0 <= c.table_heuristic <= 1 and c.table_self + c.table_heuristic <= 1):
+            raise ValueError("table_self and table_heuristic are shares that add up to at most 1")
+        from agents import has_heuristic
+
+        if not has_heuristic(self.spec):
+            raise ValueError(f"{self.spec.name} has no heuristic player to train and evaluate against")
+
+    # ------------------------------------------------------------------ tables
+    def _deal_tables(self, rows: np.ndarray) -> None:
+        """Draw a table (who plays each seat) for the matches dealt in ``rows``."""
+        c = self.cfg
+        u = self.rng.random(rows.size)
+        kind = np.where(u < c.table_self, TABLE_SELF,
+                        np.where(u < c.table_self + c.table_heuristic, TABLE_HEURISTIC, TABLE_POOL))
+        self.table[rows] = kind
+        seat = self.rng.integers(self.P, size=rows.size)
+        choices = 2 + len(self.pool)  # heuristic, random, snapshots
+        for i, n in enumerate(rows):
+            if kind[i] == TABLE_SELF:
+                self.ctrl[n] = LEARNER
+            elif kind[i] == TABLE_HEURISTIC:
+                self.ctrl[n] = HEURISTIC
+            else:
+                self.ctrl[n] = self.rng.integers(choices, size=self.P)
+            self.ctrl[n, seat[i]] = LEARNER
+            self.learner_seat[n] = seat[i]
+
+    # ------------------------------------------------------------------ acting
+    def _forward(self, actor: Any, obs: np.ndarray, masks: np.ndarray, sample: bool = True):
+        torch = self.torch
+        with torch.no_grad():
+            logits = actor(torch.from_numpy(obs))
+            logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
+            if sample:
+                dist = torch.distributions.Categorical(logits=logits)
+                action = dist.sample()
+                return action.numpy(), dist.log_prob(action).numpy()
+            return logits.argmax(dim=1).numpy(), None
+
+    def _opponent_actions(self, rows: np.ndarray, who: np.ndarray, obs: np.ndarray, masks: np.ndarray,
+                          actions: np.ndarray) -> None:
+        for k in np.unique(who):
+            sel = rows[who == k]
+            if k == HEURISTIC:
+                actions[sel] = self.heuristic.act_batch(obs[sel], masks[sel])
+            elif k == RANDOM:
+                actions[sel] = self.random.act_batch(obs[sel], masks[sel])
+            else:
+                snap = self.pool[k - 2]
+                x = self.stats.normalise(obs[sel], snap["mean"], snap["std"])
+                actions[sel], _ = self._forward(snap["actor"], x, masks[sel])
+
+    # ------------------------------------------------------------------ one iteration
+    def _rollout(self) -> dict[str, np.ndarray]:
+        T, N, P = self.cfg.rollout_steps, self.cfg.num_envs, self.P
+        obs_buf = np.zeros((T, N, self.obs_size), dtype=np.float32)
+        mask_buf = np.zeros((T, N, self.num_actions), dtype=np.bool_)
+        act_buf = np.zeros((T, N), dtype=np.int64)
+        logp_buf = np.zeros((T, N), dtype=np.float32)
+        val_buf = np.zeros((T, N), dtype=np.float32)
+        mine = np.zeros((T, N), dtype=np.bool_)
+        players = np.zeros((T, N), dtype=np.int64)
+        rewards = np.zeros((T, N, P), dtype=np.float32)
+        dones = np.zeros((T, N), dtype=np.bool_)
+        torch = self.torch
+        st = self.state
+        all_rows = np.arange(N)
+        for t in range(T):
+            cur = st.current_player.astype(np.int64)
+            who = self.ctrl[all_rows, cur]
+            actions = np.zeros(N, dtype=np.int64)
+            t0 = time.perf_counter()
+            learner_rows = np.flatnonzero(who == LEARNER)
+            if learner_rows.size:
+                raw = st.observation[learner_rows]
+                self.stats.update(raw.astype(np.float32))
+                x = self.stats.normalise(raw)
+                m = st.legal_action_mask[learner_rows]
+                a, logp = self._forward(self.actor, x, m)
+                with torch.no_grad():
+                    v = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
+                actions[learner_rows] = a
+                obs_buf[t, learner_rows] = x
+                mask_buf[t, learner_rows] = m
+                act_buf[t, learner_rows] = a
+                logp_buf[t, learner_rows] = logp
+                val_buf[t, learner_rows] = v
+                mine[t, learner_rows] = True
+            t1 = time.perf_counter()
+            other = np.flatnonzero(who != LEARNER)
+            if other.size:
+                self._opponent_actions(other, who[other], st.observation, st.legal_action_mask, actions)
+            t2 = time.perf_counter()
+            st = self.env.step(actions)
+            t3 = time.perf_counter()
+            players[t] = cur
+            rewards[t] = st.rewards
+            ended = st.terminated | st.truncated
+            dones[t] = ended
+            self.returns += st.rewards
+            if ended.any():
+                self._record_ends(np.flatnonzero(ended), st.truncated)
+            self.times["inference"] += t1 - t0
+            self.times["opponents"] += t2 - t1
+            self.times["env"] += t3 - t2
+        self.state = st
+        # each learner seat's value where the rollout stops (its next decision lies beyond)
+        last_values = np.zeros((N, P), dtype=np.float32)
+        t0 = time.perf_counter()
+        for p in range(P):
+            rows = np.flatnonzero(self.ctrl[:, p] == LEARNER)
+            if rows.size:
+                x = self.stats.normalise(self.env.observe(p)[rows])
+                with torch.no_grad():
+                    last_values[rows, p] = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
+        self.times["inference"] += time.perf_counter() - t0
+        t0 = time.perf_counter()
+        adv, ret = seat_advantages(rewards, val_buf, players, dones, last_values, self.cfg.gamma,
+                                   self.cfg.gae_lambda)
+        self.times["advantages"] += time.perf_counter() - t0
+        sel = mine.reshape(-1)
+        return {
+            "obs": obs_buf.reshape(T * N, -1)[sel], "mask": mask_buf.reshape(T * N, -1)[sel],
+            "act": act_buf.reshape(-1)[sel], "logp": logp_buf.reshape(-1)[sel],
+            "adv": adv.reshape(-1)[sel], "ret": ret.reshape(-1)[sel],
+        }
+
+    def _record_ends(self, rows: np.ndarray, truncated: np.ndarray) -> None:
+        from agents.evaluate import win_shares
+
+        shares = win_shares(self.returns[rows])
+        for i, n in enumerate(rows):
+            if not truncated[n]:
+                share = float(shares[i, self.learner_seat[n]])
+                if self.table[n] == TABLE_HEURISTIC:
+                    self.live[TABLE_HEURISTIC].append(share)
+                elif self.table[n] == TABLE_POOL and (self.ctrl[n] == RANDOM).sum() == self.P - 1:
+                    self.live["random"].append(share)
+        self.returns[rows] = 0.0
+        self._deal_tables(rows)
+
+    def _update(self, batch: dict[str, np.ndarray]) -> dict[str, float]:
+        torch = self.torch
+        c = self.cfg
+        n = batch["act"].shape[0]
+        tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in batch.items()}
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+        steps = 0
+        params = list(self.actor.parameters()) + list(self.critic.parameters())
+        for _ in range(c.epochs):
+            order = torch.from_numpy(self.rng.permutation(n))
+            for start in range(0, n, c.minibatch):
+                idx = order[start:start + c.minibatch]
+                if idx.numel() < 2:
+                    continue
+                obs, mask = tensors["obs"][idx], tensors["mask"][idx]
+                logits = self.actor(obs).masked_fill(~mask, -1e9)
+                dist = torch.distributions.Categorical(logits=logits)
+                logp = dist.log_prob(tensors["act"][idx])
+                log_ratio = logp - tensors["logp"][idx]
+                ratio = log_ratio.exp()
+                adv = tensors["adv"][idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip, 1 + c.clip)).mean()
+                value = self.critic(obs).squeeze(1)
+                v_loss = 0.5 * (value - tensors["ret"][idx]).pow(2).mean()
+                entropy = dist.entropy().mean()
+                loss = pg + c.value_coef * v_loss - c.entropy_coef * entropy
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    stats["policy_loss"] += float(pg)
+                    stats["value_loss"] += float(v_loss)
+                    stats["entropy"] += float(entropy)
+                    stats["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
+                    stats["clipfrac"] += float(((ratio - 1).abs() > c.clip).float().mean())
+                steps += 1
+        return {k: v / max(steps, 1) for k, v in stats.items()}
+
+    # ------------------------------------------------------------------ evaluation
+    def current_policy(self):
+        """The policy as it is now (numpy), for ``agents.ppo.PPOAgent``."""
+        return policy_network(self.actor, self.stats.mean, self.stats.std(), self.policy_meta)
+
+    def evaluate(self, matches: int | None = None) -> dict[str, float]:
+        """The greedy policy against P-1 heuristic players and against P-1 random players."""
+        from agents import make_agent
+        from agents.evaluate import evaluate
+        from agents.ppo import PPOAgent
+
+        matches = matches or self.cfg.eval_matches
+        opts = {k: v for k, v in self.cfg.game_options().items() if k != "reward_mode"}
+        me = PPOAgent(self.spec, options=opts, policy=self.current_policy())
+        out: dict[str, float] = {}
+        for name in ("heuristic", "random"):
+            others = [make_agent(name, self.spec, seed=10_000 + k, options=opts) for k in range(1, self.P)]
+            res = evaluate(self.spec, [me, *others], matches, seed=1_000_003 + self.iteration, options=opts)
+            out[f"vs_{name}"] = res[0].win_rate
+            out[f"vs_{name}_ci"] = res[0].ci95
+            out[f"vs_{name}_truncated"] = res[0].truncated
+        return out
+
+    # ------------------------------------------------------------------ the loop
+    def train(self) -> dict[str, Any]:
+        """Train until the budget is spent; returns the last evaluation and figures."""
+        c = self.cfg
+        self.folder.mkdir(parents=True, exist_ok=True)
+        (self.folder / "config.json").write_text(json.dumps(asdict(c), indent=2) + "\n")
+        N = c.num_envs
+        self.table = np.zeros(N, dtype=np.int64)
+        self.ctrl = np.zeros((N, self.P), dtype=np.int64)
+        self.learner_seat = np.zeros(N, dtype=np.int64)
+        self.returns = np.zeros((N, self.P), dtype=np.float64)
+        self.state = self.env.reset(seed=int(self.rng.integers(2**62)))
+        self._deal_tables(np.arange(N))
+        metrics_new = not (self.folder / "metrics.csv").exists()
+        metrics = open(self.folder / "metrics.csv", "a", newline="")
+        mw = csv.writer(metrics)
+        if metrics_new:
+            mw.writerow(["iteration", "wall_s", "decisions", "samples_per_s", "live_vs_heuristic",
+                         "live_vs_random", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac",
+                         *[f"time_{k}" for k in self.times]])
+        start = time.perf_counter() - self.elapsed
+        next_eval = self.elapsed if self.iteration == 0 else self.elapsed + c.eval_every_minutes * 60
+        next_ckpt = self.elapsed + c.checkpoint_every_minutes * 60
+        last = {}
+        print(f"training {self.spec.env_id} ({self.P} players{', single round' if c.single_round else ''}) "
+              f"into {self.folder}; budget "
+              + " or ".join(x for x in (f"{c.minutes:g} min" if c.minutes else "",
+                                        f"{c.decisions:,} decisions" if c.decisions else "") if x),
+              file=self.out)
+        try:
+            while True:
+                self.elapsed = time.perf_counter() - start
+                if self.elapsed >= next_eval:
+                    last = self._evaluate_and_log()
+                    next_eval = self.elapsed + c.eval_every_minutes * 60
+                if self._budget_spent():
+                    break
+                batch = self._rollout()
+                t0 = time.perf_counter()
+                losses = self._update(batch)
+                self.times["update"] += time.perf_counter() - t0
+                self.iteration += 1
+                self.decisions += batch["act"].shape[0]
+                self.elapsed = time.perf_counter() - start
+                if self.iteration % c.snapshot_every == 0:
+                    self._snapshot()
+                mw.writerow([self.iteration, f"{self.elapsed:.2f}", self.decisions,
+                             f"{self.decisions / max(self.elapsed, 1e-9):.1f}",
+                             _mean(self.live[TABLE_HEURISTIC]), _mean(self.live["random"]),
+                             *(f"{losses[k]:.5f}" for k in ("policy_loss", "value_loss", "entropy", "approx_kl",
+                                                            "clipfrac")),
+                             *(f"{v:.2f}" for v in self.times.values())])
+                metrics.flush()
+                self._progress()
+                if self.elapsed >= next_ckpt:
+                    self.save_checkpoint()
+                    next_ckpt = self.elapsed + c.checkpoint_every_minutes * 60
+        except KeyboardInterrupt:
+            self.err.write("\ninterrupted: saving the checkpoint\n")
+        finally:
+            metrics.close()
+        self.err.write("\n")
+        self.elapsed = time.perf_counter() - start
+        if self._evaluated != self.iteration:
+            last = self._evaluate_and_log()
+        self.save_checkpoint()
+        self._plot()
+        split = ", ".join(f"{k} {100 * v / max(self.elapsed, 1e-9):.0f} %" for k, v in self.times.items())
+        print(f"done: {self.iteration} iterations, {self.decisions:,} decisions in {self.elapsed / 60:.1f} min "
+              f"({self.decisions / max(self.elapsed, 1e-9):,.0f} samples/s); time: {split}", file=self.out)
+        print(f"greedy policy, {c.eval_matches} matches each: {_share_text(last, 'heuristic', self.P)}; "
+              f"{_share_text(last, 'random', self.P)}", file=self.out)
+        print(f"policy: {self.folder / 'policy.npz'} (play it as ppo:{self.folder / 'policy.npz'})", file=self.out)
+        return {"iterations": self.iteration, "decisions": self.decisions, "elapsed": self.elapsed,
+                "times": dict(self.times), **last}
+
+    def _budget_spent(self) -> bool:
+        c = self.cfg
+        return bool((c.minutes is not None and self.elapsed >= c.minutes * 60)
+                    or (c.decisions is not None and self.decisions >= c.decisions))
+
+    def _snapshot(self) -> None:
+        snap = {"actor": copy.deepcopy(self.actor), "mean": self.stats.mean.astype(np.float32),
+                "std": self.stats.std(), "iteration": self.iteration}
+        if len(self.pool) < self.cfg.pool_size:
+            self.pool.append(snap)
+        else:  # replace a random one but never the newest: a spread of ages
+            self.pool[int(self.rng.integers(len(self.pool)))] = snap
+
+    def _evaluate_and_log(self) -> dict[str, float]:
+        t0 = time.perf_counter()
+        res = self.evaluate()
+        self._evaluated = self.iteration
+        dt = time.perf_counter() - t0
+        self.times["eval"] += dt
+        path = self.folder / "eval.csv"
+        new = not path.exists()
+        with open(path, "a", newline="") as f:
+            w = csv.writer(f)
+            if new:
+                w.writerow(["iteration", "wall_s", "decisions", "matches", "vs_heuristic", "vs_heuristic_ci95",
+                            "vs_heuristic_truncated", "vs_random", "vs_random_ci95", "vs_random_truncated"])
+            w.writerow([self.iteration, f"{self.elapsed:.1f}", self.decisions, self.cfg.eval_matches,
+                        f"{res['vs_heuristic']:.4f}", f"{res['vs_heuristic_ci']:.4f}", res["vs_heuristic_truncated"],
+                        f"{res['vs_random']:.4f}", f"{res['vs_random_ci']:.4f}", res["vs_random_truncated"]])
+        self.err.write(f"\r[eval at {self.elapsed / 60:.1f} min, {self.decisions:,} decisions] "
+                       f"{_share_text(res, 'heuristic', self.P)}; {_share_text(res, 'random', self.P)}\n")
+        return res
+
+    def _progress(self) -> None:
+        c = self.cfg
+        frac = 0.0
+        if c.minutes:
+            frac = self.elapsed / (c.minutes * 60)
+        if c.decisions:
+            frac = max(frac, self.decisions / c.decisions)
+        width = 24
+        filled = min(width, int(width * frac))
+        live_h = _mean(self.live[TABLE_HEURISTIC])
+        self.err.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {self.elapsed / 60:5.1f} min  "
+                       f"{self.decisions:,} decisions  {self.decisions / max(self.elapsed, 1e-9):,.0f}/s  "
+                       f"live win share vs heuristics {live_h if live_h != '' else '-'}   ")
+        self.err.flush()
+
+    def _plot(self) -> None:
+        try:
+            import matplotlib
+
+            matplotlib.use("Agg")
+            import matplotlib.pyplot as plt
+        except ImportError:
+            self.err.write("matplotlib is not installed: no curve.png (eval.csv has the figures)\n")
+            return
+        rows = list(csv.DictReader(open(self.folder / "eval.csv")))
+        if not rows:
+            return
+        fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+        for ax, key, label in ((axes[0], "wall_s", "wall time (min)"), (axes[1], "decisions", "decisions")):
+            x = np.array([float(r[key]) for r in rows]) / (60 if key == "wall_s" else 1)
+            for name in ("heuristic", "random"):
+                y = np.array([float(r[f"vs_{name}"]) for r in rows])
+                ci = np.array([float(r[f"vs_{name}_ci95"]) for r in rows])
+                ax.plot(x, y, marker="o", label=f"vs {self.P - 1} {name}")
+                ax.fill_between(x, y - ci, y + ci, alpha=0.2)
+            ax.axhline(1 / self.P, color="grey", linestyle="--", label="fair share")
+            ax.set_xlabel(label)
+            ax.grid(alpha=0.3)
+        axes[0].set_ylabel("win share of the greedy policy")
+        axes[0].legend()
+        fig.suptitle(f"{self.spec.env_id}, {self.P} players{', single round' if self.cfg.single_round else ''}")
+        fig.tight_layout()
+        fig.savefig(self.folder / "curve.png", dpi=100)
+        plt.close(fig)
+
+    # ------------------------------------------------------------------ checkpoints
+    def save_checkpoint(self) -> Path:
+        torch = self.torch
+        self.folder.mkdir(parents=True, exist_ok=True)
+        ckpt = {
+            "format": CHECKPOINT_FORMAT,
+            "env_id": self.spec.env_id,
+            "config": asdict(self.cfg),
+            "policy_meta": self.policy_meta,
+            "actor": self.actor.state_dict(),
+            "critic": self.critic.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "obs_mean": self.stats.mean, "obs_var": self.stats.var, "obs_count": self.stats.count,
+            "obs_std": self.stats.std(),
+            "pool": [{"actor": s["actor"].state_dict(), "mean": s["mean"], "std": s["std"],
+                      "iteration": s["iteration"]} for s in self.pool],
+            "iteration": self.iteration, "decisions": self.decisions, "elapsed": self.elapsed,
+            "times": self.times, "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
+        }
+        path = self.folder / "checkpoint.pt"
+        tmp = self.folder / "checkpoint.pt.tmp"
+        torch.save(ckpt, tmp)
+        os.replace(tmp, path)
+        self.current_policy().save(self.folder / "policy.npz")
+        return path
+
+    @classmethod
+    def resume(cls, folder: str | os.PathLike, minutes: float | None = None, decisions: int | None = None,
+               out: TextIO | None = None, err: TextIO | None = None) -> Trainer:
+        """Continue the run in ``folder``; ``minutes``/``decisions`` replace its budget (totals
+        over the whole run). Matches in progress when it stopped are dealt anew."""
+        torch = _torch()
+        path = Path(folder) / "checkpoint.pt"
+        if not path.is_file():
+            raise ValueError(f"no checkpoint to resume in {str(folder)!r}")
+        ckpt = torch.load(path, map_location="cpu", weights_only=False)
+        if ckpt.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{str(path)!r} is not a cardenvs training checkpoint")
+        config = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"]), "out": str(folder)})
+        if minutes is not None:
+            config.minutes = minutes
+        if decisions is not None:
+            config.decisions = decisions
+        self = cls(config, out=out, err=err)
+        self.actor.load_state_dict(ckpt["actor"])
+        self.critic.load_state_dict(ckpt["critic"])
+        self.optimizer.load_state_dict(ckpt["optimizer"])
+        self.stats.mean, self.stats.var, self.stats.count = ckpt["obs_mean"], ckpt["obs_var"], ckpt["obs_count"]
+        for s in ckpt["pool"]:
+            actor, _ = build_networks(self.obs_size, self.num_actions, tuple(config.hidden), config.activation)
+            actor.load_state_dict(s["actor"])
+            self.pool.append({"actor": actor, "mean": s["mean"], "std": s["std"], "iteration": s["iteration"]})
+        self.iteration, self.decisions, self.elapsed = ckpt["iteration"], ckpt["decisions"], ckpt["elapsed"]
+        self.times = dict(ckpt["times"])
+        self.rng.bit_generator.state = ckpt["rng"]
+        torch.set_rng_state(ckpt["torch_rng"])
+        return self
+
+
+def _mean(values: deque) -> str:
+    return f"{np.mean(values):.3f}" if values else ""
+
+
+def _share_text(res: dict[str, float], name: str, players: int) -> str:
+    trunc = res.get(f"vs_{name}_truncated", 0)
+    return (f"vs {players - 1} {name} {res[f'vs_{name}']:.1%} ± {res[f'vs_{name}_ci']:.1%}"
+            + (f" ({trunc} truncated)" if trunc else ""))

@@ -1,0 +1,176 @@
+"""The self-play PPO trainer, trained agents (ppo:PATH) and `cardenvs eval`/`train`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents import make_agent  # noqa: E402
+from agents.evaluate import evaluate  # noqa: E402
+from agents.ppo import PolicyNetwork, PPOAgent  # noqa: E402
+from cardenvs import get_spec, make_vec  # noqa: E402
+from cardenvs.cli import main  # noqa: E402
+from cardenvs.core.vector import RandomSampler  # noqa: E402
+from cardenvs.train import TrainConfig, Trainer, build_networks  # noqa: E402
+
+SPEC = get_spec("president")
+
+
+def tiny(out, **kw) -> TrainConfig:
+    base = dict(game="president", single_round=True, decisions=3000, minutes=None, out=str(out), num_envs=16,
+                rollout_steps=16, minibatch=256, hidden=(32, 32), eval_matches=8, eval_every_minutes=100.0,
+                snapshot_every=2, torch_threads=1, seed=3)
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("run")
+    result = Trainer(tiny(folder), out=io.StringIO(), err=io.StringIO()).train()
+    return folder, result
+
+
+def test_a_run_writes_its_files_and_counts_its_decisions(trained):
+    folder, result = trained
+    for name in ("config.json", "metrics.csv", "eval.csv", "checkpoint.pt", "policy.npz"):
+        assert (folder / name).is_file(), name
+    rows = list(csv.DictReader(open(folder / "metrics.csv")))
+    assert len(rows) == result["iterations"] >= 2
+    assert int(rows[-1]["decisions"]) == result["decisions"] >= 3000
+    evals = list(csv.DictReader(open(folder / "eval.csv")))
+    assert [int(r["iteration"]) for r in evals] == [0, result["iterations"]]  # at the start and at the end
+    assert json.loads((folder / "config.json").read_text())["game"] == "president_v0"
+    assert set(result["times"]) == {"env", "opponents", "inference", "advantages", "update", "eval"}
+
+
+def test_the_numpy_policy_is_the_trained_actor(trained):
+    folder, _ = trained
+    ckpt = torch.load(folder / "checkpoint.pt", weights_only=False)
+    actor, _ = build_networks(SPEC.module.OBS_SIZE, SPEC.module.NUM_ACTIONS, (32, 32), "tanh")
+    actor.load_state_dict(ckpt["actor"])
+    policy = PolicyNetwork.load(folder / "policy.npz")
+    obs = make_vec("president", 64, seed=1, single_round=True).reset().observation
+    x = np.clip((obs - ckpt["obs_mean"].astype(np.float32)) / ckpt["obs_std"], -5, 5).astype(np.float32)
+    with torch.no_grad():
+        expected = actor(torch.from_numpy(x)).numpy()
+    np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-4, atol=1e-5)
+    # the checkpoint itself is a policy file too
+    np.testing.assert_allclose(PolicyNetwork.load(folder / "checkpoint.pt").logits(obs), expected, rtol=1e-4,
+                               atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["ppo:{}", "ppo-sample:{}"])
+def test_trained_agents_play_only_legal_moves(trained, name):
+    folder, _ = trained
+    agent = make_agent(name.format(folder / "policy.npz"), SPEC, seed=0, options={"single_round": True})
+    assert isinstance(agent, PPOAgent) and agent.sample == name.startswith("ppo-sample")
+    env = make_vec("president", 128, seed=2, single_round=True, illegal_action="raise")
+    st = env.reset()
+    sampler = RandomSampler(1)
+    for t in range(200):  # the env raises on an illegal action
+        actions = agent.act_batch(st.observation, st.legal_action_mask) if t % 2 else sampler(st.legal_action_mask)
+        st = env.step(actions)
+    one = agent.act(st.observation[0], st.legal_action_mask[0])
+    assert st.legal_action_mask[0, one]
+
+
+def test_a_policy_for_another_game_is_refused(trained):
+    folder, _ = trained
+    with pytest.raises(ValueError, match="trained on president_v0, not odin_v0"):
+        make_agent(f"ppo:{folder / 'policy.npz'}", get_spec("odin"))
+    with pytest.raises(ValueError, match="no policy file"):
+        make_agent(f"ppo:{folder / 'missing.npz'}", SPEC)
+    with pytest.raises(ValueError, match="cannot read the policy file"):
+        make_agent(f"ppo:{folder / 'config.json'}", SPEC)
+
+
+def test_same_seed_same_run(tmp_path):
+    """A run replays: the same config gives the same weights (one torch thread)."""
+    weights = []
+    for k in range(2):
+        Trainer(tiny(tmp_path / f"r{k}", decisions=1000), out=io.StringIO(), err=io.StringIO()).train()
+        weights.append(PolicyNetwork.load(tmp_path / f"r{k}" / "policy.npz").weights)
+    for a, b in zip(*weights, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_resume_continues_the_run(tmp_path):
+    folder = tmp_path / "run"
+    first = Trainer(tiny(folder, decisions=1500), out=io.StringIO(), err=io.StringIO()).train()
+    trainer = Trainer.resume(folder, decisions=3000, out=io.StringIO(), err=io.StringIO())
+    assert trainer.iteration == first["iterations"] and trainer.decisions == first["decisions"]
+    assert len(trainer.pool) == len(torch.load(folder / "checkpoint.pt", weights_only=False)["pool"])
+    second = trainer.train()
+    assert second["decisions"] >= 3000 and second["iterations"] > first["iterations"]
+    rows = list(csv.DictReader(open(folder / "metrics.csv")))
+    assert [int(r["iteration"]) for r in rows] == list(range(1, second["iterations"] + 1))
+
+
+def test_bad_configs_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="num_envs"):
+        Trainer(tiny(tmp_path, num_envs=0))
+    with pytest.raises(ValueError, match="budget"):
+        Trainer(tiny(tmp_path, decisions=None, minutes=None))
+    with pytest.raises(ValueError, match="shares"):
+        Trainer(tiny(tmp_path, table_self=0.8, table_heuristic=0.5))
+    with pytest.raises(ValueError, match="no checkpoint"):
+        Trainer.resume(tmp_path / "nothing")
+
+
+def test_evaluate_counts_truncated_matches_apart():
+    spec = get_spec("rami51")
+    agents = [make_agent("random", spec, seed=k) for k in range(2)]
+    res = evaluate(spec, agents, 40, seed=1, options={"max_turns_per_round": 6})
+    assert all(r.truncated == res[0].truncated for r in res) and 0 < res[0].truncated <= 40
+    finished = 40 - res[0].truncated
+    if finished:
+        assert res[0].finished == finished
+        assert sum(r.wins for r in res) == pytest.approx(finished)
+        assert sum(r.win_rate for r in res) == pytest.approx(1.0)
+
+
+def test_cli_eval_reports_shares_intervals_and_the_score_sense():
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["eval", "odin", "--agents", "heuristic,random", "--matches", "24", "--batch", "10"], out, err) == 0
+    text = out.getvalue()
+    assert "seats heuristic,random,random,random" in text
+    assert "24 matches" in text and "lower is better" in text and "±" in text
+    lines = [ln for ln in text.splitlines() if ln.strip().startswith(("1 ", "2 ", "3 ", "4 "))]
+    assert len(lines) == 4
+    assert main(["eval", "odin", "--agents", "a,b,c,d,e", "--matches", "4"], io.StringIO(), err) == 2
+    assert "5 agents for 4 seats" in err.getvalue()
+
+
+def test_cli_eval_rotation_matches_one_batch():
+    """Played in batches, the matches are dealt and seated as in one batch: the same figures
+    (deterministic players: a random player's draws depend on its calls)."""
+    outs = []
+    for batch in ("13", "5"):
+        out = io.StringIO()
+        assert main(["eval", "president", "--agents", "heuristic", "--matches", "13", "--batch", batch,
+                     "--option", "single_round=true"], out, io.StringIO()) == 0
+        outs.append([ln for ln in out.getvalue().splitlines() if "heuristic" in ln and "±" in ln])
+    assert len(outs[0]) == 4 and outs[0] == outs[1]
+    assert len({ln.split()[2] for ln in outs[0]}) > 1  # seats differ: the test can tell a shifted rotation
+
+
+def test_cli_train_and_play_a_trained_agent(tmp_path):
+    out, err = io.StringIO(), io.StringIO()
+    folder = tmp_path / "cli-run"
+    code = main(["train", "president", "--decisions", "800", "--single-round", "--num-envs", "8", "--eval-matches",
+                 "4", "--out", str(folder), "--threads", "1"], out, err)
+    assert code == 0, err.getvalue()
+    assert "policy:" in out.getvalue() and (folder / "policy.npz").is_file()
+    play_out = io.StringIO()
+    code = main(["play", "president", "--agents", f"ppo:{folder / 'policy.npz'},heuristic", "--games", "2",
+                 "--seed", "1", "--option", "single_round=true"], play_out, io.StringIO())
+    assert code == 0 and "ppo:" in play_out.getvalue()
+    err = io.StringIO()
+    assert main(["train"], io.StringIO(), err) == 2 and "needs a game" in err.getvalue()
