@@ -73,7 +73,8 @@ class TrainConfig:
     rollout_steps: int = 64  # steps of the whole batch per iteration
     hidden: tuple[int, ...] = (256, 256)
     activation: str = "tanh"
-    learning_rate: float = 3e-4
+    learning_rate: float = 1e-3
+    anneal: bool = True  # learning rate down linearly to 0 over the budget
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -82,8 +83,8 @@ class TrainConfig:
     entropy_coef: float = 0.01
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
-    table_self: float = 0.25  # share of tables that are self-play
-    table_heuristic: float = 0.5  # share with three heuristic opponents; the rest draw from the pool
+    table_self: float = 0.2  # share of tables that are self-play
+    table_heuristic: float = 0.6  # share with heuristic opponents only; the rest draw from the pool
     snapshot_every: int = 25  # iterations between snapshots into the pool
     pool_size: int = 8
     eval_every_minutes: float = 5.0
@@ -283,16 +284,16 @@ class Trainer:
             self.learner_seat[n] = seat[i]
 
     # ------------------------------------------------------------------ acting
-    def _forward(self, actor: Any, obs: np.ndarray, masks: np.ndarray, sample: bool = True):
+    def _forward(self, actor: Any, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Sample from the masked policy: (actions, their log-probabilities)."""
         torch = self.torch
         with torch.no_grad():
-            logits = actor(torch.from_numpy(obs))
-            logits = logits.masked_fill(~torch.from_numpy(masks), -1e9)
-            if sample:
-                dist = torch.distributions.Categorical(logits=logits)
-                action = dist.sample()
-                return action.numpy(), dist.log_prob(action).numpy()
-            return logits.argmax(dim=1).numpy(), None
+            logits = actor(torch.from_numpy(obs)).masked_fill_(~torch.from_numpy(masks), -1e9)
+            logp_all = torch.log_softmax(logits, dim=1)
+            # the Gumbel-max trick: one argmax, cheaper than a Categorical for small batches
+            u = torch.rand(logits.shape).clamp_(1e-12, 1.0)
+            action = (logp_all - torch.log(-torch.log(u))).argmax(dim=1)
+            return action.numpy(), logp_all.gather(1, action[:, None]).squeeze(1).numpy()
 
     def _opponent_actions(self, rows: np.ndarray, who: np.ndarray, obs: np.ndarray, masks: np.ndarray,
                           actions: np.ndarray) -> None:
@@ -403,7 +404,7 @@ class Trainer:
         tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in batch.items()}
         stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
         steps = 0
-        params = list(self.actor.parameters()) + list(self.critic.parameters())
+        actor_params, critic_params = list(self.actor.parameters()), list(self.critic.parameters())
         for _ in range(c.epochs):
             order = torch.from_numpy(self.rng.permutation(n))
             for start in range(0, n, c.minibatch):
@@ -412,7 +413,7 @@ class Trainer:
                     continue
                 obs, mask = tensors["obs"][idx], tensors["mask"][idx]
                 logits = self.actor(obs).masked_fill(~mask, -1e9)
-                dist = torch.distributions.Categorical(logits=logits)
+                dist = torch.distributions.Categorical(logits=logits, validate_args=False)
                 logp = dist.log_prob(tensors["act"][idx])
                 log_ratio = logp - tensors["logp"][idx]
                 ratio = log_ratio.exp()
@@ -425,7 +426,10 @@ class Trainer:
                 loss = pg + c.value_coef * v_loss - c.entropy_coef * entropy
                 self.optimizer.zero_grad()
                 loss.backward()
-                torch.nn.utils.clip_grad_norm_(params, c.max_grad_norm)
+                # each network's gradient clipped on its own: the critic's (large while returns are
+                # still unknown) must not shrink the actor's step
+                torch.nn.utils.clip_grad_norm_(actor_params, c.max_grad_norm)
+                torch.nn.utils.clip_grad_norm_(critic_params, c.max_grad_norm)
                 self.optimizer.step()
                 with torch.no_grad():
                     stats["policy_loss"] += float(pg)
@@ -496,6 +500,9 @@ class Trainer:
                     next_eval = self.elapsed + c.eval_every_minutes * 60
                 if self._budget_spent():
                     break
+                if c.anneal:
+                    for group in self.optimizer.param_groups:
+                        group["lr"] = c.learning_rate * max(1.0 - self._budget_fraction(), 0.02)
                 batch = self._rollout()
                 t0 = time.perf_counter()
                 losses = self._update(batch)
@@ -568,13 +575,17 @@ class Trainer:
                        f"{_share_text(res, 'heuristic', self.P)}; {_share_text(res, 'random', self.P)}\n")
         return res
 
-    def _progress(self) -> None:
+    def _budget_fraction(self) -> float:
         c = self.cfg
         frac = 0.0
         if c.minutes:
             frac = self.elapsed / (c.minutes * 60)
         if c.decisions:
             frac = max(frac, self.decisions / c.decisions)
+        return min(frac, 1.0)
+
+    def _progress(self) -> None:
+        frac = self._budget_fraction()
         width = 24
         filled = min(width, int(width * frac))
         live_h = _mean(self.live[TABLE_HEURISTIC])
