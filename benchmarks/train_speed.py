@@ -8,6 +8,8 @@ learning policy that goes into an update.
 
 - SB3 with its own defaults (``n_steps=2048``, ``batch_size=64``, ``n_epochs=10``) over
   8 ``cardenvs.sb3.SB3VecEnv`` games (the fast vector env: SB3 is not slowed by the env);
+- SB3 with the settings of ``docs/training.md``'s example (``n_steps=128``,
+  ``batch_size=256``, ``n_epochs=4``) on 64 games;
 - SB3 with the trainer's batch settings (``n_steps`` x envs = the trainer's rollout,
   ``batch_size`` = the trainer's minibatch, ``n_epochs=4``) on 256 games;
 - ``cardenvs.train.Trainer`` with its defaults (tables of self-play, heuristic and pool
@@ -45,6 +47,8 @@ def sb3_rate(game: str, seconds: float, hidden: int, settings: str, num_envs: in
     kwargs = {"policy_kwargs": {"net_arch": {"pi": [hidden, hidden], "vf": [hidden, hidden]}}, "seed": 0}
     if settings == "trainer":
         kwargs.update(n_steps=64, batch_size=4096, n_epochs=4)
+    elif settings == "docs":
+        kwargs.update(n_steps=128, batch_size=256, n_epochs=4)
     model = MaskablePPO("MlpPolicy", venv, **kwargs)
 
     class Clock(BaseCallback):
@@ -97,10 +101,12 @@ def main(argv: list[str] | None = None) -> dict:
     args = ap.parse_args(argv)
     # one short pass of everything first: numba compiles, torch warms up
     trainer_rate(args.game, 5, args.hidden)
-    rates: dict[str, list[float]] = {"sb3_defaults": [], "sb3_trainer_settings": [], "cardenvs_train": []}
+    rates: dict[str, list[float]] = {"sb3_defaults": [], "sb3_docs_settings": [], "sb3_trainer_settings": [],
+                                     "cardenvs_train": []}
     splits = []
     for r in range(args.rounds):
         rates["sb3_defaults"].append(sb3_rate(args.game, args.seconds, args.hidden, "defaults", 8))
+        rates["sb3_docs_settings"].append(sb3_rate(args.game, args.seconds, args.hidden, "docs", 64))
         rates["sb3_trainer_settings"].append(sb3_rate(args.game, args.seconds, args.hidden, "trainer", 256))
         rate, split = trainer_rate(args.game, args.seconds, args.hidden)
         rates["cardenvs_train"].append(rate)
@@ -111,6 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
     out = {"game": args.game, "hidden": args.hidden, "seconds": args.seconds, "rounds": args.rounds,
            "samples_per_s": rates, "mean": mean,
            "ratio_vs_sb3_defaults": mean["cardenvs_train"] / mean["sb3_defaults"],
+           "ratio_vs_sb3_docs_settings": mean["cardenvs_train"] / mean["sb3_docs_settings"],
            "ratio_vs_sb3_trainer_settings": mean["cardenvs_train"] / mean["sb3_trainer_settings"],
            "trainer_time_split": split}
     print(f"\n{args.game}, actor and critic {args.hidden}-{args.hidden}, one torch thread, samples/s (mean of "

@@ -530,8 +530,8 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
     play.add_argument(
         "--agents",
-        help="comma-separated agents repeated to fill the seats: random, heuristic, human "
-        "(default: heuristic where the game has one, else random)",
+        help="comma-separated agents repeated to fill the seats: random, heuristic, human, ppo (the shipped "
+        "baseline), ppo:PATH (a trained policy) (default: heuristic where the game has one, else random)",
     )
     play.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
     play.add_argument("--seed", type=int, help="seed of the first match (match g uses seed+g); random if omitted")

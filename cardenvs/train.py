@@ -143,6 +143,15 @@ def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], act
     return mlp(num_actions, 0.01), mlp(1, 1.0)
 
 
+def tensorboard_writer(folder: Path) -> Any:
+    """A TensorBoard ``SummaryWriter`` into ``folder/tb`` when tensorboard is installed, else None."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        return None
+    return SummaryWriter(str(folder / "tb"))
+
+
 class RunningStats:
     """Mean and variance of the observations, merged batch by batch (Chan et al.)."""
 
@@ -476,6 +485,7 @@ class Trainer:
         self.returns = np.zeros((N, self.P), dtype=np.float64)
         self.state = self.env.reset(seed=int(self.rng.integers(2**62)))
         self._deal_tables(np.arange(N))
+        self.tb = tensorboard_writer(self.folder)
         metrics_new = not (self.folder / "metrics.csv").exists()
         metrics = open(self.folder / "metrics.csv", "a", newline="")
         mw = csv.writer(metrics)
@@ -519,6 +529,12 @@ class Trainer:
                                                             "clipfrac")),
                              *(f"{v:.2f}" for v in self.times.values())])
                 metrics.flush()
+                if self.tb is not None:
+                    for k, v in losses.items():
+                        self.tb.add_scalar(f"loss/{k}", v, self.decisions)
+                    self.tb.add_scalar("speed/samples_per_s", self.decisions / max(self.elapsed, 1e-9), self.decisions)
+                    if self.live[TABLE_HEURISTIC]:
+                        self.tb.add_scalar("live/vs_heuristic", np.mean(self.live[TABLE_HEURISTIC]), self.decisions)
                 self._progress()
                 if self.elapsed >= next_ckpt:
                     self.save_checkpoint()
@@ -533,6 +549,8 @@ class Trainer:
             last = self._evaluate_and_log()
         self.save_checkpoint()
         self._plot()
+        if self.tb is not None:
+            self.tb.close()
         split = ", ".join(f"{k} {100 * v / max(self.elapsed, 1e-9):.0f} %" for k, v in self.times.items())
         print(f"done: {self.iteration} iterations, {self.decisions:,} decisions in {self.elapsed / 60:.1f} min "
               f"({self.decisions / max(self.elapsed, 1e-9):,.0f} samples/s); time: {split}", file=self.out)
@@ -571,6 +589,9 @@ class Trainer:
             w.writerow([self.iteration, f"{self.elapsed:.1f}", self.decisions, self.cfg.eval_matches,
                         f"{res['vs_heuristic']:.4f}", f"{res['vs_heuristic_ci']:.4f}", res["vs_heuristic_truncated"],
                         f"{res['vs_random']:.4f}", f"{res['vs_random_ci']:.4f}", res["vs_random_truncated"]])
+        if getattr(self, "tb", None) is not None:
+            for name in ("heuristic", "random"):
+                self.tb.add_scalar(f"eval/vs_{name}", res[f"vs_{name}"], self.decisions)
         self.err.write(f"\r[eval at {self.elapsed / 60:.1f} min, {self.decisions:,} decisions] "
                        f"{_share_text(res, 'heuristic', self.P)}; {_share_text(res, 'random', self.P)}\n")
         return res

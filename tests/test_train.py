@@ -174,3 +174,46 @@ def test_cli_train_and_play_a_trained_agent(tmp_path):
     assert code == 0 and "ppo:" in play_out.getvalue()
     err = io.StringIO()
     assert main(["train"], io.StringIO(), err) == 2 and "needs a game" in err.getvalue()
+
+
+def test_tensorboard_gets_the_scalars_when_installed(tmp_path, monkeypatch):
+    import cardenvs.train as train_module
+
+    logged: list[tuple[str, float, int]] = []
+
+    class Writer:
+        def add_scalar(self, tag, value, step):
+            logged.append((tag, float(value), int(step)))
+
+        def close(self):
+            logged.append(("closed", 0.0, 0))
+
+    monkeypatch.setattr(train_module, "tensorboard_writer", lambda folder: Writer())
+    Trainer(tiny(tmp_path, decisions=600), out=io.StringIO(), err=io.StringIO()).train()
+    tags = {t for t, _, _ in logged}
+    assert {"loss/policy_loss", "speed/samples_per_s", "eval/vs_heuristic", "eval/vs_random"} <= tags
+    assert logged[-1][0] == "closed"
+
+
+def test_a_trained_agent_plays_the_aec_env_and_is_a_gymnasium_opponent(trained):
+    import gymnasium
+
+    import cardenvs
+
+    folder, _ = trained
+    name = f"ppo:{folder / 'policy.npz'}"
+    agent = make_agent(name, SPEC, options={"single_round": True})
+    env = cardenvs.make("president_v0", single_round=True)
+    env.reset(seed=4)
+    for who in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        action = None if term or trunc else agent.act(obs["observation"], obs["action_mask"])
+        env.step(action)
+    assert not env.agents  # a whole match, every move legal (the env raises otherwise)
+    gym_env = gymnasium.make("cardenvs/president-v0", opponents=name, single_round=True)
+    obs, info = gym_env.reset(seed=0)
+    done = False
+    while not done:
+        obs, reward, term, trunc, info = gym_env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        done = term or trunc
+    assert "win_share" in info
