@@ -1,0 +1,107 @@
+"""The shipped PPO baselines: install a trained run as a game's baseline, and measure it.
+
+    python benchmarks/baselines.py install GAME RUN_FOLDER   # policy.npz -> agents/baselines/GAME.npz,
+                                                              # curve.png -> docs/images/GAME-ppo-curve.png
+    python benchmarks/baselines.py measure [GAME ...] [--matches 4000]
+
+``measure`` plays the shipped baseline (greedy) against P-1 heuristic players and against
+P-1 random players on the game the policy was trained for (its players and options), with
+``agents.evaluate.evaluate`` (seats rotated, ties shared, truncated matches apart), and
+writes ``benchmarks/results/baselines.json`` and ``baselines.md`` (the table of the README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def install(game: str, run: Path) -> None:
+    from agents.ppo import BASELINES, PolicyNetwork
+    from cardenvs import get_spec
+
+    spec = get_spec(game)
+    policy = PolicyNetwork.load(run / "policy.npz")
+    if policy.env_id != spec.env_id:
+        raise SystemExit(f"{run} holds a policy for {policy.env_id}, not {spec.env_id}")
+    BASELINES.mkdir(exist_ok=True)
+    shutil.copyfile(run / "policy.npz", BASELINES / f"{spec.name}.npz")
+    config = json.loads((run / "config.json").read_text())
+    (BASELINES / f"{spec.name}.json").write_text(json.dumps(
+        {"env_id": spec.env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}, indent=2) + "\n")
+    images = ROOT / "docs" / "images"
+    images.mkdir(exist_ok=True)
+    if (run / "curve.png").is_file():
+        shutil.copyfile(run / "curve.png", images / f"{spec.name}-ppo-curve.png")
+    print(f"installed {BASELINES / f'{spec.name}.npz'}")
+
+
+def measure(games: list[str], matches: int) -> dict:
+    from agents import make_agent
+    from agents.evaluate import evaluate
+    from agents.ppo import BASELINES, PPOAgent
+    from cardenvs import get_spec
+
+    path = RESULTS / "baselines.json"
+    results = json.loads(path.read_text()) if path.is_file() else {}
+    for game in games:
+        spec = get_spec(game)
+        agent = PPOAgent(spec)
+        meta = agent.policy.meta
+        opts = {k: v for k, v in meta["options"].items() if k != "reward_mode"}
+        opts["num_players"] = meta["num_players"]
+        train = json.loads((BASELINES / f"{spec.name}.json").read_text())["train_config"]
+        row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
+               "train_minutes": train.get("minutes"), "train_options": {k: train[k] for k in
+                                                                         ("train_single_round", "train_reward_mode")}}
+        for name in ("heuristic", "random"):
+            others = [make_agent(name, spec, seed=k, options=opts) for k in range(1, meta["num_players"])]
+            t = time.perf_counter()
+            res = evaluate(spec, [agent, *others], matches, seed=20261201, options=opts)
+            row[f"vs_{name}"] = {"win_share": res[0].win_rate, "ci95": res[0].ci95, "matches": matches,
+                                 "truncated": res[0].truncated, "seconds": time.perf_counter() - t}
+            print(f"{spec.env_id} vs {meta['num_players'] - 1} {name}: {res[0].win_rate:.1%} ± {res[0].ci95:.1%} "
+                  f"({res[0].truncated} truncated)", flush=True)
+        results[spec.name] = row
+    path.write_text(json.dumps(results, indent=2) + "\n")
+    lines = ["| game | players | episode | trained | vs heuristics | vs random | fair share |",
+             "|---|---|---|---|---|---|---|"]
+    for row in results.values():
+        p = row["players"]
+        episode = "single round" if row["options"].get("single_round") else "match"
+        cells = [f"{row[f'vs_{n}']['win_share']:.1%} ± {row[f'vs_{n}']['ci95']:.1%}"
+                 + (f" ({row[f'vs_{n}']['truncated']} cut)" if row[f"vs_{n}"]["truncated"] else "")
+                 for n in ("heuristic", "random")]
+        lines.append(f"| {row['env_id']} | {p} | {episode} | {row['train_minutes']:g} min | {cells[0]} | {cells[1]} "
+                     f"| {1 / p:.1%} |")
+    (RESULTS / "baselines.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return results
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    a = sub.add_parser("install")
+    a.add_argument("game")
+    a.add_argument("run", type=Path)
+    m = sub.add_parser("measure")
+    m.add_argument("games", nargs="*")
+    m.add_argument("--matches", type=int, default=4000)
+    args = ap.parse_args()
+    if args.cmd == "install":
+        install(args.game, args.run)
+    else:
+        from agents.ppo import BASELINES
+
+        measure(args.games or sorted(p.stem for p in BASELINES.glob("*.npz")), args.matches)
+
+
+if __name__ == "__main__":
+    main()
