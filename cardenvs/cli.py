@@ -17,7 +17,6 @@ match; a tie shares the win. The score column is the game's match score
 from __future__ import annotations
 
 import argparse
-import inspect
 import secrets
 import sys
 import time
@@ -86,9 +85,11 @@ def parse_value(text: str) -> Any:
 
 
 def parse_options(spec: GameSpec, pairs: Sequence[str], players: int | None) -> dict[str, Any]:
-    """Constructor options from ``key=value`` pairs, checked against the game's ``make_template``."""
-    known = [n for n in inspect.signature(spec.module.make_template).parameters if n != "self"]
-    known.append("illegal_action")  # the env's own option
+    """Constructor options from ``key=value`` pairs, read by the game's options schema."""
+    from cardenvs.core.protocol import options_schema
+
+    schema = options_schema(spec.module)
+    known = [*schema, "illegal_action"]  # the env's own option
     options: dict[str, Any] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -97,7 +98,12 @@ def parse_options(spec: GameSpec, pairs: Sequence[str], players: int | None) -> 
             raise CliError(f"--option expects key=value, got {pair!r}")
         if key not in known:
             raise CliError(f"unknown option {key!r} for {spec.name}; options: {', '.join(known)}")
-        options[key] = parse_value(value)
+        parsed = parse_value(value)
+        if key in schema and schema[key].kind == "str" and not isinstance(parsed, str) and parsed is not None:
+            parsed = value.strip()  # a string option keeps what was typed
+        if key in schema and schema[key].kind == "bool" and not isinstance(parsed, bool):
+            raise CliError(f"option {key} takes true or false, got {value!r}")
+        options[key] = parsed
     if players is not None:
         if options.get("num_players", players) != players:
             raise CliError(f"--players {players} contradicts --option num_players={options['num_players']}")
@@ -341,6 +347,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     else:
         wanted = ["heuristic" if has_heuristic(spec) else "random"]
     names = seat_names(wanted, num_players)
+    if args.seed is not None and args.seed < 0:
+        raise CliError(f"--seed must be >= 0, got {args.seed}")
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     slots: list[Agent] = []
     for k, name in enumerate(names):

@@ -199,7 +199,7 @@ def test_unknown_game_and_bad_options():
         cardenvs.make("nope_v0")
     with pytest.raises(ValueError, match="num_players"):
         cardenvs.make("president_v0", num_players=3)
-    with pytest.raises(TypeError):
+    with pytest.raises(ValueError, match="president: unknown option 'colour'; options: num_players, decks"):
         cardenvs.make("president_v0", colour="red")
 
 

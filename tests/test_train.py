@@ -205,7 +205,7 @@ def test_a_trained_agent_plays_the_aec_env_and_is_a_gymnasium_opponent(trained):
     agent = make_agent(name, SPEC, options={"single_round": True})
     env = cardenvs.make("president_v0", single_round=True)
     env.reset(seed=4)
-    for who in env.agent_iter():
+    for _agent in env.agent_iter():
         obs, _, term, trunc, _ = env.last()
         action = None if term or trunc else agent.act(obs["observation"], obs["action_mask"])
         env.step(action)

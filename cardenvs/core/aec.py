@@ -18,10 +18,11 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
     GameSpec,
+    check_options,
     state_from_dict,
     state_to_dict,
 )
-from cardenvs.core.rng import rng_state_from_seed
+from cardenvs.core.rng import check_seed, rng_state_from_seed
 
 ILLEGAL_MODES = ("raise", "penalty")
 
@@ -64,6 +65,7 @@ class CardGameEnv(AECEnv):
         self._mode = MODE_AUTO_FORCED if self.auto_play_forced else 0
         self.forced_moves = 0
         self.metadata = dict(self.metadata, name=spec.env_id)
+        options = check_options(spec.name, self.game, options)
         self._template = self.game.make_template(**options)
         self.options = dict(options)
         self.num_players = int(self._template["num_players"][0])
@@ -106,7 +108,7 @@ class CardGameEnv(AECEnv):
         previous match continues). ``options={"scenario": d}`` starts from a full or
         partial ``state_dict()``-style dict instead of the deal."""
         if seed is not None:
-            rng = rng_state_from_seed(seed)
+            rng = rng_state_from_seed(check_seed(seed))
         elif self._seeded:
             rng = self._state["rng"][0]
         else:

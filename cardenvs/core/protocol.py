@@ -113,6 +113,74 @@ class GameSpec:
     score_sense: str = "higher"
 
 
+@dataclass(frozen=True)
+class OptionSpec:
+    """One constructor option of a game, read from ``make_template``'s signature."""
+
+    name: str
+    kind: str  # "int", "bool", "float" or "str"
+    default: Any
+    optional: bool  # None is accepted (the game picks a value)
+
+
+def options_schema(module: ModuleType) -> dict[str, OptionSpec]:
+    """The game's options, in order: names, types and defaults of ``make_template``.
+
+    The signature is the schema: annotations ``int``, ``bool``, ``float``, ``str``, and
+    ``X | None`` for an option that may be left to the game. The envs, the CLI and the
+    docs' options tables (checked by a test) all read it."""
+    import inspect
+
+    out: dict[str, OptionSpec] = {}
+    for p in inspect.signature(module.make_template).parameters.values():
+        ann = str(p.annotation).replace(" ", "")
+        optional = ann.endswith("|None")
+        kind = ann.removesuffix("|None")
+        if kind not in ("int", "bool", "float", "str"):
+            raise TypeError(f"{module.__name__}.make_template: option {p.name} needs an int, bool, float or str "
+                            f"annotation, got {p.annotation!r}")
+        out[p.name] = OptionSpec(p.name, kind, p.default, optional)
+    return out
+
+
+def check_options(game: str, module: ModuleType, options: dict[str, Any]) -> dict[str, Any]:
+    """The options checked against the game's schema: an unknown name is a ValueError that
+    lists the valid ones, a value of the wrong type a TypeError naming the option (a bool
+    option takes True or False, an int option an integer, a float option a finite number).
+    Ranges are the game's ``make_template``'s to check. Returns the options, ints as int."""
+    schema = options_schema(module)
+    out: dict[str, Any] = {}
+    for name, value in options.items():
+        spec = schema.get(name)
+        if spec is None:
+            raise ValueError(f"{game}: unknown option {name!r}; options: {', '.join(schema)}")
+        if value is None and spec.optional:
+            out[name] = None
+            continue
+        kind = spec.kind
+        is_bool = isinstance(value, (bool, np.bool_))
+        if kind == "bool":
+            ok = is_bool
+        elif kind == "int":
+            ok = not is_bool and isinstance(value, (int, np.integer))
+        elif kind == "float":
+            ok = not is_bool and isinstance(value, (int, float, np.integer, np.floating)) and bool(np.isfinite(value))
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            want = {"bool": "True or False", "int": "an integer", "float": "a finite number", "str": "a string"}[kind]
+            raise TypeError(f"{game}: option {name} must be {want}{' or None' if spec.optional else ''}, "
+                            f"got {value!r}")
+        if kind == "int":
+            field_type = module.STATE_DTYPE.fields.get(name, (None,))[0] if module.STATE_DTYPE.names else None
+            if field_type is not None and field_type.kind in "iu":
+                info = np.iinfo(field_type)  # the record field that stores it
+                if not info.min <= int(value) <= info.max:
+                    raise ValueError(f"{game}: option {name} must be at most {info.max:,}, got {value!r}")
+        out[name] = bool(value) if kind == "bool" else int(value) if kind == "int" else value
+    return out
+
+
 def check_int_option(game: str, name: str, value: Any, low: int, high: int | None = None) -> int:
     """Validate an integer constructor option; ValueError naming the game and option."""
     ok = not isinstance(value, bool) and isinstance(value, (int, np.integer))

@@ -7,6 +7,8 @@ all carry it) and the same seed gives the same game in the AEC and vector envs.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from numba import njit
 
@@ -48,6 +50,15 @@ def shuffle(s, arr, n):
         tmp = arr[i]
         arr[i] = arr[j]
         arr[j] = tmp
+
+
+def check_seed(seed: Any, name: str = "seed") -> int:
+    """A seed must be an integer 0 <= seed < 2**64 (TypeError or ValueError naming it)."""
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {seed!r}")
+    if not 0 <= int(seed) < 2**64:
+        raise ValueError(f"{name} must be in 0 .. 2**64 - 1, got {seed!r}")
+    return int(seed)
 
 
 def rng_state_from_seed(seed: int) -> np.uint64:

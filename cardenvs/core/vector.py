@@ -20,10 +20,11 @@ from cardenvs.core.protocol import (
     MODE_AUTO_FORCED,
     MODE_AUTO_RESET,
     GameSpec,
+    check_options,
     state_from_dict,
     state_to_dict,
 )
-from cardenvs.core.rng import batch_seeds, rng_state_from_seed
+from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
 from cardenvs.core.threads import start_numba_threads
 
 
@@ -78,8 +79,13 @@ class VecEnv:
         final_observation: bool = False,
         **options: Any,
     ):
+        for name, value in (("num_envs", num_envs), ("num_threads", num_threads),
+                            ("parallel_threshold", parallel_threshold)):
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+                raise TypeError(f"{name} must be an integer, got {value!r}")
         if num_envs < 1:
             raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        seed = check_seed(seed)
         if illegal_action not in ("raise", "penalty"):
             raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
         if num_threads < 1:
@@ -105,6 +111,7 @@ class VecEnv:
             MODE_AUTO_RESET if self.auto_reset and not self.final_observation else 0
         )
         self.illegal_action = illegal_action
+        options = check_options(spec.name, self.game, options)
         self._template = self.game.make_template(**options)
         self.num_players = int(self._template["num_players"][0])
         self.num_actions = self.game.NUM_ACTIONS
@@ -118,10 +125,14 @@ class VecEnv:
         (game i then deals exactly as the AEC env reset with ``seeds[i]``); otherwise
         per-game seeds are drawn from ``seed`` (default: the constructor's)."""
         if seeds is None:
-            seeds = batch_seeds(self.seed if seed is None else seed, self.num_envs)
+            seeds = batch_seeds(self.seed if seed is None else check_seed(seed), self.num_envs)
+        elif seed is not None:
+            raise ValueError("give seed or seeds, not both")
         seeds = np.asarray(seeds)
         if seeds.shape != (self.num_envs,):
             raise ValueError(f"seeds must have shape ({self.num_envs},), got {seeds.shape}")
+        if seeds.dtype.kind not in "iu" or (seeds.dtype.kind == "i" and seeds.size and seeds.min() < 0):
+            raise ValueError(f"seeds must be integers >= 0, got dtype {seeds.dtype}")
         self.states[:] = self._template[0]
         self.states["rng"] = [rng_state_from_seed(int(s)) for s in seeds]
         obs, masks, current = self._new_outputs()
