@@ -89,6 +89,12 @@ class TrainConfig:
     table_heuristic: float = 0.8  # the policy against heuristic opponents only; the rest draw from the pool
     snapshot_every: int = 25  # iterations between snapshots into the pool
     pool_size: int = 8
+    # kickstarting: a cross-entropy pull toward the heuristic's move in the policy's own
+    # positions, weight teacher_coef at the start, down linearly to 0 at teacher_until (a
+    # fraction of the budget); the policy starts near the heuristic's play and PPO takes it
+    # from there (0 turns it off)
+    teacher_coef: float = 1.0
+    teacher_until: float = 0.25
     eval_every_minutes: float = 5.0
     eval_matches: int = 400
     torch_threads: int | None = None  # default: 1 on machines with <= 2 cores, else 2
@@ -325,6 +331,8 @@ class Trainer:
         obs_buf = np.zeros((T, N, self.obs_size), dtype=np.float32)
         mask_buf = np.zeros((T, N, self.num_actions), dtype=np.bool_)
         act_buf = np.zeros((T, N), dtype=np.int64)
+        teacher_buf = np.zeros((T, N), dtype=np.int64)
+        teaching = self._teacher_weight() > 0
         logp_buf = np.zeros((T, N), dtype=np.float32)
         val_buf = np.zeros((T, N), dtype=np.float32)
         mine = np.zeros((T, N), dtype=np.bool_)
@@ -355,6 +363,8 @@ class Trainer:
                 logp_buf[t, learner_rows] = logp
                 val_buf[t, learner_rows] = v
                 mine[t, learner_rows] = True
+                if teaching:
+                    teacher_buf[t, learner_rows] = self.heuristic.act_batch(raw, m)
             t1 = time.perf_counter()
             other = np.flatnonzero(who != LEARNER)
             if other.size:
@@ -391,7 +401,7 @@ class Trainer:
         return {
             "obs": obs_buf.reshape(T * N, -1)[sel], "mask": mask_buf.reshape(T * N, -1)[sel],
             "act": act_buf.reshape(-1)[sel], "logp": logp_buf.reshape(-1)[sel],
-            "adv": adv.reshape(-1)[sel], "ret": ret.reshape(-1)[sel],
+            "adv": adv.reshape(-1)[sel], "ret": ret.reshape(-1)[sel], "teacher": teacher_buf.reshape(-1)[sel],
         }
 
     def _record_ends(self, rows: np.ndarray, truncated: np.ndarray) -> None:
@@ -413,7 +423,9 @@ class Trainer:
         c = self.cfg
         n = batch["act"].shape[0]
         tensors = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in batch.items()}
-        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+        stats = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0,
+                 "teacher_loss": 0.0}
+        teacher_weight = self._teacher_weight()
         steps = 0
         actor_params, critic_params = list(self.actor.parameters()), list(self.critic.parameters())
         for _ in range(c.epochs):
@@ -435,6 +447,10 @@ class Trainer:
                 v_loss = 0.5 * (value - tensors["ret"][idx]).pow(2).mean()
                 entropy = dist.entropy().mean()
                 loss = pg + c.value_coef * v_loss - c.entropy_coef * entropy
+                teacher_loss = torch.zeros(())
+                if teacher_weight > 0:
+                    teacher_loss = -dist.logits.gather(1, tensors["teacher"][idx][:, None]).mean()
+                    loss = loss + teacher_weight * teacher_loss
                 self.optimizer.zero_grad()
                 loss.backward()
                 # each network's gradient clipped on its own: the critic's (large while returns are
@@ -448,6 +464,7 @@ class Trainer:
                     stats["entropy"] += float(entropy)
                     stats["approx_kl"] += float(((ratio - 1) - log_ratio).mean())
                     stats["clipfrac"] += float(((ratio - 1).abs() > c.clip).float().mean())
+                    stats["teacher_loss"] += float(teacher_loss)
                 steps += 1
         return {k: v / max(steps, 1) for k, v in stats.items()}
 
@@ -494,6 +511,7 @@ class Trainer:
         if metrics_new:
             mw.writerow(["iteration", "wall_s", "decisions", "samples_per_s", "live_vs_heuristic",
                          "live_vs_random", "policy_loss", "value_loss", "entropy", "approx_kl", "clipfrac",
+                         "teacher_loss",
                          *[f"time_{k}" for k in self.times]])
         start = time.perf_counter() - self.elapsed
         next_eval = self.elapsed if self.iteration == 0 else self.elapsed + c.eval_every_minutes * 60
@@ -528,7 +546,7 @@ class Trainer:
                              f"{self.decisions / max(self.elapsed, 1e-9):.1f}",
                              _mean(self.live[TABLE_HEURISTIC]), _mean(self.live["random"]),
                              *(f"{losses[k]:.5f}" for k in ("policy_loss", "value_loss", "entropy", "approx_kl",
-                                                            "clipfrac")),
+                                                            "clipfrac", "teacher_loss")),
                              *(f"{v:.2f}" for v in self.times.values())])
                 metrics.flush()
                 if self.tb is not None:
@@ -597,6 +615,12 @@ class Trainer:
         self.err.write(f"\r[eval at {self.elapsed / 60:.1f} min, {self.decisions:,} decisions] "
                        f"{_share_text(res, 'heuristic', self.P)}; {_share_text(res, 'random', self.P)}\n")
         return res
+
+    def _teacher_weight(self) -> float:
+        c = self.cfg
+        if c.teacher_coef <= 0 or c.teacher_until <= 0:
+            return 0.0
+        return c.teacher_coef * max(0.0, 1.0 - self._budget_fraction() / c.teacher_until)
 
     def _budget_fraction(self) -> float:
         c = self.cfg

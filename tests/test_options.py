@@ -113,3 +113,30 @@ def test_seeds_are_checked_by_both_envs():
     env = cardenvs.make_raw("odin")
     with pytest.raises(TypeError, match="seed must be an integer"):
         env.reset(seed="7")
+
+
+@pytest.mark.parametrize("spec", GAMES.values(), ids=lambda s: s.name)
+def test_a_vector_env_pickles_and_deep_copies_with_its_state_and_options(spec):
+    import copy
+    import pickle
+
+    from cardenvs.core.vector import RandomSampler
+
+    venv = cardenvs.make_vec(spec.name, 4, seed=3, auto_play_forced=True, single_round=True)
+    sampler = RandomSampler(2)
+    st = venv.reset()
+    for _ in range(15):
+        st = venv.step(sampler(st.legal_action_mask))
+    copies = [pickle.loads(pickle.dumps(venv)), copy.deepcopy(venv)]
+    assert all(c.auto_play_forced and c.spec is venv.spec for c in copies)
+    for _ in range(30):  # the copies go on exactly as the original, auto-resets (new deals) included
+        actions = sampler(st.legal_action_mask)
+        st = venv.step(actions)
+        for c in copies:
+            other = c.step(actions)
+            for a, b in zip(st, other, strict=True):
+                if a is not None:
+                    np.testing.assert_array_equal(a, b)
+    before = copies[1].states.copy()
+    venv.step(sampler(st.legal_action_mask))
+    assert (copies[1].states == before).all()  # a copy does not share the original's arrays

@@ -18,6 +18,7 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
     GameSpec,
+    PicklesBySpec,
     check_options,
     state_from_dict,
     state_to_dict,
@@ -27,7 +28,7 @@ from cardenvs.core.rng import check_seed, rng_state_from_seed
 ILLEGAL_MODES = ("raise", "penalty")
 
 
-class CardGameEnv(AECEnv):
+class CardGameEnv(PicklesBySpec, AECEnv):
     """A card game as a PettingZoo AEC env.
 
     Agents ``player_0 .. player_{n-1}`` in seat order (play goes to the left, i.e. to
@@ -247,19 +248,6 @@ class CardGameEnv(AECEnv):
         pass
 
     # the game module is not picklable: store the registry id and look it up again
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["spec"] = self.spec.env_id
-        del state["game"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        from cardenvs.registry import get_spec
-
-        state["spec"] = get_spec(state["spec"])
-        state["game"] = state["spec"].module
-        self.__dict__.update(state)
-
     def __str__(self) -> str:
         return self.spec.env_id
 

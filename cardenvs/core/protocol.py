@@ -181,6 +181,26 @@ def check_options(game: str, module: ModuleType, options: dict[str, Any]) -> dic
     return out
 
 
+class PicklesBySpec:
+    """Pickling and deep copies for an env that holds its ``spec`` and game ``module``
+    (modules do not pickle): they travel as the env id and are looked up again."""
+
+    spec: GameSpec
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["spec"] = self.spec.env_id
+        del state["game"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        from cardenvs.registry import get_spec
+
+        state["spec"] = get_spec(state["spec"])
+        state["game"] = state["spec"].module
+        self.__dict__.update(state)
+
+
 def check_int_option(game: str, name: str, value: Any, low: int, high: int | None = None) -> int:
     """Validate an integer constructor option; ValueError naming the game and option."""
     ok = not isinstance(value, bool) and isinstance(value, (int, np.integer))

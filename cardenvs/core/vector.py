@@ -20,6 +20,7 @@ from cardenvs.core.protocol import (
     MODE_AUTO_FORCED,
     MODE_AUTO_RESET,
     GameSpec,
+    PicklesBySpec,
     check_options,
     state_from_dict,
     state_to_dict,
@@ -51,7 +52,7 @@ class VecState(NamedTuple):
     final_observation: np.ndarray | None = None
 
 
-class VecEnv:
+class VecEnv(PicklesBySpec):
     """``num_envs`` independent games of one kind, stepped together.
 
     ``num_threads`` > 1 runs the batch over numba threads when it holds at least
