@@ -84,6 +84,8 @@ class Field:
     ``option`` marks a constructor option: a scenario may repeat it but not change it.
     ``counted=False`` leaves a card field out of card conservation (a subset of other
     cards, such as Odin's publicly known cards of each hand).
+    ``low``: the smallest value an ``int`` or ``seats_int`` field takes (a round number
+    from 1, a count from 0); None leaves only the field's dtype as the bound.
     """
 
     name: str
@@ -92,6 +94,7 @@ class Field:
     count: str = ""
     option: bool = False
     counted: bool = True
+    low: int | None = None
 
 
 @dataclass(frozen=True)
@@ -284,12 +287,13 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise ValueError(f"scenario {name!r}: expected an integer, got {value!r}")
         info = np.iinfo(rec[name].dtype)
-        if not info.min <= value <= info.max:
-            raise ValueError(f"scenario {name!r}: {value} is out of range ({info.min}..{info.max})")
+        low = info.min if f.low is None else max(info.min, f.low)
+        if not low <= value <= info.max:
+            raise ValueError(f"scenario {name!r}: {value} is out of range ({low}..{info.max})")
         rec[name] = value
     elif k == "float":
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.number)):
-            raise ValueError(f"scenario {name!r}: expected a number, got {value!r}")
+        if not _is_finite_number(value):
+            raise ValueError(f"scenario {name!r}: expected a finite number, got {value!r}")
         rec[name] = value
     elif k == "bool":
         if not isinstance(value, (bool, np.bool_)):
@@ -297,13 +301,16 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
         rec[name] = value
     elif k == "hex64":
         try:
-            rec[name] = np.uint64(int(str(value), 16))
+            number = int(value, 16) if isinstance(value, str) else -1
         except ValueError:
-            raise ValueError(f"scenario {name!r}: expected 16 hex digits, got {value!r}") from None
+            number = -1
+        if not 0 <= number < 2**64:
+            raise ValueError(f"scenario {name!r}: expected 16 hex digits, got {value!r}")
+        rec[name] = np.uint64(number)
     elif k in ("enum", "symbol"):
         if k == "symbol" and value is None:
             rec[name] = -1
-        elif value in f.names:
+        elif isinstance(value, str) and value in list(f.names):  # a whole name, not a substring
             rec[name] = list(f.names).index(value)
         else:
             raise ValueError(f"scenario {name!r}: expected one of {list(f.names)}, got {value!r}")
@@ -315,14 +322,17 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
                 if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                     raise ValueError(f"scenario {name}[{p}]: expected an integer, got {v!r}")
                 info = np.iinfo(rec[name].dtype)
-                if not info.min <= v <= info.max:
-                    raise ValueError(f"scenario {name}[{p}]: {v} is out of range ({info.min}..{info.max})")
+                low = info.min if f.low is None else max(info.min, f.low)
+                if not low <= v <= info.max:
+                    raise ValueError(f"scenario {name}[{p}]: {v} is out of range ({low}..{info.max})")
                 rec[name][p] = v
             elif k == "seats_bool":
                 if not isinstance(v, (bool, np.bool_)):
                     raise ValueError(f"scenario {name}[{p}]: expected true or false, got {v!r}")
                 rec[name][p] = bool(v)
             elif k == "seats_float":
+                if not _is_finite_number(v):
+                    raise ValueError(f"scenario {name}[{p}]: expected a finite number, got {v!r}")
                 rec[name][p] = float(v)
             elif k == "seats_card":
                 rec[name][p] = -1 if v is None else parse_cards([v], odin=spec.odin_cards)[0]
@@ -348,6 +358,11 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
         spec.module.custom_from_dict(rec, name, value)
     else:  # pragma: no cover
         raise AssertionError(f"unknown field kind {k!r}")
+
+
+def _is_finite_number(value: Any) -> bool:
+    return (not isinstance(value, (bool, np.bool_)) and isinstance(value, (int, float, np.integer, np.floating))
+            and bool(np.isfinite(value)))
 
 
 def _field_counts(spec: GameSpec, rec: np.void, f: Field, size: int) -> np.ndarray:
@@ -386,7 +401,13 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
     dealt_sizes = rec["hands"].sum(axis=-1).astype(np.int64)
     for name, value in scenario.items():
         if name != "game" and not fields[name].option:
-            _set_field(spec, rec, fields[name], value, P)
+            try:
+                _set_field(spec, rec, fields[name], value, P)
+            except (TypeError, ValueError, OverflowError, IndexError, KeyError) as e:
+                if str(e).startswith("scenario"):
+                    raise ValueError(str(e)) from None
+                shown = repr(value)
+                raise ValueError(f"scenario {name!r}: {e}" + (f" (got {shown})" if len(shown) <= 60 else "")) from None
     prepare = getattr(spec.module, "prepare_scenario", None)
     if prepare is not None:
         prepare(rec, scenario)  # e.g. clear dealt cards the scenario's own keys replace

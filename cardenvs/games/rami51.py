@@ -1378,16 +1378,16 @@ STATE_FIELDS = (
     Field("turn_seconds", "float", option=True),
     Field("elimination_score", "int", option=True),
     Field("rng", "hex64"),
-    Field("scores", "seats_int"),
+    Field("scores", "seats_int", low=0),
     Field("eliminated", "seats_bool"),
-    Field("round", "int"),
+    Field("round", "int", low=1),
     Field("dealer", "int"),
-    Field("num_steps", "int"),
-    Field("turns", "int"),
+    Field("num_steps", "int", low=0),
+    Field("turns", "int", low=0),
     Field("terminated", "bool"),
     Field("truncated", "bool"),
     Field("rewards", "seats_float"),
-    Field("round_points", "seats_int"),
+    Field("round_points", "seats_int", low=0),
     Field("winner", "int"),
     Field("hands", "hands"),
     Field("stock", "card_seq", count="stock_n"),
@@ -1471,6 +1471,9 @@ def validate_state(rec) -> None:
     for p in range(P):
         if rec["eliminated"][p] and sizes[p]:
             raise ValueError(f"scenario: player {p} is eliminated but holds {sizes[p]} cards")
+        if not rec["eliminated"][p] and rec["scores"][p] >= rec["elimination_score"] and phase != PHASE_OVER:
+            raise ValueError(f"scenario: player {p} has {rec['scores'][p]} points, at or past the elimination "
+                             f"score {rec['elimination_score']}, but is not eliminated")
     for name in ("dealer", "winner"):
         v = int(rec[name])
         if not (-1 if name == "winner" else 0) <= v < P:
