@@ -489,6 +489,24 @@ def _merge(a: Any, b: Any) -> Any:
                       a.wins_sq + b.wins_sq)
 
 
+# --------------------------------------------------------------------------- soak
+def cmd_soak(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from cardenvs.soak import main_soak
+
+    try:
+        spec = get_spec(args.game)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    options = parse_options(spec, args.option or [], args.players)
+    if args.matches < 1 or args.threads < 1 or args.seed < 0:
+        raise CliError("--matches and --threads must be at least 1, --seed at least 0")
+    try:
+        return main_soak(spec.env_id, args.matches, seed=args.seed, threads=args.threads, options=options,
+                         out=out, err=err)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+
+
 # --------------------------------------------------------------------------- train
 def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     try:
@@ -567,6 +585,20 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
     ev.add_argument("--batch", type=int, default=1000, help="matches played together (default 1000)")
     ev.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
+    so = sub.add_parser(
+        "soak",
+        help="long random-play run with the invariants checked",
+        description="Random legal play through the vector env, checking at every step that a live game has a "
+        "legal action, the player to move is a seat, observations are within bounds, rewards are finite and "
+        "zero-sum over a match, and (every 200 steps, a few games) that the state survives state_dict and a "
+        "load. Exit code 1 when an invariant broke.",
+    )
+    so.add_argument("game", help="env id or name")
+    so.add_argument("--matches", type=int, default=10_000, help="matches to play (default 10000)")
+    so.add_argument("--threads", type=int, default=1, help="numba threads for the vector env (default 1)")
+    so.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    so.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
+    so.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
     tr = sub.add_parser(
         "train",
         help="train a masked-PPO agent by self-play (needs torch)",
@@ -612,6 +644,8 @@ def main(
             return cmd_play(args, out, err, input_fn or input)
         if args.command == "eval":
             return cmd_eval(args, out, err)
+        if args.command == "soak":
+            return cmd_soak(args, out, err)
         if args.command == "train":
             if bool(args.game) == bool(args.resume):
                 raise CliError("train needs a game, or --resume FOLDER (not both)")

@@ -114,6 +114,8 @@ class GameSpec:
     options: dict[str, Any] = field(default_factory=dict)
     #: which way the match score (``round_info(...)["scores"]``) is better: "higher" or "lower"
     score_sense: str = "higher"
+    #: the rewards of a match (default ``reward_mode``, legal play) add up to zero
+    zero_sum: bool = True
 
 
 @dataclass(frozen=True)
