@@ -1,0 +1,159 @@
+"""Property-based fuzzing of every input the package takes, for every game (hypothesis).
+
+Not collected by the main pytest run: ``tests/test_fuzz.py`` runs this file in a
+subprocess, so that a crash of the interpreter (a segfault from an out-of-bounds write)
+fails that test instead of killing the whole run. Each property: the input either works
+or raises ValueError/TypeError, and a failure leaves the env exactly as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import cardenvs
+from cardenvs.core.protocol import options_schema
+from cardenvs.core.vector import RandomSampler
+from cardenvs.registry import GAMES
+
+SPECS = list(GAMES.values())
+FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+
+# values of every shape that JSON-like scenarios, actions and options might carry
+scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6),
+    st.sampled_from(["3c", "X", "Ah", "2=7s", "-1", "ff", "over", "play", "", "0x10"]),
+)
+values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5), max_leaves=12)
+
+
+def _played_env(spec, seed: int, steps: int):
+    env = cardenvs.make_raw(spec.env_id)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
+    return env
+
+
+def _mutate(scenario: dict, key: str, value, index: int | None):
+    out = copy.deepcopy(scenario)
+    if index is not None and isinstance(out.get(key), list) and out[key]:
+        out[key][index % len(out[key])] = value
+    else:
+        out[key] = value
+    return out
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(data=st.data())
+def test_mutated_scenarios_load_or_are_refused(spec, data):
+    env = _played_env(spec, data.draw(st.integers(0, 50), label="seed"), data.draw(st.integers(0, 60), label="steps"))
+    before = env.state_dict()
+    key = data.draw(st.sampled_from(sorted(before)), label="key")
+    scenario = _mutate(before, key, data.draw(values, label="value"),
+                       data.draw(st.none() | st.integers(0, 10), label="index"))
+    agent = env.agent_selection
+    try:
+        env.reset(options={"scenario": scenario})
+    except (ValueError, TypeError) as e:
+        assert "scenario" in str(e) or key in str(e), str(e)
+        assert env.state_dict() == before and env.agent_selection == agent
+        return
+    # it loaded: the env is playable, every masked-in action is legal
+    for _ in range(5):
+        a = env.agent_selection
+        if env.terminations[a] or env.truncations[a]:
+            break
+        mask = env.observe(a)["action_mask"]
+        assert mask.any()
+        env.step(int(np.flatnonzero(mask)[0]))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(action=scalars | st.integers(-10, 400) | st.sampled_from([np.int8(3), np.uint64(2**63), np.float32(1)]))
+def test_any_action_value_is_played_or_refused(spec, action):
+    env = _played_env(spec, 3, 10)
+    before, agent = env.state_dict(), env.agent_selection
+    if env.terminations[agent] or env.truncations[agent]:
+        return
+    mask = env.observe(agent)["action_mask"]
+    try:
+        env.step(action)
+    except (ValueError, TypeError):
+        assert env.state_dict() == before and env.agent_selection == agent
+        return
+    assert isinstance(action, (int, np.integer)) and not isinstance(action, bool) and mask[int(action)]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(data=st.data())
+def test_the_vector_env_refuses_bad_actions_viewers_and_loads(spec, data):
+    venv = cardenvs.make_vec(spec.env_id, 3, seed=data.draw(st.integers(0, 9), label="seed"))
+    state = venv.reset()
+    sampler = RandomSampler(0)
+    for _ in range(data.draw(st.integers(0, 30), label="steps")):
+        state = venv.step(sampler(state.legal_action_mask))
+    snapshot = venv.states.copy()
+    kind = data.draw(st.sampled_from(["actions", "viewer", "load"]), label="kind")
+    try:
+        if kind == "actions":
+            dtype = data.draw(st.sampled_from(["int64", "int8", "uint16", "float64", "bool", "object"]))
+            raw = data.draw(st.lists(st.integers(-(2**40), 2**40), min_size=0, max_size=5))
+            venv.step(np.array(raw).astype(dtype) if raw else np.array(raw, dtype=dtype))
+        elif kind == "viewer":
+            venv.observe(data.draw(values | st.integers(-5, 10), label="viewer"))
+            return
+        else:
+            i = data.draw(st.integers(-3, 5) | values, label="index")
+            scenario = venv.state_dict(0)
+            key = data.draw(st.sampled_from(sorted(scenario)), label="key")
+            venv.load_state_dict(i, _mutate(scenario, key, data.draw(values, label="value"), None))
+    except (ValueError, TypeError):
+        assert (venv.states == snapshot).all()
+        return
+    st_ = venv.step(sampler(venv._legal)) if kind != "viewer" else None
+    assert st_ is None or st_.legal_action_mask.any(axis=1).all()
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(data=st.data())
+def test_option_values_build_an_env_or_are_refused(spec, data):
+    schema = options_schema(spec.module)
+    name = data.draw(st.sampled_from(sorted(schema)), label="option")
+    value = data.draw(values | st.integers(-3, 12), label="value")
+    try:
+        venv = cardenvs.make_vec(spec.env_id, 2, **{name: value})
+    except (ValueError, TypeError) as e:
+        assert name in str(e) or "players" in str(e) or "deck" in str(e), str(e)
+        return
+    state = venv.reset()
+    sampler = RandomSampler(1)
+    for _ in range(20):
+        assert state.legal_action_mask.any(axis=1).all()
+        state = venv.step(sampler(state.legal_action_mask))
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(text=st.text(max_size=20) | st.sampled_from(["pass", "draw", "7h 7s", "#3", "give K", "lay 3c 4c 5c"]))
+def test_move_strings_parse_to_an_action_or_are_refused(spec, text):
+    try:
+        action = spec.module.str_to_action(text)
+    except ValueError:
+        return
+    assert isinstance(action, (int, np.integer)) and 0 <= int(action) < spec.module.NUM_ACTIONS
+    assert not math.isnan(float(action))
