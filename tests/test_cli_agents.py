@@ -263,3 +263,31 @@ def test_version_flag(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"cardenvs {cardenvs.__version__}"
+
+
+def test_a_compile_notice_until_the_kernels_are_cached(capsys, monkeypatch):
+    from cardenvs.core import jitcache
+    from cardenvs.games import odin
+
+    marker = jitcache._marker(odin)
+    assert marker is not None and jitcache.kernel_stamp()[:16] in marker.name
+    monkeypatch.setattr(jitcache, "_announced", set())
+    if marker.exists():
+        marker.unlink()
+    jitcache.announce_compile(odin, "Odin")
+    assert "compiling the Odin kernels" in capsys.readouterr().err
+    jitcache.announce_compile(odin, "Odin")  # once per process
+    assert capsys.readouterr().err == ""
+    jitcache.mark_compiled(odin)
+    assert marker.exists()
+    monkeypatch.setattr(jitcache, "_announced", set())
+    jitcache.announce_compile(odin, "Odin")
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_warmup():
+    out = io.StringIO()
+    assert main(["warmup", "odin"], out, io.StringIO()) == 0
+    assert "odin_v0: ready in" in out.getvalue() and "all kernels ready" in out.getvalue()
+    err = io.StringIO()
+    assert main(["warmup", "nope"], io.StringIO(), err) == 2

@@ -10,6 +10,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
+from cardenvs.core import jitcache
 from cardenvs.core.protocol import (
     EVENT_FORCED_SHIFT,
     EVENT_REWARD,
@@ -68,6 +69,8 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self.metadata = dict(self.metadata, name=spec.env_id)
         options = check_options(spec.name, self.game, options)
         self._template = self.game.make_template(**options)
+        jitcache.announce_compile(self.game, spec.title)
+        self._marked = False  # the first step records that the kernels are compiled
         self.options = dict(options)
         self.num_players = int(self._template["num_players"][0])
         self.possible_agents = [f"player_{i}" for i in range(self.num_players)]
@@ -162,6 +165,9 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self.game.step_batch(
             self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, self._mode
         )
+        if not self._marked:
+            self._marked = True
+            jitcache.mark_compiled(self.game)
         events = int(self._events[0])
         self.forced_moves = events >> EVENT_FORCED_SHIFT
         if self._rewards_dirty or events & EVENT_REWARD:

@@ -91,6 +91,51 @@ class ProjectCacheLocator(caching._CacheLocator):
         return None
 
 
+_announced: set[str] = set()
+
+
+def _marker(module) -> Path | None:
+    """The file that says a game's kernels are in the cache for the current sources."""
+    kernel = getattr(module, "step_batch", None)
+    py_func = getattr(kernel, "py_func", None)
+    if py_func is None:
+        return None
+    try:
+        locator = ProjectCacheLocator.from_function(py_func, py_func.__code__.co_filename)
+        if locator is None:
+            return None
+        game = module.__name__.rsplit(".", 1)[-1]
+        return Path(locator.get_cache_path()) / f"cardenvs-ready-{game}-{kernel_stamp()[:16]}"
+    except Exception:  # an unusual cache setup: no notice rather than an error
+        return None
+
+
+def announce_compile(module, title: str) -> None:
+    """One line on stderr, once per process and game, when the game's kernels are not yet
+    in numba's cache for the current sources (a first run, or after an upgrade)."""
+    name = module.__name__
+    if name in _announced or os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return
+    _announced.add(name)
+    marker = _marker(module)
+    if marker is not None and not marker.exists():
+        import sys
+
+        print(f"cardenvs: compiling the {title} kernels for this machine (first use only, typically 20-40 s; "
+              "`cardenvs warmup` does it ahead)", file=sys.stderr, flush=True)
+
+
+def mark_compiled(module) -> None:
+    """Record that the game's kernels have been compiled into the cache."""
+    marker = _marker(module)
+    if marker is not None and not marker.exists():
+        try:
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            marker.touch()
+        except OSError:
+            pass
+
+
 def install() -> None:
     """Put :class:`ProjectCacheLocator` first in numba's locator list (idempotent)."""
     classes = _CACHE_IMPL._locator_classes

@@ -8,6 +8,7 @@ import numba
 import numpy as np
 from numba import njit
 
+from cardenvs.core import jitcache
 from cardenvs.core.bits import low_index, popcount
 from cardenvs.core.protocol import (
     ACT_HOLD,
@@ -114,6 +115,8 @@ class VecEnv(PicklesBySpec):
         self.illegal_action = illegal_action
         options = check_options(spec.name, self.game, options)
         self._template = self.game.make_template(**options)
+        jitcache.announce_compile(self.game, spec.title)
+        self._steps = 0
         self.num_players = int(self._template["num_players"][0])
         self.num_actions = self.game.NUM_ACTIONS
         self.observation_size = self.game.OBS_SIZE
@@ -176,6 +179,9 @@ class VecEnv(PicklesBySpec):
             self._finished |= flags[0] | flags[1]
         self._legal = masks.copy()  # the env's own: the caller may write into what it gets
         self._state = VecState(obs, masks, current, rewards[:, : self.num_players], *flags, forced, final)
+        if self._steps == 0:
+            jitcache.mark_compiled(self.game)
+        self._steps += 1
         return self._state
 
     def _run(self, states, actions, masks, obs, rewards, events, current, mode) -> None:
