@@ -3,10 +3,16 @@
 from __future__ import annotations
 
 import types
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games import classes, frime, odin, president, rami51
+
+if TYPE_CHECKING:
+    from pettingzoo import AECEnv
+
+    from cardenvs.core.aec import CardGameEnv
+    from cardenvs.core.vector import VecEnv
 
 GAMES: dict[str, GameSpec] = {}
 
@@ -103,22 +109,50 @@ def get_spec(name: str) -> GameSpec:
     raise ValueError(f"unknown game {name!r}; registered: {known}")
 
 
-def make(name: str, render_mode: str | None = None, **options: Any):
-    """A PettingZoo AEC env behind the standard wrappers, e.g. ``make("president_v0", num_players=5)``."""
+def make(name: str, render_mode: str | None = None, **options: Any) -> AECEnv:
+    """A PettingZoo AEC env of one game, behind PettingZoo's standard wrappers.
+
+    ``name``: an env id (``"president_v0"``) or a game name (``"president"``); see
+    ``cardenvs list``. ``render_mode``: None, ``"ansi"`` (``render()`` returns the table
+    as text) or ``"human"`` (prints it). ``options``: the game's options (its page's
+    options table, e.g. ``num_players=5``, ``single_round=True``) and the env's own:
+    ``illegal_action="raise"`` (ValueError on an illegal action) or ``"penalty"`` (the
+    offender gets -1 and the match ends), ``auto_play_forced=False`` (True plays every
+    decision with a single legal action inside the step).
+
+    Observations are ``{"observation": ..., "action_mask": int8}``; actions are integers
+    (``Discrete``). Unknown options raise ValueError, options of the wrong type TypeError.
+
+    >>> env = make("president_v0", num_players=5)
+    >>> env.reset(seed=0)
+    """
     from cardenvs.core.aec import make_aec
 
     return make_aec(get_spec(name), render_mode=render_mode, **options)
 
 
-def make_raw(name: str, render_mode: str | None = None, **options: Any):
-    """The unwrapped AEC env (``CardGameEnv``)."""
+def make_raw(name: str, render_mode: str | None = None, **options: Any) -> CardGameEnv:
+    """The AEC env of :func:`make` without PettingZoo's wrappers (``CardGameEnv``): the
+    same arguments, plus direct access to ``state_dict()``, ``render_text()`` and the
+    game's record."""
     from cardenvs.core.aec import CardGameEnv
 
     return CardGameEnv(get_spec(name), render_mode=render_mode, **options)
 
 
-def make_vec(name: str, num_envs: int, seed: int = 0, **options: Any):
-    """A vectorised batch of ``num_envs`` games (see :class:`cardenvs.core.vector.VecEnv`)."""
+def make_vec(name: str, num_envs: int, seed: int = 0, **options: Any) -> VecEnv:
+    """``num_envs`` games of one kind stepped together by compiled kernels (pgx-style).
+
+    ``seed`` derives every game's deal. ``options``: the game's options and the vector
+    env's own (``num_threads``, ``auto_reset=True``, ``illegal_action``,
+    ``auto_play_forced``, ``final_observation``, ``parallel_threshold``); see
+    :class:`cardenvs.core.vector.VecEnv`. ``reset()`` and ``step(actions)`` return a
+    ``VecState`` of numpy arrays (``observation``, ``legal_action_mask``,
+    ``current_player``, per-player ``rewards``, ``terminated``, ``truncated``, ...).
+
+    >>> venv = make_vec("odin_v0", num_envs=1024, seed=0)
+    >>> state = venv.reset()
+    """
     from cardenvs.core.vector import VecEnv
 
     return VecEnv(get_spec(name), num_envs=num_envs, seed=seed, **options)
