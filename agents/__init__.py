@@ -12,19 +12,20 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from agents.base import Agent
-from agents.human import HumanAgent
-from agents.random_agent import RandomAgent
+from cardenvs.agents.base import Agent
+from cardenvs.agents.human import HumanAgent
+from cardenvs.agents.random_agent import RandomAgent
+
 from cardenvs.core.protocol import GameSpec
 
 # game name -> "module:Class" of its heuristic; imported on first use so that a game's
 # kernels compile only when its heuristic is asked for
 HEURISTICS: dict[str, str] = {
-    "president": "agents.president_heuristic:PresidentHeuristic",
-    "odin": "agents.odin_heuristic:OdinHeuristic",
-    "rami51": "agents.rami51_heuristic:Rami51Heuristic",
-    "frime": "agents.frime_heuristic:FrimeHeuristic",
-    "classes": "agents.classes_heuristic:ClassesHeuristic",
+    "president": "cardenvs.agents.president_heuristic:PresidentHeuristic",
+    "odin": "cardenvs.agents.odin_heuristic:OdinHeuristic",
+    "rami51": "cardenvs.agents.rami51_heuristic:Rami51Heuristic",
+    "frime": "cardenvs.agents.frime_heuristic:FrimeHeuristic",
+    "classes": "cardenvs.agents.classes_heuristic:ClassesHeuristic",
 }
 
 AGENT_NAMES = ("random", "heuristic", "human", "ppo")
@@ -36,7 +37,7 @@ def has_heuristic(spec: GameSpec) -> bool:
 
 def available_agents(spec: GameSpec) -> list[str]:
     """Agent names usable for this game."""
-    from agents.ppo import has_baseline
+    from cardenvs.agents.ppo import has_baseline
 
     out = [n for n in AGENT_NAMES if (n != "heuristic" or has_heuristic(spec)) and (n != "ppo" or has_baseline(spec))]
     return out + ["ppo:PATH"]
@@ -53,7 +54,7 @@ def make_agent(name: str, spec: GameSpec, seed: int | None = None, options: dict
     """An agent by name for the game ``spec`` (ValueError listing the names if unknown)."""
     key = name.strip().lower()
     if key == "ppo" or key.startswith(("ppo:", "ppo-sample:")):
-        from agents.ppo import PPOAgent
+        from cardenvs.agents.ppo import PPOAgent
 
         kind, _, path = name.strip().partition(":")
         if kind.lower() == "ppo-sample" and not path:

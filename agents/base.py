@@ -23,7 +23,7 @@ class Agent:
     can do it faster than a Python loop, ``act_batch``.
     """
 
-    #: name in :func:`agents.make_agent`
+    #: name in :func:`cardenvs.agents.make_agent`
     name = "agent"
     #: True for the human placeholder: the CLI asks a person instead of calling act
     is_human = False

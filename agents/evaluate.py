@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from cardenvs.agents.base import Agent
 
-from agents.base import Agent
 from cardenvs.core.protocol import GameSpec
 from cardenvs.core.rng import batch_seeds
 from cardenvs.core.vector import VecEnv
@@ -129,11 +129,12 @@ def evaluate(
 
 
 def main() -> None:  # pragma: no cover - a measurement script
-    """``python -m agents.evaluate [matches]``: the heuristic against random players."""
+    """``python -m cardenvs.agents.evaluate [matches]``: the heuristic against random players."""
     import sys
     import time
 
-    from agents import make_agent
+    from cardenvs.agents import make_agent
+
     from cardenvs import get_spec
 
     matches = int(sys.argv[1]) if len(sys.argv) > 1 else 2000

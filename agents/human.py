@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-
-from agents.base import Agent
+from cardenvs.agents.base import Agent
 
 
 class HumanAgent(Agent):

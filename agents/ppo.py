@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from cardenvs.agents.base import Agent, check_mask
 
-from agents.base import Agent, check_mask
 from cardenvs.core.protocol import GameSpec
 
 POLICY_FORMAT = "cardenvs-policy/1"
@@ -46,8 +47,17 @@ class PolicyNetwork:
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         if len(self.weights) % 2 or not self.weights:
             raise ValueError("policy: expected pairs of weights and biases")
-        if self.weights[0].shape[0] != self.obs_mean.shape[0]:
-            raise ValueError("policy: the first layer does not match the observation statistics")
+        size = self.obs_mean.shape[0]
+        for k in range(0, len(self.weights), 2):  # the layers chain: (in, out) then (out,)
+            w, b = self.weights[k], self.weights[k + 1]
+            if w.ndim != 2 or w.shape[0] != size or b.shape != (w.shape[1],):
+                raise ValueError(f"policy: layer {k // 2} has shapes {w.shape} and {b.shape} after {size} inputs")
+            size = w.shape[1]
+        std = np.asarray(obs_std, dtype=np.float32)
+        if std.shape != self.obs_mean.shape or not (std > 0).all():
+            raise ValueError("policy: the observation std must be positive, one per input")
+        if not all(np.isfinite(w).all() for w in [self.obs_mean, std, *self.weights]):
+            raise ValueError("policy: weights and statistics must be finite")
 
     @property
     def env_id(self) -> str:
@@ -76,18 +86,26 @@ class PolicyNetwork:
         if not path.is_file():
             raise ValueError(f"no policy file at {str(path)!r}")
         if path.suffix == ".pt":  # a training checkpoint: its policy, read with torch
-            from cardenvs.train import load_checkpoint_policy
+            try:
+                from cardenvs.train import load_checkpoint_policy
 
-            return load_checkpoint_policy(path)
+                return load_checkpoint_policy(path)
+            except ImportError as e:
+                raise ValueError(f"reading a checkpoint needs torch ({e}); its policy.npz does not") from None
         try:
-            with np.load(path, allow_pickle=False) as data:
+            data = np.load(path, allow_pickle=False)
+            if not isinstance(data, np.lib.npyio.NpzFile):
+                raise ValueError("not an .npz archive")
+            with data:
                 meta = json.loads(str(data["meta"]))
+                if not isinstance(meta, dict):
+                    raise ValueError("meta is not a mapping")
                 n = sum(1 for k in data.files if k.startswith("w"))
                 weights = []
                 for k in range(n):
                     weights += [data[f"w{k}"], data[f"b{k}"]]
                 return cls(meta, data["obs_mean"], data["obs_std"], weights)
-        except (OSError, KeyError, ValueError, json.JSONDecodeError) as e:
+        except Exception as e:  # a corrupt archive, missing arrays, bad meta ...
             raise ValueError(f"cannot read the policy file {str(path)!r}: {e}") from None
 
 
@@ -113,6 +131,12 @@ class PPOAgent(Agent):
             raise ValueError(f"the policy was trained on {policy.env_id}, not {spec.env_id}")
         if policy.weights[-1].shape[0] != self.num_actions or policy.obs_mean.shape[0] != self.observation_size:
             raise ValueError(f"the policy's sizes do not match {spec.env_id}")
+        for key in ("num_players", "single_round"):  # a policy is trained for one setup of its game
+            trained = policy.meta.get(key) if key == "num_players" else policy.meta.get("options", {}).get(key, False)
+            given = self.options.get(key, spec.default_players if key == "num_players" else False)
+            if trained is not None and given != trained:
+                warnings.warn(f"the policy was trained with {key}={trained}, and plays with {key}={given}",
+                              stacklevel=2)
         self.policy = policy
         self.sample = bool(sample)
         self._rng = np.random.default_rng(seed)

@@ -6,7 +6,7 @@
 
 ``measure`` plays the shipped baseline (greedy) against P-1 heuristic players and against
 P-1 random players on the game the policy was trained for (its players and options), with
-``agents.evaluate.evaluate`` (seats rotated, ties shared, truncated matches apart), and
+``cardenvs.agents.evaluate.evaluate`` (seats rotated, ties shared, truncated matches apart), and
 writes ``benchmarks/results/baselines.json`` and ``baselines.md`` (the table of the README).
 """
 
@@ -23,7 +23,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 
 def install(game: str, run: Path) -> None:
-    from agents.ppo import BASELINES, PolicyNetwork
+    from cardenvs.agents.ppo import BASELINES, PolicyNetwork
+
     from cardenvs import get_spec
 
     spec = get_spec(game)
@@ -43,9 +44,10 @@ def install(game: str, run: Path) -> None:
 
 
 def measure(games: list[str], matches: int) -> dict:
-    from agents import make_agent
-    from agents.evaluate import evaluate
-    from agents.ppo import BASELINES, PPOAgent
+    from cardenvs.agents import make_agent
+    from cardenvs.agents.evaluate import evaluate
+    from cardenvs.agents.ppo import BASELINES, PPOAgent
+
     from cardenvs import get_spec
 
     path = RESULTS / "baselines.json"
@@ -98,7 +100,7 @@ def main() -> None:
     if args.cmd == "install":
         install(args.game, args.run)
     else:
-        from agents.ppo import BASELINES
+        from cardenvs.agents.ppo import BASELINES
 
         measure(args.games or sorted(p.stem for p in BASELINES.glob("*.npz")), args.matches)
 

@@ -40,7 +40,7 @@ def collect(players: int, batch: int, agent: str, seed: int = 0, steps: int = 30
     venv = cardenvs.make_vec("odin_v0", num_envs=games, seed=seed, num_players=players)
     state = venv.reset()
     if agent == "heuristic":
-        from agents.odin_heuristic import OdinHeuristic
+        from cardenvs.agents.odin_heuristic import OdinHeuristic
 
         pick = OdinHeuristic(venv.spec).act_batch
     else:

@@ -26,8 +26,8 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from agents import Agent, has_heuristic, make_agent
 from cardenvs import __version__
+from cardenvs.agents import Agent, has_heuristic, make_agent
 from cardenvs.core.protocol import GameSpec
 from cardenvs.registry import get_spec, list_games, make
 
@@ -423,14 +423,19 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
 
 # --------------------------------------------------------------------------- eval
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from agents.evaluate import evaluate
+    from cardenvs.agents.evaluate import evaluate
 
     try:
         spec = get_spec(args.game)
     except ValueError as e:
         raise CliError(str(e)) from None
     options = parse_options(spec, args.option or [], args.players)
-    num_players = options.get("num_players", spec.default_players)
+    try:  # the options checked by the game before anything is played
+        from cardenvs.core.vector import VecEnv
+
+        num_players = VecEnv(spec, 1, **options).num_players
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
     wanted = agent_list(args.agents)
     if not wanted:
         raise CliError("--agents needs at least one agent name")
@@ -460,7 +465,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             results = part if results is None else [_merge(a, b) for a, b in zip(results, part, strict=True)]
             done += n
             progress(done, args.matches, err)
-    except ValueError as e:
+    except (ValueError, TypeError) as e:
         raise CliError(str(e)) from None
     elapsed = time.perf_counter() - start
     assert results is not None
@@ -480,11 +485,12 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def _merge(a: Any, b: Any) -> Any:
-    from agents.evaluate import SlotResult
+    from cardenvs.agents.evaluate import SlotResult
 
     finished = a.finished + b.finished
-    mean = (np.nan if np.isnan(a.mean_score) or np.isnan(b.mean_score) or not finished
-            else (a.mean_score * a.finished + b.mean_score * b.finished) / finished)
+    parts = [(r.mean_score, r.finished) for r in (a, b) if r.finished]  # a chunk of cut matches has no mean
+    mean = (np.nan if not parts or any(np.isnan(m) for m, _ in parts)
+            else sum(m * f for m, f in parts) / finished)
     return SlotResult(a.name, a.matches + b.matches, a.wins + b.wins, mean, a.truncated + b.truncated,
                       a.wins_sq + b.wins_sq)
 
@@ -551,6 +557,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CliError(str(e)) from None
     try:
         if args.resume:
+            ignored = [flag for flag, value in (("--players", args.players), ("--option", args.option),
+                                                ("--out", args.out), ("--threads", args.threads),
+                                                ("--single-round", args.single_round or None)) if value]
+            if ignored:
+                raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
             trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err)
         else:
             spec = get_spec(args.game)

@@ -59,7 +59,7 @@ def _scale(obs: np.ndarray, low: float, high: float) -> np.ndarray:
 def _make_opponents(spec: GameSpec, opponents: Opponent | Sequence[Opponent], num_players: int,
                     seed: int | None, options: dict[str, Any]) -> list[Any]:
     """One opponent per seat after the learner's (seat + 1, seat + 2, ... in play order)."""
-    from agents import make_agent
+    from cardenvs.agents import make_agent
 
     if isinstance(opponents, (list, tuple)):
         if len(opponents) != num_players - 1:
@@ -105,8 +105,8 @@ def _check_learner_seat(seat: int | None, num_players: int) -> int | None:
 
 
 def _win_shares(returns: np.ndarray) -> np.ndarray:
-    """(N, P) shares of the win, by the rule of the evaluation (``agents.evaluate.win_shares``)."""
-    from agents.evaluate import win_shares
+    """(N, P) shares of the win, by the rule of the evaluation (``cardenvs.agents.evaluate.win_shares``)."""
+    from cardenvs.agents.evaluate import win_shares
 
     return win_shares(returns)
 

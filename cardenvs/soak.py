@@ -11,7 +11,8 @@ step that:
   load into a fresh env (the loader checks card conservation, seats, phases and the
   game's own consistency rules), and the reloaded game shows the same mask.
 
-A violation is recorded (with the match's batch seed, row and step) and the run goes on.
+A violation is recorded (with the match's batch seed, row and step) and the run goes on: a
+row found without a legal action is played on by the env's penalty (its match ends).
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ def soak(
 
     opts = dict(options or {})
     n = max(1, min(num_envs, matches))
-    env = VecEnv(spec, n, seed=seed, num_threads=num_threads, auto_reset=True, illegal_action="raise", **opts)
+    # penalty mode: a row found without a legal action gets -1 from the sampler, which ends that
+    # match (reported) instead of stopping the run
+    env = VecEnv(spec, n, seed=seed, num_threads=num_threads, auto_reset=True, illegal_action="penalty", **opts)
     low, high = spec.module.observation_bounds(env._template)
     zero_sum = spec.zero_sum and opts.get("reward_mode", "match") == "match"
     checker = CardGameEnv(spec, **opts)
@@ -101,12 +104,15 @@ def soak(
                     mask = checker.observe(checker.agent_selection)["action_mask"].astype(bool)
                     if not np.array_equal(mask, masks[i]):
                         violation(f"row {i}: the reloaded state has another mask")
-                except ValueError as e:
-                    violation(f"row {i}: state_dict does not load back: {e}")
+                except Exception as e:  # any failure of the round trip is a finding, not the end of the run
+                    violation(f"row {i}: state_dict does not load back: {type(e).__name__}: {e}")
         st = env.step(sampler(masks))
         step += 1
         report.decisions += n
         rewards = st.rewards
+        if st.illegal.any():
+            violation(f"rows {np.flatnonzero(st.illegal)[:5].tolist()}: an action was refused as illegal")
+            returns[st.illegal] = 0.0  # those matches ended by the penalty, not by the rules
         if not np.isfinite(rewards).all():
             violation("a reward is not finite")
         returns += rewards
@@ -114,8 +120,9 @@ def soak(
         if ended.any():
             rows = np.flatnonzero(ended)
             if zero_sum:
-                sums = returns[rows].sum(axis=1)
-                bad = rows[np.abs(sums) > 1e-4]
+                rows_legal = rows[~st.illegal[rows]]
+                sums = returns[rows_legal].sum(axis=1)
+                bad = rows_legal[np.abs(sums) > 1e-4]
                 if bad.size:
                     violation(f"rows {bad[:5].tolist()}: match rewards add up to {sums[np.abs(sums) > 1e-4][:5]}")
             returns[rows] = 0.0

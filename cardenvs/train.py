@@ -48,7 +48,7 @@ import numpy as np
 from cardenvs.registry import get_spec
 from cardenvs.selfplay import seat_advantages
 
-TABLE_SELF, TABLE_HEURISTIC, TABLE_POOL = 0, 1, 2
+TABLE_SELF, TABLE_HEURISTIC, TABLE_POOL, TABLE_RANDOM = 0, 1, 2, 3
 LEARNER, HEURISTIC, RANDOM = -1, 0, 1  # controllers of a seat; snapshots are 2, 3, ...
 CHECKPOINT_FORMAT = "cardenvs-ppo-checkpoint/1"
 
@@ -74,7 +74,7 @@ class TrainConfig:
     hidden: tuple[int, ...] = (256, 256)
     activation: str = "tanh"
     learning_rate: float = 1e-3
-    anneal: bool = True  # learning rate down linearly to 0 over the budget
+    anneal: bool = True  # learning rate down linearly over the budget, to 2 % of it
     gamma: float = 0.995
     gae_lambda: float = 0.95
     clip: float = 0.2
@@ -86,7 +86,8 @@ class TrainConfig:
     # shares of the tables; a self-play table gives P samples per decision round, the others one,
     # so 5 % of self-play tables are about 15 % of the samples at 4 players
     table_self: float = 0.05  # the policy at every seat
-    table_heuristic: float = 0.8  # the policy against heuristic opponents only; the rest draw from the pool
+    table_heuristic: float = 0.8  # the policy against heuristic opponents only
+    table_random: float = 0.03  # the policy against random players only; the rest draw from the pool
     snapshot_every: int = 25  # iterations between snapshots into the pool
     pool_size: int = 8
     # kickstarting: a cross-entropy pull toward the heuristic's move in the policy's own
@@ -191,8 +192,8 @@ class RunningStats:
 
 
 def policy_network(actor: Any, stats_mean: np.ndarray, stats_std: np.ndarray, meta: dict[str, Any]):
-    """The actor as a numpy :class:`agents.ppo.PolicyNetwork` (what ``policy.npz`` holds)."""
-    from agents.ppo import POLICY_FORMAT, PolicyNetwork
+    """The actor as a numpy :class:`cardenvs.agents.ppo.PolicyNetwork` (what ``policy.npz`` holds)."""
+    from cardenvs.agents.ppo import POLICY_FORMAT, PolicyNetwork
 
     weights = []
     for module in actor:
@@ -202,17 +203,27 @@ def policy_network(actor: Any, stats_mean: np.ndarray, stats_std: np.ndarray, me
     return PolicyNetwork(meta, stats_mean.astype(np.float32), stats_std.astype(np.float32), weights)
 
 
-def load_checkpoint_policy(path: str | os.PathLike):
-    """The policy of a training checkpoint (``checkpoint.pt``)."""
+def _load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
+    """A checkpoint, read with torch's safe loader (tensors, numpy arrays and plain data
+    only: a checkpoint from elsewhere cannot run code)."""
     torch = _torch()
-    ckpt = torch.load(path, map_location="cpu", weights_only=False)
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as e:
+        raise ValueError(f"cannot read {str(path)!r} as a cardenvs training checkpoint: {e}") from None
     if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
         raise ValueError(f"{str(path)!r} is not a cardenvs training checkpoint")
-    cfg = TrainConfig(**ckpt["config"])
+    return ckpt
+
+
+def load_checkpoint_policy(path: str | os.PathLike):
+    """The policy of a training checkpoint (``checkpoint.pt``)."""
+    ckpt = _load_checkpoint(path)
+    cfg = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"])})
     spec = get_spec(cfg.game)
     actor, _ = build_networks(spec.module.OBS_SIZE, spec.module.NUM_ACTIONS, tuple(cfg.hidden), cfg.activation)
     actor.load_state_dict(ckpt["actor"])
-    return policy_network(actor, ckpt["obs_mean"], ckpt["obs_std"], ckpt["policy_meta"])
+    return policy_network(actor, ckpt["obs_mean"].numpy(), ckpt["obs_std"].numpy(), ckpt["policy_meta"])
 
 
 # --------------------------------------------------------------------------- the trainer
@@ -232,8 +243,10 @@ class Trainer:
         from cardenvs.core.vector import VecEnv
 
         self._check_config()
+        # final observations: a match cut short by a turn cap is bootstrapped from each seat's
+        # last view instead of counting as an ending worth 0 (which would reward stalling)
         self.env = VecEnv(self.spec, config.num_envs, seed=config.seed, auto_play_forced=True,
-                          **config.training_options())
+                          final_observation=True, **config.training_options())
         self.P = self.env.num_players
         game = self.spec.module
         self.obs_size, self.num_actions = game.OBS_SIZE, game.NUM_ACTIONS
@@ -246,7 +259,7 @@ class Trainer:
         self.rng = np.random.default_rng(np.random.SeedSequence([config.seed, 1]))
         self.policy_meta = {"env_id": self.spec.env_id, "num_players": self.P,
                             "options": config.game_options(), "activation": config.activation}
-        from agents import make_agent
+        from cardenvs.agents import make_agent
 
         opts = config.game_options()
         self.heuristic = make_agent("heuristic", self.spec, seed=config.seed, options=opts)
@@ -273,9 +286,10 @@ class Trainer:
             raise ValueError(f"minutes must be positive, got {c.minutes!r}")
         if c.decisions is not None and (not isinstance(c.decisions, int) or c.decisions < 1):
             raise ValueError(f"decisions must be a positive integer, got {c.decisions!r}")
-        if not (0 <= c.table_self <= 1 and 0 <= c.table_heuristic <= 1 and c.table_self + c.table_heuristic <= 1):
-            raise ValueError("table_self and table_heuristic are shares that add up to at most 1")
-        from agents import has_heuristic
+        shares = (c.table_self, c.table_heuristic, c.table_random)
+        if not (all(0 <= x <= 1 for x in shares) and sum(shares) <= 1):
+            raise ValueError("table_self, table_heuristic and table_random are shares that add up to at most 1")
+        from cardenvs.agents import has_heuristic
 
         if not has_heuristic(self.spec):
             raise ValueError(f"{self.spec.name} has no heuristic player to train and evaluate against")
@@ -285,8 +299,9 @@ class Trainer:
         """Draw a table (who plays each seat) for the matches dealt in ``rows``."""
         c = self.cfg
         u = self.rng.random(rows.size)
-        kind = np.where(u < c.table_self, TABLE_SELF,
-                        np.where(u < c.table_self + c.table_heuristic, TABLE_HEURISTIC, TABLE_POOL))
+        edges = np.cumsum([c.table_self, c.table_heuristic, c.table_random])
+        kind = np.select([u < edges[0], u < edges[1], u < edges[2]], [TABLE_SELF, TABLE_HEURISTIC, TABLE_RANDOM],
+                         TABLE_POOL)
         self.table[rows] = kind
         seat = self.rng.integers(self.P, size=rows.size)
         choices = 2 + len(self.pool)  # heuristic, random, snapshots
@@ -295,6 +310,8 @@ class Trainer:
                 self.ctrl[n] = LEARNER
             elif kind[i] == TABLE_HEURISTIC:
                 self.ctrl[n] = HEURISTIC
+            elif kind[i] == TABLE_RANDOM:
+                self.ctrl[n] = RANDOM
             else:
                 self.ctrl[n] = self.rng.integers(choices, size=self.P)
             self.ctrl[n, seat[i]] = LEARNER
@@ -374,6 +391,8 @@ class Trainer:
             t3 = time.perf_counter()
             players[t] = cur
             rewards[t] = st.rewards
+            if st.truncated.any():
+                self._bootstrap_truncated(rewards[t], st)
             ended = st.terminated | st.truncated
             dones[t] = ended
             self.returns += st.rewards
@@ -404,8 +423,20 @@ class Trainer:
             "adv": adv.reshape(-1)[sel], "ret": ret.reshape(-1)[sel], "teacher": teacher_buf.reshape(-1)[sel],
         }
 
+    def _bootstrap_truncated(self, step_rewards: np.ndarray, st: Any) -> None:
+        """Add gamma * V(final view) to each learner seat's reward of a truncated match."""
+        torch = self.torch
+        rows = np.flatnonzero(st.truncated)
+        for p in range(self.P):
+            mine = rows[self.ctrl[rows, p] == LEARNER]
+            if mine.size:
+                x = self.stats.normalise(st.final_observation[mine, p])
+                with torch.no_grad():
+                    v = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
+                step_rewards[mine, p] += self.cfg.gamma * v
+
     def _record_ends(self, rows: np.ndarray, truncated: np.ndarray) -> None:
-        from agents.evaluate import win_shares
+        from cardenvs.agents.evaluate import win_shares
 
         shares = win_shares(self.returns[rows])
         for i, n in enumerate(rows):
@@ -413,7 +444,7 @@ class Trainer:
                 share = float(shares[i, self.learner_seat[n]])
                 if self.table[n] == TABLE_HEURISTIC:
                     self.live[TABLE_HEURISTIC].append(share)
-                elif self.table[n] == TABLE_POOL and (self.ctrl[n] == RANDOM).sum() == self.P - 1:
+                elif self.table[n] == TABLE_RANDOM:
                     self.live["random"].append(share)
         self.returns[rows] = 0.0
         self._deal_tables(rows)
@@ -470,14 +501,14 @@ class Trainer:
 
     # ------------------------------------------------------------------ evaluation
     def current_policy(self):
-        """The policy as it is now (numpy), for ``agents.ppo.PPOAgent``."""
+        """The policy as it is now (numpy), for ``cardenvs.agents.ppo.PPOAgent``."""
         return policy_network(self.actor, self.stats.mean, self.stats.std(), self.policy_meta)
 
     def evaluate(self, matches: int | None = None) -> dict[str, float]:
         """The greedy policy against P-1 heuristic players and against P-1 random players."""
-        from agents import make_agent
-        from agents.evaluate import evaluate
-        from agents.ppo import PPOAgent
+        from cardenvs.agents import make_agent
+        from cardenvs.agents.evaluate import evaluate
+        from cardenvs.agents.ppo import PPOAgent
 
         matches = matches or self.cfg.eval_matches
         opts = {k: v for k, v in self.cfg.game_options().items() if k != "reward_mode"}
@@ -495,6 +526,8 @@ class Trainer:
     def train(self) -> dict[str, Any]:
         """Train until the budget is spent; returns the last evaluation and figures."""
         c = self.cfg
+        if self.iteration == 0 and (self.folder / "checkpoint.pt").exists():
+            raise ValueError(f"{str(self.folder)!r} holds a run already: resume it, or train into another folder")
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "config.json").write_text(json.dumps(asdict(c), indent=2) + "\n")
         N = c.num_envs
@@ -565,8 +598,10 @@ class Trainer:
             metrics.close()
         self.err.write("\n")
         self.elapsed = time.perf_counter() - start
+        self.save_checkpoint()  # first: an interrupt during the last evaluation loses nothing
         if self._evaluated != self.iteration:
             last = self._evaluate_and_log()
+        self.elapsed = time.perf_counter() - start
         self.save_checkpoint()
         self._plot()
         if self.tb is not None:
@@ -590,7 +625,7 @@ class Trainer:
                 "std": self.stats.std(), "iteration": self.iteration}
         if len(self.pool) < self.cfg.pool_size:
             self.pool.append(snap)
-        else:  # replace a random one but never the newest: a spread of ages
+        else:  # replace a random one: the pool keeps a spread of ages
             self.pool[int(self.rng.integers(len(self.pool)))] = snap
 
     def _evaluate_and_log(self) -> dict[str, float]:
@@ -683,10 +718,11 @@ class Trainer:
             "actor": self.actor.state_dict(),
             "critic": self.critic.state_dict(),
             "optimizer": self.optimizer.state_dict(),
-            "obs_mean": self.stats.mean, "obs_var": self.stats.var, "obs_count": self.stats.count,
-            "obs_std": self.stats.std(),
-            "pool": [{"actor": s["actor"].state_dict(), "mean": s["mean"], "std": s["std"],
-                      "iteration": s["iteration"]} for s in self.pool],
+            # numpy arrays as tensors: the checkpoint loads with torch's safe loader
+            "obs_mean": torch.from_numpy(self.stats.mean), "obs_var": torch.from_numpy(self.stats.var),
+            "obs_count": float(self.stats.count), "obs_std": torch.from_numpy(self.stats.std()),
+            "pool": [{"actor": s["actor"].state_dict(), "mean": torch.from_numpy(s["mean"]),
+                      "std": torch.from_numpy(s["std"]), "iteration": s["iteration"]} for s in self.pool],
             "iteration": self.iteration, "decisions": self.decisions, "elapsed": self.elapsed,
             "times": self.times, "rng": self.rng.bit_generator.state, "torch_rng": torch.get_rng_state(),
         }
@@ -700,29 +736,29 @@ class Trainer:
     @classmethod
     def resume(cls, folder: str | os.PathLike, minutes: float | None = None, decisions: int | None = None,
                out: TextIO | None = None, err: TextIO | None = None) -> Trainer:
-        """Continue the run in ``folder``; ``minutes``/``decisions`` replace its budget (totals
-        over the whole run). Matches in progress when it stopped are dealt anew."""
+        """Continue the run in ``folder``. ``minutes``/``decisions``, when either is given,
+        replace its budget (totals over the whole run; the one not given is then no limit).
+        The rest of the config is the run's own. Matches in progress when it stopped are
+        dealt anew; the opponents' random streams start again."""
         torch = _torch()
         path = Path(folder) / "checkpoint.pt"
         if not path.is_file():
             raise ValueError(f"no checkpoint to resume in {str(folder)!r}")
-        ckpt = torch.load(path, map_location="cpu", weights_only=False)
-        if ckpt.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"{str(path)!r} is not a cardenvs training checkpoint")
+        ckpt = _load_checkpoint(path)
         config = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"]), "out": str(folder)})
-        if minutes is not None:
-            config.minutes = minutes
-        if decisions is not None:
-            config.decisions = decisions
+        if minutes is not None or decisions is not None:  # a new budget replaces both
+            config.minutes, config.decisions = minutes, decisions
         self = cls(config, out=out, err=err)
         self.actor.load_state_dict(ckpt["actor"])
         self.critic.load_state_dict(ckpt["critic"])
         self.optimizer.load_state_dict(ckpt["optimizer"])
-        self.stats.mean, self.stats.var, self.stats.count = ckpt["obs_mean"], ckpt["obs_var"], ckpt["obs_count"]
+        self.stats.mean, self.stats.var = ckpt["obs_mean"].numpy(), ckpt["obs_var"].numpy()
+        self.stats.count = ckpt["obs_count"]
         for s in ckpt["pool"]:
             actor, _ = build_networks(self.obs_size, self.num_actions, tuple(config.hidden), config.activation)
             actor.load_state_dict(s["actor"])
-            self.pool.append({"actor": actor, "mean": s["mean"], "std": s["std"], "iteration": s["iteration"]})
+            self.pool.append({"actor": actor, "mean": s["mean"].numpy(), "std": s["std"].numpy(),
+                              "iteration": s["iteration"]})
         self.iteration, self.decisions, self.elapsed = ckpt["iteration"], ckpt["decisions"], ckpt["elapsed"]
         self.times = dict(ckpt["times"])
         self.rng.bit_generator.state = ckpt["rng"]

@@ -10,10 +10,10 @@ import sys
 
 import numpy as np
 import pytest
+from cardenvs.agents import AGENT_NAMES, available_agents, has_heuristic, make_agent
+from cardenvs.agents.base import Agent
+from cardenvs.agents.evaluate import evaluate
 
-from agents import AGENT_NAMES, available_agents, has_heuristic, make_agent
-from agents.base import Agent
-from agents.evaluate import evaluate
 from cardenvs import get_spec, make_vec
 from cardenvs.cli import main, parse_options, parse_value, seat_names
 
@@ -28,7 +28,7 @@ def run_cli(*argv: str, inputs=None) -> tuple[int, str, str]:
 
 # --------------------------------------------------------------------------- agents
 def test_registry_names():
-    from agents.ppo import has_baseline
+    from cardenvs.agents.ppo import has_baseline
 
     names = [n for n in AGENT_NAMES if n != "ppo" or has_baseline(SPEC)]
     assert available_agents(SPEC) == [*names, "ppo:PATH"]
@@ -42,8 +42,8 @@ def test_registry_names():
 def test_game_without_heuristic():
     other = dataclasses.replace(SPEC, name="nogame", env_id="nogame_v0")
     assert not has_heuristic(other)
-    assert available_agents(other) == ["random", "human"]
-    with pytest.raises(ValueError, match="no heuristic agent for 'nogame'; available agents: random, human"):
+    assert available_agents(other) == ["random", "human", "ppo:PATH"]
+    with pytest.raises(ValueError, match="no heuristic agent for 'nogame'; available agents: random, human, ppo:PATH"):
         make_agent("heuristic", other)
 
 

@@ -244,7 +244,7 @@ def test_round_rewards_add_up_to_the_match_rewards():
         env.reset(seed=4)
         rng = np.random.default_rng(0)
         ret = dict.fromkeys(env.possible_agents, 0.0)
-        from agents import make_agent
+        from cardenvs.agents import make_agent
 
         heur = make_agent("heuristic", cardenvs.get_spec("frime"))
         for agent in env.agent_iter():

@@ -133,7 +133,7 @@ def test_illegal_learner_action_is_penalised_or_raises():
 def test_learner_vec_env_matches_a_hand_played_vector_env(name):
     """Game by game, LearnerVecEnv equals the plain vector env in which the learner's
     actions and the heuristic opponents' moves are played by hand."""
-    from agents import make_agent
+    from cardenvs.agents import make_agent
 
     n, seat = 6, 1
     opts = dict(SHORT[name], num_players=max(3, cardenvs.get_spec(name).min_players))

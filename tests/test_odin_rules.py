@@ -881,9 +881,9 @@ def test_observation_layout():
 
 
 def test_heuristic_beats_random():
-    from agents.evaluate import evaluate
-    from agents.odin_heuristic import OdinHeuristic
-    from agents.random_agent import RandomAgent
+    from cardenvs.agents.evaluate import evaluate
+    from cardenvs.agents.odin_heuristic import OdinHeuristic
+    from cardenvs.agents.random_agent import RandomAgent
 
     spec = cardenvs.get_spec("odin")
     agents = [OdinHeuristic(spec)] + [RandomAgent(spec, seed=k) for k in range(1, 4)]

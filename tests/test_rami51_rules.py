@@ -915,7 +915,7 @@ def test_cli_turn_timer_plays_for_a_slow_person():
 
 # --------------------------------------------------------------------------- the heuristic agent
 def test_heuristic_is_legal_and_batch_agrees():
-    from agents import make_agent
+    from cardenvs.agents import make_agent
 
     spec = cardenvs.get_spec("rami51")
     heur = make_agent("heuristic", spec)
@@ -936,8 +936,8 @@ def test_heuristic_is_legal_and_batch_agrees():
 def test_heuristic_beats_random():
     """Measured (400 matches each): 2 players, single rounds ~93% (fair share 50%); full
     matches ~98%; 4 players, single rounds ~87% (fair 25%). Thresholds sit far below."""
-    from agents import make_agent
-    from agents.evaluate import evaluate
+    from cardenvs.agents import make_agent
+    from cardenvs.agents.evaluate import evaluate
 
     spec = cardenvs.get_spec("rami51")
     res = evaluate(spec, [make_agent("heuristic", spec), make_agent("random", spec, seed=1)], 100, seed=5,

@@ -11,9 +11,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from agents import make_agent  # noqa: E402
-from agents.evaluate import evaluate  # noqa: E402
-from agents.ppo import PolicyNetwork, PPOAgent  # noqa: E402
+from cardenvs.agents import make_agent  # noqa: E402
+from cardenvs.agents.evaluate import evaluate  # noqa: E402
+from cardenvs.agents.ppo import PolicyNetwork, PPOAgent  # noqa: E402
+
 from cardenvs import get_spec, make_vec  # noqa: E402
 from cardenvs.cli import main  # noqa: E402
 from cardenvs.core.vector import RandomSampler  # noqa: E402
@@ -52,12 +53,13 @@ def test_a_run_writes_its_files_and_counts_its_decisions(trained):
 
 def test_the_numpy_policy_is_the_trained_actor(trained):
     folder, _ = trained
-    ckpt = torch.load(folder / "checkpoint.pt", weights_only=False)
+    ckpt = torch.load(folder / "checkpoint.pt", weights_only=True)
     actor, _ = build_networks(SPEC.module.OBS_SIZE, SPEC.module.NUM_ACTIONS, (32, 32), "tanh")
     actor.load_state_dict(ckpt["actor"])
     policy = PolicyNetwork.load(folder / "policy.npz")
     obs = make_vec("president", 64, seed=1, single_round=True).reset().observation
-    x = np.clip((obs - ckpt["obs_mean"].astype(np.float32)) / ckpt["obs_std"], -5, 5).astype(np.float32)
+    mean, std = ckpt["obs_mean"].numpy().astype(np.float32), ckpt["obs_std"].numpy()
+    x = np.clip((obs - mean) / std, -5, 5).astype(np.float32)
     with torch.no_grad():
         expected = actor(torch.from_numpy(x)).numpy()
     np.testing.assert_allclose(policy.logits(obs), expected, rtol=1e-4, atol=1e-5)
@@ -106,11 +108,33 @@ def test_resume_continues_the_run(tmp_path):
     first = Trainer(tiny(folder, decisions=1500), out=io.StringIO(), err=io.StringIO()).train()
     trainer = Trainer.resume(folder, decisions=3000, out=io.StringIO(), err=io.StringIO())
     assert trainer.iteration == first["iterations"] and trainer.decisions == first["decisions"]
-    assert len(trainer.pool) == len(torch.load(folder / "checkpoint.pt", weights_only=False)["pool"])
+    assert len(trainer.pool) == len(torch.load(folder / "checkpoint.pt", weights_only=True)["pool"])
     second = trainer.train()
     assert second["decisions"] >= 3000 and second["iterations"] > first["iterations"]
     rows = list(csv.DictReader(open(folder / "metrics.csv")))
     assert [int(r["iteration"]) for r in rows] == list(range(1, second["iterations"] + 1))
+
+
+def test_a_folder_with_a_run_is_refused_and_resume_takes_a_new_budget(trained, tmp_path):
+    folder, result = trained
+    with pytest.raises(ValueError, match="holds a run already"):
+        Trainer(tiny(folder)).train()
+    run = tmp_path / "budget"
+    Trainer(tiny(run, decisions=800), out=io.StringIO(), err=io.StringIO()).train()
+    trainer = Trainer.resume(run, minutes=0.05, out=io.StringIO(), err=io.StringIO())
+    assert trainer.cfg.decisions is None and trainer.cfg.minutes == 0.05  # the new budget replaces both
+    assert trainer.train()["decisions"] > 800
+
+
+def test_bad_policy_files_are_refused(tmp_path):
+    for name, content in (("garbage.npz", b"not a zip"), ("garbage.pt", b"not a checkpoint")):
+        (tmp_path / name).write_bytes(content)
+        with pytest.raises(ValueError, match="cannot read"):
+            make_agent(f"ppo:{tmp_path / name}", SPEC)
+    np.save(tmp_path / "array.npy", np.zeros(3))
+    (tmp_path / "array.npy").rename(tmp_path / "array.npz")
+    with pytest.raises(ValueError, match="cannot read"):
+        make_agent(f"ppo:{tmp_path / 'array.npz'}", SPEC)
 
 
 def test_bad_configs_are_refused(tmp_path):
@@ -120,6 +144,9 @@ def test_bad_configs_are_refused(tmp_path):
         Trainer(tiny(tmp_path, decisions=None, minutes=None))
     with pytest.raises(ValueError, match="shares"):
         Trainer(tiny(tmp_path, table_self=0.8, table_heuristic=0.5))
+    err = io.StringIO()
+    assert main(["train", "--resume", str(tmp_path), "--players", "5"], io.StringIO(), err) == 2
+    assert "drop --players" in err.getvalue()
     with pytest.raises(ValueError, match="no checkpoint"):
         Trainer.resume(tmp_path / "nothing")
 
@@ -146,6 +173,11 @@ def test_cli_eval_reports_shares_intervals_and_the_score_sense():
     assert len(lines) == 4
     assert main(["eval", "odin", "--agents", "a,b,c,d,e", "--matches", "4"], io.StringIO(), err) == 2
     assert "5 agents for 4 seats" in err.getvalue()
+    for option, message in (("num_players=4.0", "num_players must be an integer"),
+                            ("target_score=1.5", "target_score must be an integer")):
+        err = io.StringIO()
+        assert main(["eval", "odin", "--agents", "random", "--option", option], io.StringIO(), err) == 2
+        assert message in err.getvalue()
 
 
 def test_cli_eval_rotation_matches_one_batch():

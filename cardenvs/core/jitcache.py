@@ -28,8 +28,13 @@ from numba.core import caching
 _CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent
-# the agents package is installed next to cardenvs (a checkout, or site-packages)
-KERNEL_ROOTS = (PACKAGE_DIR, PACKAGE_DIR.parent / "agents")
+# cardenvs.agents: inside the package once installed from a wheel; in a checkout (an
+# editable install) it is the repository's top-level agents/ folder
+_CHECKOUT_AGENTS = PACKAGE_DIR.parent / "agents"
+KERNEL_ROOTS = (PACKAGE_DIR,) + (
+    (_CHECKOUT_AGENTS,) if not (PACKAGE_DIR / "agents").is_dir() and (PACKAGE_DIR.parent / "pyproject.toml").is_file()
+    else ()
+)
 
 
 def kernel_sources() -> list[Path]:

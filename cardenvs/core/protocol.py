@@ -169,7 +169,7 @@ def check_options(game: str, module: ModuleType, options: dict[str, Any]) -> dic
         elif kind == "int":
             ok = not is_bool and isinstance(value, (int, np.integer))
         elif kind == "float":
-            ok = not is_bool and isinstance(value, (int, float, np.integer, np.floating)) and bool(np.isfinite(value))
+            ok = not is_bool and isinstance(value, (int, float, np.integer, np.floating)) and _fits_float(value)
         else:
             ok = isinstance(value, str)
         if not ok:
@@ -181,7 +181,7 @@ def check_options(game: str, module: ModuleType, options: dict[str, Any]) -> dic
             if field_type is not None and field_type.kind in "iu":
                 info = np.iinfo(field_type)  # the record field that stores it
                 if not info.min <= int(value) <= info.max:
-                    raise ValueError(f"{game}: option {name} must be at most {info.max:,}, got {value!r}")
+                    raise ValueError(f"{game}: option {name} must be in {info.min:,} .. {info.max:,}, got {value!r}")
         out[name] = bool(value) if kind == "bool" else int(value) if kind == "int" else value
     return out
 
@@ -204,6 +204,13 @@ class PicklesBySpec:
         state["spec"] = get_spec(state["spec"])
         state["game"] = state["spec"].module
         self.__dict__.update(state)
+
+
+def _fits_float(value: Any) -> bool:
+    try:
+        return bool(np.isfinite(float(value)))
+    except (OverflowError, ValueError):
+        return False
 
 
 def check_int_option(game: str, name: str, value: Any, low: int, high: int | None = None) -> int:
