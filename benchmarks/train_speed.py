@@ -46,7 +46,7 @@ def sb3_rate(game: str, seconds: float, hidden: int, settings: str, num_envs: in
     venv = SB3VecEnv(game, num_envs=num_envs, opponents="heuristic", scale_observations=True, seed=0)
     kwargs = {"policy_kwargs": {"net_arch": {"pi": [hidden, hidden], "vf": [hidden, hidden]}}, "seed": 0}
     if settings == "trainer":
-        kwargs.update(n_steps=64, batch_size=1024, n_epochs=4)
+        kwargs.update(n_steps=64, batch_size=4096, n_epochs=4)
     elif settings == "docs":
         kwargs.update(n_steps=128, batch_size=256, n_epochs=4)
     model = MaskablePPO("MlpPolicy", venv, **kwargs)

@@ -79,7 +79,7 @@ class TrainConfig:
     gae_lambda: float = 0.95
     clip: float = 0.2
     epochs: int = 4
-    minibatch: int = 1024
+    minibatch: int = 4096
     entropy_coef: float = 0.01
     value_coef: float = 0.5
     max_grad_norm: float = 0.5
