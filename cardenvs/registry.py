@@ -5,7 +5,7 @@ from __future__ import annotations
 import types
 from typing import TYPE_CHECKING, Any
 
-from cardenvs.core.protocol import GameSpec
+from cardenvs.core.protocol import GameSpec, check_game_module
 from cardenvs.games import classes, frime, odin, president, rami51
 
 if TYPE_CHECKING:
@@ -18,6 +18,8 @@ GAMES: dict[str, GameSpec] = {}
 
 
 def register(spec: GameSpec) -> None:
+    """Add a game to the registry, after checking its module against the game protocol."""
+    check_game_module(spec.module)
     if spec.score_sense not in ("higher", "lower"):
         raise ValueError(f"{spec.name}: score_sense must be 'higher' or 'lower', got {spec.score_sense!r}")
     GAMES[spec.env_id] = spec

@@ -140,3 +140,18 @@ def test_a_vector_env_pickles_and_deep_copies_with_its_state_and_options(spec):
     before = copies[1].states.copy()
     venv.step(sampler(st.legal_action_mask))
     assert (copies[1].states == before).all()  # a copy does not share the original's arrays
+
+
+def test_registration_checks_the_game_protocol():
+    import dataclasses
+    import types
+
+    from cardenvs.registry import register
+
+    spec = GAMES["odin_v0"]
+    bare = types.ModuleType("cardenvs.games.bare")
+    with pytest.raises(ValueError, match="does not follow the game protocol: missing STATE_DTYPE, MAX_PLAYERS"):
+        register(dataclasses.replace(spec, name="bare", env_id="bare_v0", module=bare))
+    assert "bare_v0" not in GAMES
+    with pytest.raises(ValueError, match="score_sense"):
+        register(dataclasses.replace(spec, name="x", env_id="x_v0", score_sense="up"))

@@ -148,6 +148,31 @@ def options_schema(module: ModuleType) -> dict[str, OptionSpec]:
     return out
 
 
+#: what every game module defines (the protocol above), checked at registration
+REQUIRED_NAMES = ("STATE_DTYPE", "MAX_PLAYERS", "NUM_ACTIONS", "OBS_SIZE", "OBS_DTYPE", "PHASE_NAMES",
+                  "reset_batch", "step_batch", "step_batch_parallel", "refresh_batch", "observe_batch",
+                  "action_to_str", "str_to_action", "make_template", "STATE_FIELDS", "REST_FIELD", "deck_counts",
+                  "validate_state", "observation_bounds", "render_text", "round_info")
+REQUIRED_FIELDS = ("rng", "num_players", "current", "phase", "terminated", "truncated", "rewards", "hands",
+                   "num_steps", "max_steps")
+
+
+def check_game_module(module: ModuleType) -> None:
+    """ValueError listing what a game module lacks of the protocol (names, state fields,
+    a usable options schema, custom-field helpers)."""
+    missing = [n for n in REQUIRED_NAMES if not hasattr(module, n)]
+    if not missing:
+        fields = module.STATE_DTYPE.names or ()
+        missing += [f"STATE_DTYPE field {f!r}" for f in REQUIRED_FIELDS if f not in fields]
+        if any(f.kind == "custom" for f in module.STATE_FIELDS):
+            missing += [n for n in ("custom_to_dict", "custom_from_dict", "custom_counts") if not hasattr(module, n)]
+        if not any(f.name == "hands" for f in module.STATE_FIELDS):
+            missing.append("a 'hands' entry in STATE_FIELDS")
+    if missing:
+        raise ValueError(f"{module.__name__} does not follow the game protocol: missing {', '.join(missing)}")
+    options_schema(module)  # raises on an option without a usable annotation
+
+
 def check_options(game: str, module: ModuleType, options: dict[str, Any]) -> dict[str, Any]:
     """The options checked against the game's schema: an unknown name is a ValueError that
     lists the valid ones, a value of the wrong type a TypeError naming the option (a bool
