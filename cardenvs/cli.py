@@ -56,13 +56,18 @@ def format_table(header: Sequence[str], rows: Sequence[Sequence[str]], right: Se
 
 
 def cmd_list(out: TextIO) -> int:
-    rows = []
+    """One block per game, under 80 columns: id, title, players, then the summary wrapped."""
+    import textwrap
+
     for spec in list_games():
         players = str(spec.min_players)
         if spec.max_players != spec.min_players:
             players += f"-{spec.max_players}"
-        rows.append([spec.env_id, spec.title, players, spec.summary, spec.doc])
-    print(format_table(["env id", "title", "players", "summary", "docs"], rows), file=out)
+        print(f"{spec.env_id:14s} {spec.title} ({players} players)", file=out)
+        for line in textwrap.wrap(spec.summary, 64):
+            print(f"{'':14s} {line}", file=out)
+        print(f"{'':14s} rules: {spec.doc} (in the source repository)", file=out)
+        print(f"{'':14s} options: cardenvs play {spec.name} --help", file=out)
     return 0
 
 
@@ -132,6 +137,7 @@ class MatchResult:
     returns: list[float]  # total reward of each seat over the match
     scores: list[float] | None  # the game's match score per seat, when its infos carry one
     shares: list[float]  # each seat's share of the win
+    truncated: bool = False  # cut short by a turn or step cap: no winner
 
 
 def win_shares(returns: Sequence[float]) -> list[float]:
@@ -182,22 +188,111 @@ def _timeout_action(env: Any) -> int:
     return int(actions[0]) if actions else raw.legal_actions()[0]
 
 
+# a person may type a whole play on one line; the CLI adds the step that opens a meld (Rami 51:
+# `meld`) when the first card needs it, and the step that commits the play (`play`, `close`)
+# when the line stops before it
+LINE_OPENERS = {"rami51": "meld"}
+LINE_FINISHERS = {"odin": "play", "rami51": "close", "frime": "close", "classes": "close"}
+LEGAL_LIST_WIDTH = 100
+
+
+def legal_moves_text(raw: Any, legal: Sequence[int], width: int = LEGAL_LIST_WIDTH) -> str:
+    """``#0 draw   #1 take 7h ...`` wrapped between items, never inside one."""
+    items = [f"#{i} {raw.action_to_str(a)}" for i, a in enumerate(legal)]
+    lines, line = [], "legal moves:"
+    for item in items:
+        if len(line) + 3 + len(item) > width and line.strip() != "legal moves:":
+            lines.append(line)
+            line = "            "
+        line += "   " + item
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def parse_human_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
+    """The moves a line stands for, each legal in turn (checked on a copy of the game):
+    ``#N`` is move N of the list; otherwise card notation, one move (``77``, ``take 7h``)
+    or a whole play (``7p 7b`` in Odin, ``6c 7c 8c`` in Rami 51). ValueError explains."""
+    text = text.strip()
+    if text.startswith("#"):
+        n = text[1:].strip()
+        if not n.isdigit() or int(n) >= len(legal):
+            raise ValueError(f"{text!r}: choose #0 .. #{len(legal) - 1}")
+        return [legal[int(n)]]
+    try:
+        action = raw.str_to_action(text)
+    except ValueError as whole_error:
+        tokens = text.replace(",", " ").split()
+        if len(tokens) < 2:
+            if text.isdigit():
+                raise ValueError(f"{whole_error}; to pick move {text} of the list, type #{text}") from None
+            raise
+        return _expand_line(raw, tokens)
+    verb = raw.action_to_str(action).split(" ", 1)[0]
+    if raw.spec.name in LINE_FINISHERS and text.split(" ", 1)[0].lower() != verb:
+        return _expand_line(raw, [text])  # bare cards: a whole play of one card
+    if action not in legal:
+        raise ValueError(f"{raw.action_to_str(action)!r} is not legal now; choose a listed move (#0 .. "
+                         f"#{len(legal) - 1})")
+    return [action]
+
+
+def _expand_line(raw: Any, tokens: list[str]) -> list[int]:
+    """Read tokens as a sequence of moves (the longest readable span first), on a copy."""
+    game = raw.spec.name
+    sim = raw.clone()
+    plan: list[int] = []
+
+    def legal_now() -> list[int]:
+        return sim.legal_actions()
+
+    def play(a: int) -> None:
+        plan.append(a)
+        sim.step(a)
+
+    i = 0
+    while i < len(tokens):
+        for j in range(min(len(tokens), i + 3), i, -1):  # the longest span that reads as a move
+            try:
+                action = raw.str_to_action(" ".join(tokens[i:j]))
+                break
+            except ValueError:
+                continue
+        else:
+            raise ValueError(f"cannot read {tokens[i]!r} in that line")
+        if action not in legal_now() and game in LINE_OPENERS:
+            opener = raw.str_to_action(LINE_OPENERS[game])
+            if opener in legal_now() and not plan[-1:] == [opener]:
+                play(opener)
+        if action not in legal_now():
+            done = " ".join(raw.action_to_str(a) for a in plan) or "nothing"
+            raise ValueError(f"{raw.action_to_str(action)!r} is not legal after {done}")
+        play(action)
+        i = j
+    finisher = LINE_FINISHERS.get(game)
+    if finisher is not None:
+        last = raw.str_to_action(finisher)
+        if plan[-1] != last and last in legal_now():
+            play(last)
+    return plan
+
+
 def ask_human(
     env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO, deadline: float | None = None
-) -> int | None:
-    """Show seat's hand and the numbered legal moves; read a number or card notation.
-    With a ``deadline`` (``time.monotonic()``), None when the turn's time ran out (an
-    answer typed too late does not count)."""
+) -> list[int] | None:
+    """Show seat's hand and the numbered legal moves; read card notation (one move or a
+    whole play) or ``#N``. Returns the moves to play in turn. With a ``deadline``
+    (``time.monotonic()``), None when the turn's time ran out (an answer typed too late
+    does not count)."""
     raw = env.unwrapped
     legal = raw.legal_actions()
     if len(legal) == 1:  # nothing to choose (say, declining a four you cannot complete)
-        print(f"{raw.possible_agents[seat]} (you): {raw.action_to_str(legal[0])} (your only legal move)", file=out)
-        return legal[0]
+        return [legal[0]]
     print(f"\n=== your turn: {raw.possible_agents[seat]} ===", file=out)
     print(table_text(env, seat), file=out)
-    print("legal moves:  " + "   ".join(f"{i}: {raw.action_to_str(a)}" for i, a in enumerate(legal)), file=out)
+    print(legal_moves_text(raw, legal), file=out)
     while True:
-        prompt = "your move (number or cards, q to quit): "
+        prompt = "your move (cards, a whole play, or #N from the list; q to quit): "
         try:
             if deadline is None:
                 text = input_fn(prompt).strip()
@@ -205,7 +300,7 @@ def ask_human(
                 left = deadline - time.monotonic()
                 if left <= 0:
                     return None
-                prompt = f"your move ({left:.0f} s left; number or cards, q to quit): "
+                prompt = f"your move ({left:.0f} s left; cards or #N, q to quit): "
                 reply = timed_input(prompt, left) if input_fn is input else input_fn(prompt)
                 if reply is None or time.monotonic() > deadline:
                     return None
@@ -218,17 +313,10 @@ def ask_human(
             raise QuitRequested
         if not text:
             continue
-        if text.isdigit() and int(text) < len(legal):
-            return legal[int(text)]
         try:
-            action = raw.str_to_action(text)
+            return parse_human_line(raw, text, legal)
         except ValueError as e:
             print(f"  {e}", file=out)
-            continue
-        if action not in legal:
-            print(f"  {raw.action_to_str(action)!r} is not legal now; choose 0..{len(legal) - 1}", file=out)
-            continue
-        return action
 
 
 def play_match(
@@ -239,6 +327,7 @@ def play_match(
     out: TextIO,
     render: bool = False,
     input_fn: Callable[[str], str] = input,
+    pause: Callable[[], None] | None = None,
 ) -> MatchResult:
     """One match on the AEC env; ``agents[s]`` plays seat s. With ``render`` the table is
     printed after every move; with a human seated the other players' moves are printed."""
@@ -256,6 +345,9 @@ def play_match(
     timer = turn_seconds(env) if humans else 0.0
     turn_key: tuple | None = None  # (seat, round) of the person whose turn clock runs
     deadline = 0.0
+    cut = False  # the match was cut short (a turn or step cap)
+    pending: list[int] = []  # the rest of a whole play a person typed
+    pending_seat = -1
     if render:
         print(table_text(env, viewer), file=out)
     for name in env.agent_iter():
@@ -264,6 +356,7 @@ def play_match(
         returns[seat] += float(reward)
         if terminated or truncated:
             final_info = info
+            cut = cut or bool(truncated and not terminated)
             env.step(None)
             continue
         if narrate and info.get("round") != last_round:
@@ -271,30 +364,42 @@ def play_match(
                 print(f"-- round {last_round} over; scores {info['scores']}", file=out)
             last_round = info.get("round")
         agent = agents[seat]
-        if agent.is_human and timer > 0:
+        legal = raw.legal_actions()
+        if agent.is_human and pending and pending_seat == seat and pending[0] in legal:
+            action = pending.pop(0)  # the next step of the play typed whole
+        elif agent.is_human and timer > 0:
+            pending = []
             # the turn timer runs from the first decision of the turn to the last
             if turn_key != (seat, info.get("round")):
                 turn_key = (seat, info.get("round"))
                 deadline = time.monotonic() + timer
-            action = ask_human(env, seat, input_fn, out, deadline) if time.monotonic() < deadline else None
-            if action is None:
+            plan = ask_human(env, seat, input_fn, out, deadline) if time.monotonic() < deadline else None
+            if plan is None:
                 action = _timeout_action(env)
                 print(f"{name} (you): time is up ({timer:g} s a turn): {raw.action_to_str(action)} played for you",
                       file=out)
+            else:
+                action, pending, pending_seat = plan[0], plan[1:], seat
         elif agent.is_human:
-            action = ask_human(env, seat, input_fn, out)
+            action, *pending = ask_human(env, seat, input_fn, out)
+            pending_seat = seat
         else:
             turn_key = None
             action = int(agent.act(obs["observation"], obs["action_mask"].astype(np.bool_)))
         env.step(action)
         if narrate:
             move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)
-            print(f"{name} ({names[seat]}): {move}", file=out)
+            forced = " (the only legal move)" if len(legal) == 1 else ""
+            print(f"{name} ({names[seat]}): {move}{forced}", file=out)
         if render:
             print(table_text(env, viewer) + "\n", file=out)
+            if pause is not None and not agent.is_human:
+                pause()
     scores = final_info.get("scores")
-    result = MatchResult(returns, list(scores) if scores is not None else None, win_shares(returns))
-    if narrate:
+    result = MatchResult(returns, list(scores) if scores is not None else None, win_shares(returns), cut)
+    if narrate and cut:
+        print(f"match cut short (a turn or step cap): no winner; scores {scores}", file=out)
+    elif narrate:
         winners = [f"{raw.possible_agents[s]} ({names[s]})" for s, x in enumerate(result.shares) if x > 0]
         print(
             f"match over: winner {' and '.join(winners)}; scores {scores}; rewards {[round(r, 3) for r in returns]}",
@@ -329,6 +434,16 @@ def progress(done: int, total: int, err: TextIO, width: int = 30) -> None:
     err.flush()
 
 
+def render_pause(args: argparse.Namespace, input_fn: Callable[[str], str]) -> Callable[[], None] | None:
+    """What ``--render`` waits for after each move: Enter (``--step``), a delay, or nothing."""
+    if getattr(args, "step", False):
+        return lambda: input_fn("[Enter: next move] ") and None
+    delay = getattr(args, "delay", 0.0) or 0.0
+    if delay < 0:
+        raise CliError(f"--delay must be >= 0, got {delay}")
+    return (lambda: time.sleep(delay)) if delay else None
+
+
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Callable[[str], str]) -> int:
     try:
         spec = get_spec(args.game)
@@ -347,6 +462,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     else:
         wanted = ["heuristic" if has_heuristic(spec) else "random"]
     names = seat_names(wanted, num_players)
+    if names.count("human") > 1:
+        seats = ", ".join(str(s) for s, n in enumerate(names) if n == "human")
+        print(f"note: the agent list repeats to fill {num_players} seats: you play seats {seats}", file=out)
     if args.seed is not None and args.seed < 0:
         raise CliError(f"--seed must be >= 0, got {args.seed}")
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
@@ -373,6 +491,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     )
     start = time.perf_counter()
     played = 0
+    cut_short = 0
     status = 0
     try:
         for g in range(games):
@@ -386,14 +505,18 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
                 out,
                 render=args.render,
                 input_fn=input_fn,
+                pause=render_pause(args, input_fn),
             )
-            for s, k in enumerate(order):
-                t = tallies[names[k]]
-                t.seats += 1
-                t.wins += res.shares[s]
-                if res.scores is not None:
-                    t.score_sum += res.scores[s]
-                    t.scored += 1
+            if res.truncated:
+                cut_short += 1
+            else:
+                for s, k in enumerate(order):
+                    t = tallies[names[k]]
+                    t.seats += 1
+                    t.wins += res.shares[s]
+                    if res.scores is not None:
+                        t.score_sum += res.scores[s]
+                        t.scored += 1
             played += 1
             if games > 1 and not interactive:
                 progress(played, games, err)
@@ -408,13 +531,14 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
         elapsed = time.perf_counter() - start
         print(
             f"\n{played} match{'es' if played > 1 else ''} in {elapsed:.1f} s; "
-            f"fair share {1 / num_players:.1%} of the wins per seat",
+            f"fair share {1 / num_players:.1%} of the wins per seat"
+            + (f"; {cut_short} cut short by a turn or step cap, left out of the table" if cut_short else ""),
             file=out,
         )
         print(results_table(tallies), file=out)
         print(
             "winner: the seat(s) with the highest total reward of the match, ties shared; "
-            "score: the game's match score (infos['scores'])",
+            f"score: the game's match score (infos['scores']), {spec.score_sense} is better",
             file=out,
         )
     return status
@@ -585,7 +709,26 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 # --------------------------------------------------------------------------- entry point
-def build_parser() -> argparse.ArgumentParser:
+def game_options_help(game: str | None) -> str | None:
+    """The options of ``game`` for ``--help`` (kind and default of each), None if unknown."""
+    from cardenvs.core.protocol import options_schema
+
+    try:
+        spec = get_spec(game) if game else None
+    except ValueError:
+        return None
+    if spec is None:
+        return None
+    lines = [f"options of {spec.env_id} (--option KEY=VALUE; rules and meanings: {spec.doc}):"]
+    for opt in options_schema(spec.module).values():
+        kind = opt.kind + (" or none" if opt.optional else "")
+        lines.append(f"  {opt.name:22s} {kind:14s} default {opt.default!r}")
+    return "\n".join(lines)
+
+
+def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser; ``help_game`` adds that game's options to the commands' help."""
+    epilog = game_options_help(help_game)
     parser = argparse.ArgumentParser(
         prog="cardenvs", description="Card-game environments: list games, play matches, evaluate and train agents."
     )
@@ -594,6 +737,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("list", help="the registered games", description="The registered games.")
     play = sub.add_parser(
         "play",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="play matches between agents (or you)",
         description="Play matches on the AEC env. Seats rotate by one between matches. The winner of a "
         "match is the seat (or seats, sharing) with the highest total reward; the score is the game's "
@@ -609,6 +754,9 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
     play.add_argument("--seed", type=int, help="seed of the first match (match g uses seed+g); random if omitted")
     play.add_argument("--render", action="store_true", help="play one match, printing the table after every move")
+    play.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                      help="with --render: pause this long after each move")
+    play.add_argument("--step", action="store_true", help="with --render: wait for Enter after each move")
     play.add_argument(
         "--option",
         nargs="+",
@@ -618,6 +766,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ev = sub.add_parser(
         "eval",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="measure agents against each other on the vector env",
         description="Play many matches on the vector env with the seats rotated every match, and report each "
         "seat's share of the wins with a 95 %% confidence interval and its mean score. Matches cut short by a "
@@ -642,6 +792,8 @@ def build_parser() -> argparse.ArgumentParser:
     wu.add_argument("--threads", action="store_true", help="also the threaded step (num_threads > 1)")
     so = sub.add_parser(
         "soak",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="long random-play run with the invariants checked",
         description="Random legal play through the vector env, checking at every step that a live game has a "
         "legal action, the player to move is a seat, observations are within bounds, rewards are finite and "
@@ -656,6 +808,8 @@ def build_parser() -> argparse.ArgumentParser:
     so.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
     tr = sub.add_parser(
         "train",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
         help="train a masked-PPO agent by self-play (needs torch)",
         description="Self-play masked PPO on the vector env: one policy at every seat it is given, tables of "
         "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
@@ -690,7 +844,11 @@ def main(
     """Run the CLI; returns the exit code (0 ok, 2 bad usage, 130 interrupted)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    help_game = None
+    if {"-h", "--help"} & set(argv) and len(argv) >= 2 and argv[0] in ("play", "eval", "train", "soak"):
+        help_game = next((a for a in argv[1:] if not a.startswith("-")), None)
+    parser = build_parser(help_game)
     args = parser.parse_args(argv)
     try:
         if args.command == "list":

@@ -107,8 +107,13 @@ def get_spec(name: str) -> GameSpec:
     for spec in GAMES.values():
         if name in (spec.env_id, spec.name):
             return spec
+    import difflib
+
+    names = [n for spec in GAMES.values() for n in (spec.name, spec.env_id)]
+    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
     known = ", ".join(sorted(GAMES))
-    raise ValueError(f"unknown game {name!r}; registered: {known}")
+    raise ValueError(f"unknown game {name!r}{hint}; registered: {known}")
 
 
 def make(name: str, render_mode: str | None = None, **options: Any) -> AECEnv:

@@ -14,7 +14,7 @@ from cardenvs.agents import AGENT_NAMES, available_agents, has_heuristic, make_a
 from cardenvs.agents.base import Agent
 from cardenvs.agents.evaluate import evaluate
 
-from cardenvs import get_spec, make_vec
+from cardenvs import get_spec, make_raw, make_vec
 from cardenvs.cli import main, parse_options, parse_value, seat_names
 
 SPEC = get_spec("president")
@@ -117,7 +117,8 @@ def test_parse_helpers():
 def test_list():
     rc, out, _ = run_cli("list")
     assert rc == 0
-    assert "env id" in out and "president_v0" in out and "4-10" in out and "docs/games/president.md" in out
+    assert "president_v0" in out and "4-10 players" in out and "docs/games/president.md" in out
+    assert max(len(line) for line in out.splitlines()) < 80
 
 
 def test_play_many_games_table_and_rotation():
@@ -167,7 +168,7 @@ def test_render_one_match():
         "heuristic,random",
     )
     assert rc == 0 and "single match" in err
-    moves = re.findall(r"^player_\d \((?:heuristic|random)\): (.+)$", out, re.M)
+    moves = re.findall(r"^player_\d \((?:heuristic|random)\): (.+?)(?: \(the only legal move\))?$", out, re.M)
     assert len(moves) > 10
     for move in moves:
         SPEC.module.str_to_action(move)  # card notation
@@ -182,7 +183,8 @@ def _scripted_human(out: io.StringIO, script: list[str]):
     def reply(prompt: str) -> str:
         for text in answers:
             return text
-        legal = re.findall(r"\d+: (\S+(?: \S)?)", out.getvalue().rsplit("legal moves:", 1)[1].splitlines()[0])
+        block = out.getvalue().rsplit("legal moves:", 1)[1]
+        legal = re.findall(r"#\d+ (.+?)(?=   #\d+ |\n|$)", block)
         return legal[-1]
 
     return reply
@@ -190,7 +192,7 @@ def _scripted_human(out: io.StringIO, script: list[str]):
 
 def test_human_plays_a_round():
     out, err = io.StringIO(), io.StringIO()
-    inputs = _scripted_human(out, ["", "nonsense", "999", "77777", "0"])
+    inputs = _scripted_human(out, ["", "nonsense", "12", "77777", "#99", "#0"])
     rc = main(
         ["play", "president", "--agents", "human,heuristic", "--seed", "3", "--option", "single_round=true"],
         out=out,
@@ -199,8 +201,9 @@ def test_human_plays_a_round():
     )
     text = out.getvalue()
     assert rc == 0, err.getvalue()
-    assert "=== your turn: player_0 ===" in text and "legal moves:  0:" in text
+    assert "=== your turn: player_0 ===" in text and "legal moves:   #0 " in text
     assert "cannot read 'nonsense'" in text and "is not legal now" in text
+    assert "to pick move 12 of the list, type #12" in text and "'#99': choose #0 .." in text
     assert "match over: winner" in text
     # the human's view never shows another player's cards
     for block in text.split("=== your turn: ")[1:]:
@@ -291,3 +294,55 @@ def test_cli_warmup():
     assert "odin_v0: ready in" in out.getvalue() and "all kernels ready" in out.getvalue()
     err = io.StringIO()
     assert main(["warmup", "nope"], io.StringIO(), err) == 2
+
+
+@pytest.mark.parametrize("env_id", ["odin_v0", "rami51_v1"])
+def test_a_whole_play_typed_on_one_line(env_id):
+    """The cards of a play (Odin) or a meld (Rami 51), typed on one line, become the moves
+    of that play: the opening `meld` and the closing `play`/`close` added."""
+    from cardenvs.cli import LINE_FINISHERS, LINE_OPENERS, parse_human_line
+
+    game = env_id.split("_")[0]
+    checked = 0
+    for seed in range(40):
+        env = make_raw(env_id)
+        env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(400):
+            agent = env.agent_selection
+            if env.terminations[agent] or env.truncations[agent]:
+                break
+            legal = env.legal_actions()
+            first = env.action_to_str(legal[0])
+            starts = [a for a in legal if env.action_to_str(a).split()[0] in ("select", LINE_OPENERS.get(game))]
+            if not starts:
+                env.step(int(rng.choice(legal)))
+                continue
+            # play a random play to its end on a copy: its moves, and the line of its cards
+            sim, moves = env.clone(), []
+            a = int(rng.choice(starts))
+            while True:
+                moves.append(a)
+                sim.step(a)
+                if env.action_to_str(a) == LINE_FINISHERS[game] or sim.agent_selection != agent:
+                    break
+                nxt = sim.legal_actions()
+                finisher = [x for x in nxt if sim.action_to_str(x) == LINE_FINISHERS[game]]
+                adds = [x for x in nxt if sim.action_to_str(x).split()[0] in ("select", "add")]
+                if finisher and (not adds or rng.random() < 0.5):
+                    a = finisher[0]
+                elif adds:
+                    a = int(rng.choice(adds))
+                else:
+                    break
+            if env.action_to_str(moves[-1]) != LINE_FINISHERS[game]:
+                env.step(int(rng.choice(legal)))
+                continue
+            cards = [env.action_to_str(m).split(" ", 1)[1] for m in moves if " " in env.action_to_str(m)]
+            assert parse_human_line(env, " ".join(cards), legal) == moves, (first, cards)
+            checked += 1
+            for m in moves:
+                env.step(m)
+        if checked >= 10:
+            break
+    assert checked >= 10
