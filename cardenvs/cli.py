@@ -116,6 +116,30 @@ def parse_options(spec: GameSpec, pairs: Sequence[str], players: int | None) -> 
     return options
 
 
+def policy_setup(spec: GameSpec, names: Sequence[str], options: dict[str, Any], out: TextIO) -> None:
+    """Where a trained policy plays and the options leave the setup open, use the one it was
+    trained for (players, single rounds), and say so."""
+    ppo = next((n for n in names if n == "ppo" or n.startswith(("ppo:", "ppo-sample:"))), None)
+    if ppo is None:
+        return
+    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
+
+    path = ppo.partition(":")[2] or None
+    try:
+        meta = PolicyNetwork.load(path or baseline_path(spec)).meta
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    added = {}
+    if "num_players" not in options and meta.get("num_players"):
+        added["num_players"] = int(meta["num_players"])
+    trained_single = bool(meta.get("options", {}).get("single_round", False))
+    if "single_round" not in options and trained_single:
+        added["single_round"] = True
+    if added:
+        options.update(added)
+        print("the policy's setup: " + ", ".join(f"{k}={v}" for k, v in added.items()), file=out)
+
+
 def agent_list(text: str) -> list[str]:
     """``--agents`` as names: lower case, except the paths of ``ppo:PATH``."""
     out = []
@@ -450,6 +474,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     except ValueError as e:
         raise CliError(str(e)) from None
     options = parse_options(spec, args.option or [], args.players)
+    if args.agents:
+        policy_setup(spec, agent_list(args.agents), options, out)
     try:
         env = make(spec.env_id, **options)
     except (ValueError, TypeError) as e:
@@ -554,6 +580,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ValueError as e:
         raise CliError(str(e)) from None
     options = parse_options(spec, args.option or [], args.players)
+    policy_setup(spec, agent_list(args.agents), options, out)
     try:  # the options checked by the game before anything is played
         from cardenvs.core.vector import VecEnv
 

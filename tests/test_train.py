@@ -249,3 +249,11 @@ def test_a_trained_agent_plays_the_aec_env_and_is_a_gymnasium_opponent(trained):
         obs, reward, term, trunc, info = gym_env.step(int(np.flatnonzero(info["action_mask"])[0]))
         done = term or trunc
     assert "win_share" in info
+
+
+def test_eval_plays_a_policy_in_the_setup_it_was_trained_for(trained):
+    folder, _ = trained
+    out = io.StringIO()
+    code = main(["eval", "president", "--agents", f"ppo:{folder / 'policy.npz'},heuristic", "--matches", "8"],
+                out, io.StringIO())
+    assert code == 0 and "the policy's setup: single_round=True" in out.getvalue()
