@@ -256,4 +256,4 @@ def test_eval_plays_a_policy_in_the_setup_it_was_trained_for(trained):
     out = io.StringIO()
     code = main(["eval", "president", "--agents", f"ppo:{folder / 'policy.npz'},heuristic", "--matches", "8"],
                 out, io.StringIO())
-    assert code == 0 and "the policy's setup: single_round=True" in out.getvalue()
+    assert code == 0 and "the policy's setup: num_players=4, single_round=True" in out.getvalue()
