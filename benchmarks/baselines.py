@@ -46,7 +46,7 @@ def install(game: str, run: Path) -> None:
 def measure(games: list[str], matches: int) -> dict:
     from cardenvs.agents import make_agent
     from cardenvs.agents.evaluate import evaluate
-    from cardenvs.agents.ppo import BASELINES, PPOAgent
+    from cardenvs.agents.ppo import BASELINES, PolicyNetwork, PPOAgent
 
     from cardenvs import get_spec
 
@@ -54,10 +54,10 @@ def measure(games: list[str], matches: int) -> dict:
     results = json.loads(path.read_text()) if path.is_file() else {}
     for game in games:
         spec = get_spec(game)
-        agent = PPOAgent(spec)
-        meta = agent.policy.meta
+        meta = PolicyNetwork.load(BASELINES / f"{spec.name}.npz").meta
         opts = {k: v for k, v in meta["options"].items() if k != "reward_mode"}
         opts["num_players"] = meta["num_players"]
+        agent = PPOAgent(spec, options=opts)
         train = json.loads((BASELINES / f"{spec.name}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
                "train_minutes": train.get("minutes"), "train_options": {k: train[k] for k in
