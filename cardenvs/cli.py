@@ -140,6 +140,15 @@ def policy_setup(spec: GameSpec, names: Sequence[str], options: dict[str, Any], 
         print("the policy's setup: " + ", ".join(f"{k}={v}" for k, v in added.items()), file=out)
 
 
+def game_and_options(args: argparse.Namespace) -> tuple[GameSpec, dict[str, Any]]:
+    """The game named on the command line and its ``--players``/``--option`` settings."""
+    try:
+        spec = get_spec(args.game)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    return spec, parse_options(spec, args.option or [], args.players)
+
+
 def agent_list(text: str) -> list[str]:
     """``--agents`` as names: lower case, except the paths of ``ppo:PATH``."""
     out = []
@@ -469,11 +478,7 @@ def render_pause(args: argparse.Namespace, input_fn: Callable[[str], str]) -> Ca
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Callable[[str], str]) -> int:
-    try:
-        spec = get_spec(args.game)
-    except ValueError as e:
-        raise CliError(str(e)) from None
-    options = parse_options(spec, args.option or [], args.players)
+    spec, options = game_and_options(args)
     if args.agents:
         policy_setup(spec, agent_list(args.agents), options, out)
     try:
@@ -575,11 +580,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from cardenvs.agents.evaluate import evaluate
 
-    try:
-        spec = get_spec(args.game)
-    except ValueError as e:
-        raise CliError(str(e)) from None
-    options = parse_options(spec, args.option or [], args.players)
+    spec, options = game_and_options(args)
     policy_setup(spec, agent_list(args.agents), options, out)
     try:  # the options checked by the game before anything is played
         from cardenvs.core.vector import VecEnv
@@ -686,11 +687,7 @@ def cmd_warmup(args: argparse.Namespace, out: TextIO) -> int:
 def cmd_soak(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from cardenvs.soak import main_soak
 
-    try:
-        spec = get_spec(args.game)
-    except ValueError as e:
-        raise CliError(str(e)) from None
-    options = parse_options(spec, args.option or [], args.players)
+    spec, options = game_and_options(args)
     if args.matches < 1 or args.threads < 1 or args.seed < 0:
         raise CliError("--matches and --threads must be at least 1, --seed at least 0")
     try:
@@ -715,8 +712,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
             trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err)
         else:
-            spec = get_spec(args.game)
-            options = parse_options(spec, args.option or [], args.players)
+            spec, options = game_and_options(args)
             players = options.pop("num_players", None)
             single = bool(options.pop("single_round", False)) or args.single_round
             config = TrainConfig(
@@ -736,6 +732,18 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 # --------------------------------------------------------------------------- entry point
+def _game_command(sub: Any, name: str, epilog: str | None, game_nargs: str | None = None, **kwargs: Any) -> Any:
+    """A subcommand about one game: its help lists that game's options (``epilog``), and it
+    takes the game, ``--players`` and ``--option KEY=VALUE``."""
+    cmd = sub.add_parser(name, epilog=epilog, formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
+    cmd.add_argument("game", nargs=game_nargs, help="env id or name, e.g. president_v0 or president"
+                     + (" (not with --resume)" if game_nargs else ""))
+    cmd.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
+    cmd.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE",
+                     help="game option, e.g. single_round=true target_score=5")
+    return cmd
+
+
 def game_options_help(game: str | None) -> str | None:
     """The options of ``game`` for ``--help`` (kind and default of each), None if unknown."""
     from cardenvs.core.protocol import options_schema
@@ -762,17 +770,15 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cardenvs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("list", help="the registered games", description="The registered games.")
-    play = sub.add_parser(
+    play = _game_command(
+        sub,
         "play",
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog,
         help="play matches between agents (or you)",
         description="Play matches on the AEC env. Seats rotate by one between matches. The winner of a "
         "match is the seat (or seats, sharing) with the highest total reward; the score is the game's "
         "match score (infos['scores']).",
     )
-    play.add_argument("game", help="env id or name, e.g. president_v0 or president")
-    play.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
     play.add_argument(
         "--agents",
         help="comma-separated agents repeated to fill the seats: random, heuristic, human, ppo (the shipped "
@@ -784,31 +790,21 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     play.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
                       help="with --render: pause this long after each move")
     play.add_argument("--step", action="store_true", help="with --render: wait for Enter after each move")
-    play.add_argument(
-        "--option",
-        nargs="+",
-        action="extend",
-        metavar="KEY=VALUE",
-        help="game constructor option, e.g. single_round=true target_score=5",
-    )
-    ev = sub.add_parser(
+    ev = _game_command(
+        sub,
         "eval",
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog,
         help="measure agents against each other on the vector env",
         description="Play many matches on the vector env with the seats rotated every match, and report each "
         "seat's share of the wins with a 95 %% confidence interval and its mean score. Matches cut short by a "
         "turn or step cap are counted apart.",
     )
-    ev.add_argument("game", help="env id or name")
     ev.add_argument("--agents", required=True,
                     help="comma-separated agents, the last one filling the remaining seats: random, heuristic, ppo "
                     "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH")
     ev.add_argument("--matches", type=int, default=4000, help="number of matches (default 4000)")
-    ev.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
     ev.add_argument("--batch", type=int, default=1000, help="matches played together (default 1000)")
-    ev.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
     wu = sub.add_parser(
         "warmup",
         help="compile the kernels ahead of the first use",
@@ -817,35 +813,31 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     )
     wu.add_argument("games", nargs="*", help="env ids or names (default: every game)")
     wu.add_argument("--threads", action="store_true", help="also the threaded step (num_threads > 1)")
-    so = sub.add_parser(
+    so = _game_command(
+        sub,
         "soak",
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog,
         help="long random-play run with the invariants checked",
         description="Random legal play through the vector env, checking at every step that a live game has a "
         "legal action, the player to move is a seat, observations are within bounds, rewards are finite and "
         "zero-sum over a match, and (every 200 steps, a few games) that the state survives state_dict and a "
         "load. Exit code 1 when an invariant broke.",
     )
-    so.add_argument("game", help="env id or name")
     so.add_argument("--matches", type=int, default=10_000, help="matches to play (default 10000)")
     so.add_argument("--threads", type=int, default=1, help="numba threads for the vector env (default 1)")
     so.add_argument("--seed", type=int, default=0, help="seed (default 0)")
-    so.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
-    so.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
-    tr = sub.add_parser(
+    tr = _game_command(
+        sub,
         "train",
-        epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog,
+        game_nargs="?",
         help="train a masked-PPO agent by self-play (needs torch)",
         description="Self-play masked PPO on the vector env: one policy at every seat it is given, tables of "
         "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
         "checkpoint.pt and policy.npz into the output folder.",
     )
-    tr.add_argument("game", nargs="?", help="env id or name (not with --resume)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
     tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
-    tr.add_argument("--players", type=int, help="number of players (the game's default otherwise)")
     tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")
     tr.add_argument("--train-episodes", choices=("match", "round"), default="match",
                     help="train on whole matches (default) or on single rounds")
@@ -858,7 +850,6 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--threads", type=int, help="torch threads (default 1 on a 2-core machine, else 2)")
     tr.add_argument("--eval-matches", type=int, default=400, help="matches per periodic evaluation (default 400)")
     tr.add_argument("--eval-every", type=float, default=5.0, help="minutes between evaluations (default 5)")
-    tr.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE", help="game option")
     return parser
 
 
