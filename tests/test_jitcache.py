@@ -60,3 +60,14 @@ def test_stamp_covers_every_kernel_file():
         assert expected in names
     assert "cardenvs/registry.py" not in names  # no kernels: editing it recompiles nothing
     assert len(jitcache.kernel_stamp()) == 64
+
+
+def test_locator_answers_numba_s_other_attributes():
+    # numba reads ``_py_file`` of the locator when it warns that a function cannot be
+    # cached (for example with NUMBA_OPT=0): the project's locator must not raise there
+    from cardenvs.core.vector import _sample_legal
+
+    py_func = _sample_legal.py_func
+    locator = jitcache.ProjectCacheLocator.from_function(py_func, py_func.__code__.co_filename)
+    assert locator is not None
+    assert Path(locator._py_file).resolve() == Path(py_func.__code__.co_filename).resolve()

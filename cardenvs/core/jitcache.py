@@ -83,6 +83,11 @@ class ProjectCacheLocator(caching._CacheLocator):
     def get_disambiguator(self) -> str:
         return self._inner.get_disambiguator()
 
+    def __getattr__(self, name: str):
+        # numba reads other attributes of its own locators (``_py_file`` when it warns
+        # that a function cannot be cached): answer them from the wrapped one
+        return getattr(self._inner, name)
+
     @classmethod
     def from_function(cls, py_func, py_file):
         if not _in_project(py_file):

@@ -183,17 +183,17 @@ OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
 # --------------------------------------------------------------------------- rounds
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def cards_dealt(rnd):
     return np.int64(rnd) + 2
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def doubled(rnd):
     return rnd >= DOUBLED_FROM
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _reset_turn(s):
     s.going_out = False
     s.build_kind = 0
@@ -232,7 +232,7 @@ def new_match(s):
     s.terminated = False
     s.truncated = False
     s.rewards[:] = 0.0
-    s.dealer = rand_below(s, P)
+    s.dealer = rand_below(s, np.int64(P))
     _start_round(s, np.int64(s.first_round))
 
 
@@ -241,12 +241,18 @@ def new_match(s):
 # upwards (the natural card there or a frime), a set by its naturals in suit order, then
 # frimes. ``need_all``: the cards left after the meld must split into melds too (going
 # out); otherwise the meld only has to reach three cards (a last turn).
-@njit(cache=True, no_cpython_wrapper=True)
+#
+# Compile time shapes these functions (see docs/adding-a-game.md, "Keeping the cold
+# compile short"): every compiled function that calls the split search, directly or
+# not, compiles the search again inside itself. So the search is reached through few,
+# wide functions (``_splits``, ``_next_ok`` for both meld kinds, ``_mask``) rather than a
+# tower of small ones, and small helpers are inlined (``inline="always"``).
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _wilds(H):
     return np.int64(H[JOKER]) + np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _isolated_ok(H, W):
     """A natural card with no other natural of its rank or of its suit within two
     positions ("isolated") needs two frimes near it in its meld, and a frime is near at
@@ -269,33 +275,21 @@ def _isolated_ok(H, W):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _may_split(H):
-    """Cheap necessary conditions for ``split_all``, before its allocations: every natural
-    card has a meld it could be in (the split search's own node check) and there are as
-    many frimes as isolated cards. Most hands fail them: the search was 97 % of a
-    discard's cost."""
-    W = _wilds(H)
-    return viable(RULES, H, W) and _isolated_ok(H, W)
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _splits(H):
-    """Can the cards H (not none) be laid entirely as melds?"""
-    return _may_split(H) and split_all(RULES, H)
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _rest_ok(H, need_all):
-    """The hand left once the meld is laid: empty, or (going out) split into melds."""
-    if not need_all:
-        return True
+def _splits(H, empty_ok):
+    """Can the cards H be laid entirely as melds? (No card left: ``empty_ok``.) Cheap
+    necessary conditions come before the search and its allocations: every natural card
+    has a meld it could be in (the search's own node check) and there are as many frimes
+    as isolated cards. Most hands fail them: the search was 97 % of a discard's cost."""
     n = 0
     for c in range(NUM_TYPES):
         n += H[c]
-    return n == 0 or _splits(H)
+    if n == 0:
+        return empty_ok
+    W = _wilds(H)
+    return viable(RULES, H, W) and _isolated_ok(H, W) and split_all(RULES, H)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _take_wild(H):
     """Take one frime from the counts H (jokers first, then the 2s by suit); returns it."""
     if H[JOKER] > 0:
@@ -308,87 +302,7 @@ def _take_wild(H):
     return -1
 
 
-# Both searches are depth-first with an explicit stack: numba's cache cannot reload a
-# recursive function (a cached recursive kernel crashed on its next load).
-@njit(cache=True, no_cpython_wrapper=True)
-def _run_finishable(H, suit, pos, n, need_all):
-    """Can a run of ``suit`` holding n cards below position ``pos`` be finished from H
-    (each position up from ``pos``: the natural card there, or a frime)?"""
-    if n >= 3 and _rest_ok(H, need_all):
-        return True
-    took = np.empty(16, dtype=np.int64)
-    choice = np.zeros(16, dtype=np.int64)
-    d = 0
-    while d >= 0:
-        q = pos + d
-        if q > ACE_HIGH or choice[d] > 1:
-            d -= 1
-            if d >= 0:
-                H[took[d]] += 1
-            continue
-        ch = choice[d]
-        choice[d] += 1
-        if ch == 0:
-            c = card_at(suit, q)
-            if H[c] == 0:
-                continue
-            H[c] -= 1
-            took[d] = c
-        else:
-            w = _take_wild(H)
-            if w < 0:
-                continue
-            took[d] = w
-        if n + d + 1 >= 3 and _rest_ok(H, need_all):
-            for i in range(d + 1):
-                H[took[i]] += 1
-            return True
-        d += 1
-        choice[d] = 0
-    return False
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _set_finishable(H, rank, suit, frimes, n, need_all):
-    """Can a set of ``rank`` holding n cards be finished from H, adding naturals of suits
-    ``suit``.. (none once ``frimes``), then frimes?"""
-    if n >= 3 and _rest_ok(H, need_all):
-        return True
-    took = np.empty(32, dtype=np.int64)
-    choice = np.zeros(32, dtype=np.int64)  # 0..3: a natural of that suit, 4: a frime
-    d = 0
-    choice[0] = 4 if frimes else suit
-    while d >= 0:
-        ch = choice[d]
-        if ch > 4 or d >= 31:
-            d -= 1
-            if d >= 0:
-                H[took[d]] += 1
-            continue
-        choice[d] += 1
-        if ch < 4:
-            c = rank * 4 + ch
-            if H[c] == 0:
-                continue
-            H[c] -= 1
-            took[d] = c
-            nxt = ch
-        else:
-            w = _take_wild(H)
-            if w < 0:
-                continue
-            took[d] = w
-            nxt = 4
-        if n + d + 1 >= 3 and _rest_ok(H, need_all):
-            for i in range(d + 1):
-                H[took[i]] += 1
-            return True
-        d += 1
-        choice[d] = nxt
-    return False
-
-
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _build_state(s):
     """(key, next suit or position, frimes started) of the meld being built."""
     n = s.build_n
@@ -402,11 +316,15 @@ def _build_state(s):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _next_ok(s, H, rep, wild):
-    """With the card rep (a frime standing for it when ``wild``) added to the meld being
-    built (taken out of H), can the meld still be finished?"""
+def _next_ok(s, H, kind, rep, wild):
+    """With the card rep (a frime standing for it when ``wild``) added to the meld of
+    ``kind`` being built (taken out of H), can the meld still be finished? A run goes on
+    at each position up from rep's (the natural card there, or a frime); a set takes
+    naturals of rep's rank in the suits from rep's on (none once it holds a frime), then
+    frimes. Depth-first with an explicit stack: numba's cache cannot reload a recursive
+    function (a cached recursive kernel crashed on its next load)."""
     need_all = s.going_out
-    n = np.int64(s.build_n)
+    n = np.int64(s.build_n) + 1  # the meld's cards, rep included
     if wild:
         w = _take_wild(H)
         if w < 0:
@@ -416,73 +334,77 @@ def _next_ok(s, H, rep, wild):
             return False
         H[rep] -= 1
         w = np.int64(rep)
-    if s.build_kind == KIND_RUN:
-        ok = _run_finishable(H, rep % 4, T.run_pos(RULES, np.int64(rep), FALSE) + 1, n + 1, need_all)
-    else:
-        ok = _set_finishable(H, rep // 4, 4 if wild else rep % 4, wild, n + 1, need_all)
+    ok = n >= 3 and (not need_all or _splits(H, TRUE))
+    if not ok:
+        took = np.empty(32, dtype=np.int64)
+        choice = np.zeros(32, dtype=np.int64)
+        d = 0
+        if kind == KIND_RUN:
+            suit = rep % 4
+            pos = T.run_pos(RULES, np.int64(rep), FALSE) + 1
+            while d >= 0:  # choice at depth d: 0 the natural at position pos + d, 1 a frime
+                q = pos + d
+                if q > ACE_HIGH or choice[d] > 1:
+                    d -= 1
+                    if d >= 0:
+                        H[took[d]] += 1
+                    continue
+                ch = choice[d]
+                choice[d] += 1
+                if ch == 0:
+                    c = card_at(suit, q)
+                    if H[c] == 0:
+                        continue
+                    H[c] -= 1
+                    took[d] = c
+                else:
+                    got = _take_wild(H)
+                    if got < 0:
+                        continue
+                    took[d] = got
+                if n + d + 1 >= 3 and (not need_all or _splits(H, TRUE)):
+                    for i in range(d + 1):
+                        H[took[i]] += 1
+                    ok = True
+                    break
+                d += 1
+                choice[d] = 0
+        else:
+            rank = rep // 4
+            choice[0] = 4 if wild else rep % 4
+            while d >= 0:  # choice at depth d: 0..3 a natural of that suit, 4 a frime
+                ch = choice[d]
+                if ch > 4 or d >= 31:
+                    d -= 1
+                    if d >= 0:
+                        H[took[d]] += 1
+                    continue
+                choice[d] += 1
+                if ch < 4:
+                    c = rank * 4 + ch
+                    if H[c] == 0:
+                        continue
+                    H[c] -= 1
+                    took[d] = c
+                    nxt = ch
+                else:
+                    got = _take_wild(H)
+                    if got < 0:
+                        continue
+                    took[d] = got
+                    nxt = 4
+                if n + d + 1 >= 3 and (not need_all or _splits(H, TRUE)):
+                    for i in range(d + 1):
+                        H[took[i]] += 1
+                    ok = True
+                    break
+                d += 1
+                choice[d] = nxt
     H[w] += 1
     return ok
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True, no_cpython_wrapper=True)
-def _mask_lay(s, p, H):
-    """New melds (and, in a last turn, lay-offs on the first player's melds); END_TURN in
-    a last turn. Returns the legal actions found."""
-    k = 0
-    T.hand_of(s, p, H)
-    if s.num_melds < MAX_MELDS:
-        run_ok = False
-        set_ok = False
-        for c in range(NUM_FACES):
-            r = c // 4
-            if r == 1 or run_ok and set_ok:
-                continue
-            # a run from c (a natural or a frime there), a set of c's rank
-            if not run_ok and r != 0 and (_next_first(s, H, c, RUN, FALSE)
-                                          or _next_first(s, H, c, RUN, TRUE)):
-                run_ok = True
-            if not set_ok and c % 4 == 0 and (_first_set(s, H, r)):
-                set_ok = True
-        if run_ok:
-            s.legal[NEW_RUN] = 1
-            k += 1
-        if set_ok:
-            s.legal[NEW_SET] = 1
-            k += 1
-    if not s.going_out:
-        s.legal[END_TURN] = 1
-        k += 1
-        ext = np.zeros((16, 2), dtype=np.int64)
-        for m in range(s.num_melds):
-            if s.meld_owner[m] != s.out_player:
-                continue
-            if _layoff_cards(s, p, m, ext, FALSE) > 0:
-                s.legal[LAYOFF0 + m] = 1
-                k += 1
-    return k
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _next_first(s, H, c, kind, wild):
-    """Can a meld of ``kind`` start with c (a frime standing for it when ``wild``)?"""
-    keep_kind = s.build_kind
-    s.build_kind = kind
-    ok = _next_ok(s, H, c, wild)
-    s.build_kind = keep_kind
-    return ok
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _first_set(s, H, r):
-    """Can a set of rank r start (with a natural of it, its lowest suit first, or a
-    frime standing for it)?"""
-    for t in range(4):
-        if H[r * 4 + t] > 0 and _next_first(s, H, r * 4 + t, SET, FALSE):
-            return True
-    return _next_first(s, H, r * 4, SET, TRUE)
-
-
 @njit(cache=True, no_cpython_wrapper=True)
 def _layoff_cards(s, p, m, ext, write):
     """Cards of p that extend table meld m (written to the mask when ``write``); returns
@@ -508,53 +430,12 @@ def _layoff_cards(s, p, m, ext, write):
 
 
 @njit(cache=True, no_cpython_wrapper=True)
-def _mask_build(s, p, H):
-    """The cards that may come next in the meld being built, and closing it."""
-    T.hand_of(s, p, H)
-    n = np.int64(s.build_n)
-    key, nxt, frimes = _build_state(s)
-    if s.build_kind == KIND_RUN:
-        if n == 0:
-            for c in range(NUM_FACES):
-                if c // 4 == 0 or c // 4 == 1:
-                    continue  # a run starts at the 3 .. the queen (the ace is only high)
-                if _next_ok(s, H, c, FALSE):
-                    s.legal[ADD0 + c] = 1
-                if _next_ok(s, H, c, TRUE):
-                    s.legal[FRIME0 + c] = 1
-        elif nxt <= ACE_HIGH:
-            c = card_at(key, nxt)
-            if _next_ok(s, H, c, FALSE):
-                s.legal[ADD0 + c] = 1
-            if _next_ok(s, H, c, TRUE):
-                s.legal[FRIME0 + c] = 1
-    else:
-        if n == 0:
-            for c in range(NUM_FACES):
-                if c // 4 == 1:
-                    continue
-                if _next_ok(s, H, c, FALSE):
-                    s.legal[ADD0 + c] = 1
-                if c % 4 == 0 and _next_ok(s, H, c, TRUE):
-                    s.legal[FRIME0 + c] = 1
-        else:
-            if not frimes:
-                for t in range(nxt, 4):
-                    c = key * 4 + t
-                    if _next_ok(s, H, c, FALSE):
-                        s.legal[ADD0 + c] = 1
-            if _next_ok(s, H, key * 4, TRUE):
-                s.legal[FRIME0 + key * 4] = 1
-    if n >= 3 and _rest_ok(H, s.going_out):
-        s.legal[CLOSE] = 1
-
-
-@njit(cache=True, no_cpython_wrapper=True)
 def _mask(s, H):
+    """The legal actions of the player to move, into ``s.legal``; returns how many."""
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
     if s.phase == PHASE_OVER:
-        return
+        return 0
     p = np.int64(s.current)
     if s.phase == PHASE_DRAW:
         if s.stock_n > 0 or s.pile_n >= 2:
@@ -570,27 +451,87 @@ def _mask(s, H):
         s.legal[GO_OUT] = 1
         s.legal[END_TURN] = 1
     elif s.phase == PHASE_LAY:
-        _mask_lay(s, p, H)
+        # new melds (and, in a last turn, lay-offs on the first player's melds and END_TURN)
+        T.hand_of(s, p, H)
+        if s.num_melds < MAX_MELDS:
+            run_ok = False
+            set_ok = False
+            for c in range(NUM_FACES):
+                r = c // 4
+                if r == 1 or run_ok and set_ok:
+                    continue
+                # a run from c (a natural or a frime there)
+                if not run_ok and r != 0 and (_next_ok(s, H, RUN, np.int64(c), FALSE)
+                                              or _next_ok(s, H, RUN, np.int64(c), TRUE)):
+                    run_ok = True
+                # a set of c's rank, started by a natural of it (its lowest suit first) or a frime
+                if not set_ok and c % 4 == 0:
+                    for t in range(4):
+                        if not set_ok and H[r * 4 + t] > 0 and _next_ok(s, H, SET, np.int64(r * 4 + t), FALSE):
+                            set_ok = True
+                    if not set_ok and _next_ok(s, H, SET, np.int64(c), TRUE):
+                        set_ok = True
+            s.legal[NEW_RUN] = run_ok
+            s.legal[NEW_SET] = set_ok
+        if not s.going_out:
+            s.legal[END_TURN] = 1
+            ext = np.zeros((16, 2), dtype=np.int64)
+            for m in range(s.num_melds):
+                if s.meld_owner[m] == s.out_player and _layoff_cards(s, p, np.int64(m), ext, FALSE) > 0:
+                    s.legal[LAYOFF0 + m] = 1
     elif s.phase == PHASE_BUILD:
-        _mask_build(s, p, H)
+        # the cards that may come next in the meld being built, and closing it
+        T.hand_of(s, p, H)
+        kind = np.int64(s.build_kind)
+        n = np.int64(s.build_n)
+        key, nxt, frimes = _build_state(s)
+        if kind == KIND_RUN:
+            if n == 0:
+                for c in range(NUM_FACES):
+                    if c // 4 == 0 or c // 4 == 1:
+                        continue  # a run starts at the 3 .. the queen (the ace is only high)
+                    if _next_ok(s, H, kind, np.int64(c), FALSE):
+                        s.legal[ADD0 + c] = 1
+                    if _next_ok(s, H, kind, np.int64(c), TRUE):
+                        s.legal[FRIME0 + c] = 1
+            elif nxt <= ACE_HIGH:
+                c = card_at(key, nxt)
+                if _next_ok(s, H, kind, c, FALSE):
+                    s.legal[ADD0 + c] = 1
+                if _next_ok(s, H, kind, c, TRUE):
+                    s.legal[FRIME0 + c] = 1
+        else:
+            if n == 0:
+                for c in range(NUM_FACES):
+                    if c // 4 == 1:
+                        continue
+                    if _next_ok(s, H, kind, np.int64(c), FALSE):
+                        s.legal[ADD0 + c] = 1
+                    if c % 4 == 0 and _next_ok(s, H, kind, np.int64(c), TRUE):
+                        s.legal[FRIME0 + c] = 1
+            else:
+                if not frimes:
+                    for t in range(nxt, 4):
+                        c = key * 4 + t
+                        if _next_ok(s, H, kind, c, FALSE):
+                            s.legal[ADD0 + c] = 1
+                if _next_ok(s, H, kind, key * 4, TRUE):
+                    s.legal[FRIME0 + key * 4] = 1
+        if n >= 3 and (not s.going_out or _splits(H, TRUE)):
+            s.legal[CLOSE] = 1
     elif s.phase == PHASE_LAYOFF:
         ext = np.zeros((16, 2), dtype=np.int64)
         _layoff_cards(s, p, np.int64(s.target), ext, TRUE)
+    n = 0
+    for k in range(NUM_ACTIONS):
+        n += s.legal[k]
+    return n
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _buy_price(s):
     return BUY_PRICE * (2 if doubled(s.round) else 1)
-
-
-@njit(cache=True, no_cpython_wrapper=True)
-def _can_lay_something(s, p, H):
-    """Anything to lay in a last turn (a new meld or a lay-off)? (END_TURN aside)"""
-    k = _mask_lay(s, p, H)
-    for a in range(NUM_ACTIONS):
-        s.legal[a] = 0
-    return k > 1
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -614,7 +555,7 @@ def _end_turn(s, H):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _settle_round(s, pts, flocons):
     """Round rewards: the pairwise settlement of this round's flocons and points."""
     P = s.num_players
@@ -628,7 +569,7 @@ def _settle_round(s, pts, flocons):
         s.rewards[q] += cents / 100.0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _finish_round(s):
     """Score the round: every hand's points (doubled in rounds of 10-13 cards); then the
     next round or the end of the match."""
@@ -695,7 +636,7 @@ def _pay_out(s):
             s.rewards[q] += (pot_share[q] - ANTE) / 100.0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _pay_out_truncated(s):
     """A truncated match is paid out on its finished rounds: the unfinished round scores
     nothing (the flocon of its going out is withdrawn)."""
@@ -705,14 +646,14 @@ def _pay_out_truncated(s):
     _pay_out(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _finish_match(s):
     _pay_out(s)
     s.terminated = True
     s.phase = PHASE_OVER
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _close(s, p, H):
     """Lay the meld being built; a going out that laid the last card is complete."""
     T.lay_meld(RULES, s, p, np.int64(s.build_kind), s.build_rep, s.build_phys, s.build_n)
@@ -730,7 +671,8 @@ def _close(s, p, H):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def apply_action(s, a, H):
-    """Apply a legal action of the player to move; returns True when a round ended."""
+    """Apply a legal action of the player to move; returns True when a round ended. A
+    last turn ends at once when ending it is the only legal action left (``_mask`` <= 1)."""
     p = np.int64(s.current)
     if a == DRAW_STOCK:
         T.draw_stock(s, p)
@@ -753,12 +695,12 @@ def apply_action(s, a, H):
         T.discard_card(s, p, a - DISCARD0)
         if s.out_player < 0:
             T.hand_of(s, p, H)
-            if _splits(H):
+            if _splits(H, FALSE):
                 s.phase = PHASE_CHOOSE
                 return False
             return _end_turn(s, H)
         s.phase = PHASE_LAY
-        if not _can_lay_something(s, p, H):
+        if _mask(s, H) <= 1:
             return _end_turn(s, H)
         return False
     if a == GO_OUT:
@@ -800,17 +742,17 @@ def apply_action(s, a, H):
                 break
         s.target = -1
         s.phase = PHASE_LAY
-        if s.held[p] == 0 or not _can_lay_something(s, p, H):
+        if s.held[p] == 0 or _mask(s, H) <= 1:
             return _end_turn(s, H)
         return False
     # CLOSE
     ended = _close(s, p, H)
-    if not ended and s.phase == PHASE_LAY and not s.going_out and (s.held[p] == 0 or not _can_lay_something(s, p, H)):
+    if not ended and s.phase == PHASE_LAY and not s.going_out and (s.held[p] == 0 or _mask(s, H) <= 1):
         return _end_turn(s, H)
     return ended
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -856,7 +798,7 @@ def observe(s, viewer, out):
     if s.target >= 0:
         out[OBS_TARGET + s.target] = 1
     out[OBS_ROUND] = s.round
-    out[OBS_ROUND + 1] = cards_dealt(s.round)
+    out[OBS_ROUND + 1] = cards_dealt(np.int64(s.round))
     out[OBS_ROUND + 2] = doubled(s.round)
     out[OBS_ROUND + 3] = min(np.int64(s.pot), OBS_MAX)
     out[OBS_ROUND + 4] = _buy_price(s)

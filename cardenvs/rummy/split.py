@@ -29,7 +29,7 @@ from cardenvs.rummy.melds import (
 
 
 # --------------------------------------------------------------------------- full split (frime)
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _lowest_natural(rules, R):
     """The lowest natural card left, in run-position order (2s first when they are
     natural, the ace first when it may be low, last when only high); -1 if none."""
@@ -48,7 +48,7 @@ def _lowest_natural(rules, R):
     return -1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _leftover_ok(rules, W, cap):
     """Can ``W`` wilds that no meld needed still be laid (absorbed or as a wild meld)?"""
     if W == 0 or W <= cap:
@@ -113,7 +113,7 @@ SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
 MAX_LEVELS = 64
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _split_option(rules, R, W, c, idx, avail, took):
     """Apply option ``idx`` for placing the lowest natural ``c`` (runs through it, then
     sets with each choice of the other naturals of its rank). Returns (status, taken,
@@ -196,9 +196,29 @@ def _split_option(rules, R, W, c, idx, avail, took):
     return 1, n, need, room, n_nat
 
 
-@njit(cache=True, no_cpython_wrapper=True)
-def _split(rules, R, W0, left0):
-    """Depth-first over the melds holding the lowest natural left (explicit stack)."""
+@njit(cache=True)
+def split_all(rules, counts):
+    """Can every card of ``counts`` (length 53) be laid as melds (frime's going out)?
+    Exact: the lowest natural card left must be in a meld; each meld holding it is tried
+    (runs of 3..5 positions through it, longer when every meld needs a natural card, and
+    sets with every choice of the other naturals of its rank); wilds no meld needs must be
+    absorbed by the melds (sets without an upper size, runs up to their range) or form a
+    meld of wilds where allowed."""
+    R = np.zeros(NUM_TYPES, dtype=np.int64)
+    W = np.int64(0)  # typed: a literal 0 here compiled the search twice
+    left = np.int64(0)
+    for c in range(NUM_TYPES):
+        if is_wild(rules, c):
+            W += counts[c]
+        else:
+            R[c] = counts[c]
+            left += counts[c]
+    if left == 0 and W == 0:
+        return False
+    if left == 0:
+        return _leftover_ok(rules, W, ZERO)
+    # depth-first over the melds holding the lowest natural left (an explicit stack; one
+    # function with its caller: each compiled layer above the search compiles it again)
     # the stack's scalar columns as rows of one allocation (contiguous rows: fast indexing)
     lv = np.empty((6, MAX_LEVELS), dtype=np.int64)
     lv_c = lv[0]
@@ -210,9 +230,9 @@ def _split(rules, R, W0, left0):
     lv_took = np.empty((MAX_LEVELS, 24), dtype=np.int64)
     lv_avail = np.empty((MAX_LEVELS, 4), dtype=np.int64)
     d = 0
-    lv_w[0] = W0
+    lv_w[0] = W
     lv_cap[0] = 0
-    lv_left[0] = left0
+    lv_left[0] = left
     entering = True
     while True:
         if entering:
@@ -263,29 +283,5 @@ def _split(rules, R, W0, left0):
         d -= 1
         for i in range(lv_n[d]):
             R[lv_took[d, i]] += 1
-
-
-@njit(cache=True)
-def split_all(rules, counts):
-    """Can every card of ``counts`` (length 53) be laid as melds (frime's going out)?
-    Exact: the lowest natural card left must be in a meld; each meld holding it is tried
-    (runs of 3..5 positions through it, longer when every meld needs a natural card, and
-    sets with every choice of the other naturals of its rank); wilds no meld needs must be
-    absorbed by the melds (sets without an upper size, runs up to their range) or form a
-    meld of wilds where allowed."""
-    R = np.zeros(NUM_TYPES, dtype=np.int64)
-    W = 0
-    left = 0
-    for c in range(NUM_TYPES):
-        if is_wild(rules, c):
-            W += counts[c]
-        else:
-            R[c] = counts[c]
-            left += counts[c]
-    if left == 0 and W == 0:
-        return False
-    if left == 0:
-        return _leftover_ok(rules, W, ZERO)
-    return _split(rules, R, W, left)
 
 

@@ -43,6 +43,7 @@ from cardenvs.rummy.melds import (
     R_POS_LO,
     R_SET_DISTINCT,
     R_TWOS_WILD,
+    TRUE,
     ZERO,
     card_at,
     extension_options,
@@ -268,7 +269,7 @@ def lay_meld(rules, s, p, kind, reps, physs, n):
         for i in range(n):
             s.meld_slot[m, reps[i] % 4 if rules[R_SET_DISTINCT] else i] = physs[i]
     else:
-        lo = run_pos(rules, c0, True)
+        lo = run_pos(rules, c0, TRUE)
         s.meld_key[m] = c0 % 4
         s.meld_lo[m] = lo
         s.meld_hi[m] = lo + n - 1
@@ -340,7 +341,7 @@ def observe_table(rules, s, viewer, out, o_melds, stride, o_table):
             if c >= 0:
                 n += 1
                 out[o_table + c] += 1
-                wild = is_wild(rules, c)
+                wild = is_wild(rules, np.int64(c))
                 if wild:
                     wilds += 1
                 if kind == KIND_SET:
