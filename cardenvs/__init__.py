@@ -11,7 +11,7 @@ from cardenvs.core import jitcache
 
 jitcache.install()
 
-from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, make_raw, make_vec  # noqa: E402
+from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, make_raw, make_vec, rules_page  # noqa: E402
 
 # one importable module per game: ``from cardenvs import president_v0`` / ``import cardenvs.odin_v0``
 for _env_id in GAMES:
@@ -23,4 +23,4 @@ from cardenvs.gym import register_envs  # noqa: E402
 register_envs()
 
 __version__ = "0.1.0"
-__all__ = ["GAMES", "get_spec", "list_games", "make", "make_raw", "make_vec", "__version__"]
+__all__ = ["GAMES", "get_spec", "list_games", "make", "make_raw", "make_vec", "rules_page", "__version__"]

@@ -29,7 +29,7 @@ import numpy as np
 from cardenvs import __version__
 from cardenvs.agents import Agent, has_heuristic, make_agent
 from cardenvs.core.protocol import GameSpec
-from cardenvs.registry import get_spec, list_games, make
+from cardenvs.registry import get_spec, list_games, make, rules_page
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -66,8 +66,18 @@ def cmd_list(out: TextIO) -> int:
         print(f"{spec.env_id:14s} {spec.title} ({players} players)", file=out)
         for line in textwrap.wrap(spec.summary, 64):
             print(f"{'':14s} {line}", file=out)
-        print(f"{'':14s} rules: {spec.doc} (in the source repository)", file=out)
+        print(f"{'':14s} rules: cardenvs rules {spec.name}", file=out)
         print(f"{'':14s} options: cardenvs play {spec.name} --help", file=out)
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
+    """Print the game's rules page."""
+    try:
+        text = rules_page(args.game)
+    except (ValueError, FileNotFoundError) as e:
+        raise CliError(str(e)) from None
+    out.write(text if text.endswith("\n") else text + "\n")
     return 0
 
 
@@ -770,6 +780,10 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"cardenvs {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.add_parser("list", help="the registered games", description="The registered games.")
+    ru = sub.add_parser("rules", help="print a game's rules page",
+                        description="Print a game's rules page (Markdown): the rules as implemented, the action "
+                        "encoding, the observation, the options and the rewards.")
+    ru.add_argument("game", help="env id or name, e.g. president_v0 or president")
     play = _game_command(
         sub,
         "play",
@@ -871,6 +885,8 @@ def main(
     try:
         if args.command == "list":
             return cmd_list(out)
+        if args.command == "rules":
+            return cmd_rules(args, out)
         if args.command == "play":
             return cmd_play(args, out, err, input_fn or input)
         if args.command == "eval":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import types
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cardenvs.core.protocol import GameSpec, check_game_module
@@ -114,6 +115,17 @@ def get_spec(name: str) -> GameSpec:
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     known = ", ".join(sorted(GAMES))
     raise ValueError(f"unknown game {name!r}{hint}; registered: {known}")
+
+
+def rules_page(name: str) -> str:
+    """The rules page of a game, as Markdown (``docs/games/<game>.md`` in the source
+    repository; installed with the package as ``cardenvs/pages/<game>.md``)."""
+    spec = get_spec(name)
+    here = Path(__file__).resolve().parent
+    for path in (here / "pages" / Path(spec.doc).name, here.parent / spec.doc):
+        if path.is_file():
+            return path.read_text(encoding="utf-8")
+    raise FileNotFoundError(f"the rules page of {spec.env_id} ({Path(spec.doc).name}) is not installed")
 
 
 def make(name: str, render_mode: str | None = None, **options: Any) -> AECEnv:

@@ -7,6 +7,7 @@ import io
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -266,6 +267,31 @@ def test_version_flag(capsys):
         main(["--version"])
     assert exc.value.code == 0
     assert capsys.readouterr().out.strip() == f"cardenvs {cardenvs.__version__}"
+
+
+def test_rules_pages_print_and_ship_with_the_package():
+    import cardenvs
+
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+
+    repo = Path(cardenvs.__file__).resolve().parent.parent
+    for spec in cardenvs.list_games():
+        out = io.StringIO()
+        assert main(["rules", spec.name], out=out) == 0
+        text = out.getvalue()
+        assert text.startswith("# ") and f"`{spec.env_id}`" in text.splitlines()[0]
+        assert text == (repo / spec.doc).read_text(encoding="utf-8")
+        assert Path(spec.doc).parent.as_posix() == "docs/games"
+    listed = io.StringIO()
+    main(["list"], out=listed)
+    assert "rules: cardenvs rules frime" in listed.getvalue() and "docs/" not in listed.getvalue()
+    err = io.StringIO()
+    assert main(["rules", "presidnet"], err=err) == 2 and "did you mean 'president'" in err.getvalue()
+    # a wheel installs docs/games/*.md as cardenvs/pages/ (where rules_page looks first)
+    setup = tomllib.loads((repo / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert "cardenvs.pages" in setup["packages"]
+    assert setup["package-dir"]["cardenvs.pages"] == "docs/games"
+    assert setup["package-data"]["cardenvs.pages"] == ["*.md"]
 
 
 def test_a_compile_notice_until_the_kernels_are_cached(capsys, monkeypatch):
