@@ -26,7 +26,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from cardenvs import __version__
+from cardenvs import __version__, narration
 from cardenvs.agents import Agent, has_heuristic, make_agent
 from cardenvs.core.protocol import GameSpec
 from cardenvs.registry import get_spec, list_games, make, rules_page
@@ -321,7 +321,8 @@ def _expand_line(raw: Any, tokens: list[str]) -> list[int]:
 
 
 def ask_human(
-    env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO, deadline: float | None = None
+    env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO, deadline: float | None = None,
+    hint: str | None = None,
 ) -> list[int] | None:
     """Show seat's hand and the numbered legal moves; read card notation (one move or a
     whole play) or ``#N``. Returns the moves to play in turn. With a ``deadline``
@@ -333,6 +334,8 @@ def ask_human(
         return [legal[0]]
     print(f"\n=== your turn: {raw.possible_agents[seat]} ===", file=out)
     print(table_text(env, seat), file=out)
+    if hint:
+        print(hint, file=out)
     print(legal_moves_text(raw, legal), file=out)
     while True:
         prompt = "your move (cards, a whole play, or #N from the list; q to quit): "
@@ -375,6 +378,7 @@ def play_match(
     """One match on the AEC env; ``agents[s]`` plays seat s. With ``render`` the table is
     printed after every move; with a human seated the other players' moves are printed."""
     raw = env.unwrapped
+    game = raw.spec.name
     index = {a: i for i, a in enumerate(raw.possible_agents)}
     humans = [s for s, a in enumerate(agents) if a.is_human]
     viewer = humans[0] if humans else None  # never show a human the other hands
@@ -408,6 +412,8 @@ def play_match(
             last_round = info.get("round")
         agent = agents[seat]
         legal = raw.legal_actions()
+        before = raw.state_dict() if narrate else None
+        hint = narration.phase_hint(game, before, seat) if agent.is_human else None
         if agent.is_human and pending and pending_seat == seat and pending[0] in legal:
             action = pending.pop(0)  # the next step of the play typed whole
         elif agent.is_human and timer > 0:
@@ -416,7 +422,7 @@ def play_match(
             if turn_key != (seat, info.get("round")):
                 turn_key = (seat, info.get("round"))
                 deadline = time.monotonic() + timer
-            plan = ask_human(env, seat, input_fn, out, deadline) if time.monotonic() < deadline else None
+            plan = ask_human(env, seat, input_fn, out, deadline, hint) if time.monotonic() < deadline else None
             if plan is None:
                 action = _timeout_action(env)
                 print(f"{name} (you): time is up ({timer:g} s a turn): {raw.action_to_str(action)} played for you",
@@ -424,7 +430,7 @@ def play_match(
             else:
                 action, pending, pending_seat = plan[0], plan[1:], seat
         elif agent.is_human:
-            action, *pending = ask_human(env, seat, input_fn, out)
+            action, *pending = ask_human(env, seat, input_fn, out, hint=hint)
             pending_seat = seat
         else:
             turn_key = None
@@ -433,7 +439,11 @@ def play_match(
         if narrate:
             move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)
             forced = " (the only legal move)" if len(legal) == 1 else ""
-            print(f"{name} ({names[seat]}): {move}{forced}", file=out)
+            if not narration.quiet(game, before, move, len(legal) == 1):
+                note = narration.move_note(game, before, seat, move)
+                print(f"{name} ({names[seat]}): {move}{note}{forced}", file=out)
+            for line in narration.events(game, before, raw.state_dict(), seat, viewer, move):
+                print(f"  {line}", file=out)
         if render:
             print(table_text(env, viewer) + "\n", file=out)
             if pause is not None and not agent.is_human:
