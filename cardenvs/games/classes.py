@@ -837,7 +837,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
             masks[i, k] = s.legal[k] != 0
         events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
-        observe(s, s.current, obs[i])
+        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
     keep_alive(H)
     keep_alive(ws)
 

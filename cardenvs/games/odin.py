@@ -637,7 +637,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         mask[PLAY] = s.legal_play != 0
         scatter(mask, np.int64(SELECT0), s.legal_select, np.bool_(True))
         scatter(mask, np.int64(TAKE0), s.legal_take, np.bool_(True))
-        observe(s, s.current, obs[i])
+        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
         events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
 

@@ -600,7 +600,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
             forced += 1
         for k in range(NUM_ACTIONS):
             masks[i, k] = s.legal[k] != 0
-        observe(s, s.current, obs[i])
+        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
         events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
 

@@ -1165,7 +1165,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
         if a != ACT_MASK:
-            observe(s, s.current, obs[i])
+            observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
     keep_alive(owner)
 
 
