@@ -336,70 +336,44 @@ def _next_ok(s, H, kind, rep, wild):
         w = np.int64(rep)
     ok = n >= 3 and (not need_all or _splits(H, TRUE))
     if not ok:
+        # the choice at depth d: a run's 0 (the natural at position pos + d) or 1 (a
+        # frime); a set's 0..3 (a natural of that suit, suits in order) or 4 (a frime,
+        # and only frimes after it)
+        run = kind == KIND_RUN
+        suit = rep % 4
+        pos = T.run_pos(RULES, np.int64(rep), FALSE) + 1
+        rank = rep // 4
         took = np.empty(32, dtype=np.int64)
         choice = np.zeros(32, dtype=np.int64)
+        choice[0] = 0 if run else (4 if wild else suit)
         d = 0
-        if kind == KIND_RUN:
-            suit = rep % 4
-            pos = T.run_pos(RULES, np.int64(rep), FALSE) + 1
-            while d >= 0:  # choice at depth d: 0 the natural at position pos + d, 1 a frime
-                q = pos + d
-                if q > ACE_HIGH or choice[d] > 1:
-                    d -= 1
-                    if d >= 0:
-                        H[took[d]] += 1
+        while d >= 0:
+            ch = choice[d]
+            if (ch > 1 or pos + d > ACE_HIGH) if run else (ch > 4 or d >= 31):
+                d -= 1
+                if d >= 0:
+                    H[took[d]] += 1
+                continue
+            choice[d] += 1
+            natural = ch == 0 if run else ch < 4
+            if natural:
+                c = card_at(suit, pos + d) if run else rank * 4 + ch
+                if H[c] == 0:
                     continue
-                ch = choice[d]
-                choice[d] += 1
-                if ch == 0:
-                    c = card_at(suit, q)
-                    if H[c] == 0:
-                        continue
-                    H[c] -= 1
-                    took[d] = c
-                else:
-                    got = _take_wild(H)
-                    if got < 0:
-                        continue
-                    took[d] = got
-                if n + d + 1 >= 3 and (not need_all or _splits(H, TRUE)):
-                    for i in range(d + 1):
-                        H[took[i]] += 1
-                    ok = True
-                    break
-                d += 1
-                choice[d] = 0
-        else:
-            rank = rep // 4
-            choice[0] = 4 if wild else rep % 4
-            while d >= 0:  # choice at depth d: 0..3 a natural of that suit, 4 a frime
-                ch = choice[d]
-                if ch > 4 or d >= 31:
-                    d -= 1
-                    if d >= 0:
-                        H[took[d]] += 1
+                H[c] -= 1
+                took[d] = c
+            else:
+                got = _take_wild(H)
+                if got < 0:
                     continue
-                choice[d] += 1
-                if ch < 4:
-                    c = rank * 4 + ch
-                    if H[c] == 0:
-                        continue
-                    H[c] -= 1
-                    took[d] = c
-                    nxt = ch
-                else:
-                    got = _take_wild(H)
-                    if got < 0:
-                        continue
-                    took[d] = got
-                    nxt = 4
-                if n + d + 1 >= 3 and (not need_all or _splits(H, TRUE)):
-                    for i in range(d + 1):
-                        H[took[i]] += 1
-                    ok = True
-                    break
-                d += 1
-                choice[d] = nxt
+                took[d] = got
+            if n + d + 1 >= 3 and (not need_all or _splits(H, TRUE)):
+                for i in range(d + 1):
+                    H[took[i]] += 1
+                ok = True
+                break
+            d += 1
+            choice[d] = 0 if run else ch
     H[w] += 1
     return ok
 
