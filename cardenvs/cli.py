@@ -438,8 +438,8 @@ def play_match(
         env.step(action)
         if narrate:
             move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)
-            forced = " (the only legal move)" if len(legal) == 1 else ""
-            if not narration.quiet(game, before, move, len(legal) == 1):
+            forced = narration.forced_note(seat, viewer, len(legal) == 1)
+            if not narration.quiet(game, before, seat, viewer, move, len(legal) == 1):
                 note = narration.move_note(game, before, seat, move)
                 print(f"{name} ({names[seat]}): {move}{note}{forced}", file=out)
             for line in narration.events(game, before, raw.state_dict(), seat, viewer, move):

@@ -61,10 +61,15 @@ def _president_note(before: State, seat: int, move: str) -> str:
     return f" (completes the four of {rank}s out of turn)"
 
 
-def _president_quiet(before: State, move: str) -> bool:
-    # an offer declined by a player who cannot complete: nothing to say (a line each
-    # would follow almost every play)
-    return before["phase"] == "offer" and move == "pass"
+def _president_quiet(before: State, seat: int, viewer: int | None, move: str, forced: bool) -> bool:
+    # Under the default completion_offers="public" everyone who could hold the cards is
+    # asked, so that being asked reveals nothing; whether the pass was forced would tell
+    # who holds them. So another player's pass in an offer is never shown to a person at
+    # the table (only a completion is), and forced passes are not shown at all (a line
+    # each would follow almost every play).
+    if before["phase"] != "offer" or move != "pass":
+        return False
+    return forced or (viewer is not None and seat != viewer)
 
 
 def _president_events(before: State, after: State, seat: int, viewer: int | None) -> list[str]:
@@ -180,9 +185,17 @@ _HINTS: dict[str, Callable[[State, int], str | None]] = {
 }
 
 
-def quiet(game: str, before: State, move: str, forced: bool) -> bool:
-    """A forced move not worth a line of its own (the events after it are still said)."""
-    return forced and game == "president" and _president_quiet(before, move)
+def quiet(game: str, before: State, seat: int, viewer: int | None, move: str, forced: bool) -> bool:
+    """A move not to show as a line of its own, to ``viewer`` (the events after it are
+    still said): one that says nothing, or whose showing would tell what ``viewer`` may
+    not know."""
+    return game == "president" and _president_quiet(before, seat, viewer, move, forced)
+
+
+def forced_note(seat: int, viewer: int | None, forced: bool) -> str:
+    """" (the only legal move)" for the viewer's own forced moves (or an onlooker who sees
+    every hand): that another player had no choice would tell what they hold."""
+    return " (the only legal move)" if forced and (viewer is None or seat == viewer) else ""
 
 
 def move_note(game: str, before: State, seat: int, move: str) -> str:
@@ -193,7 +206,8 @@ def move_note(game: str, before: State, seat: int, move: str) -> str:
 
 def events(game: str, before: State, after: State, seat: int, viewer: int | None, move: str) -> list[str]:
     """What happened with seat's move besides the move itself, as ``viewer`` may see it
-    (``viewer`` None: an onlooker who sees only public events)."""
+    (``viewer`` None: an onlooker who sees every hand, as ``--render`` with nobody at the
+    table)."""
     describe = _EVENTS.get(game)
     return describe(before, after, seat, viewer, move) if describe else []
 

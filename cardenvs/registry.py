@@ -119,7 +119,8 @@ def get_spec(name: str) -> GameSpec:
 
 def rules_page(name: str) -> str:
     """The rules page of a game, as Markdown (``docs/games/<game>.md`` in the source
-    repository; installed with the package as ``cardenvs/pages/<game>.md``)."""
+    repository; installed with the package as ``cardenvs/pages/<game>.md``; its links to
+    images and other pages are relative to the repository's ``docs/games/``)."""
     spec = get_spec(name)
     here = Path(__file__).resolve().parent
     for path in (here / "pages" / Path(spec.doc).name, here.parent / spec.doc):

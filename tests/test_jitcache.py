@@ -71,3 +71,8 @@ def test_locator_answers_numba_s_other_attributes():
     locator = jitcache.ProjectCacheLocator.from_function(py_func, py_func.__code__.co_filename)
     assert locator is not None
     assert Path(locator._py_file).resolve() == Path(py_func.__code__.co_filename).resolve()
+    import copy
+    import pickle
+
+    assert copy.copy(locator).get_cache_path() == locator.get_cache_path()  # no endless lookup of _inner
+    assert pickle.loads(pickle.dumps(locator)).get_cache_path() == locator.get_cache_path()

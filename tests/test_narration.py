@@ -58,9 +58,18 @@ def test_president_events_and_the_exchange_kept_between_the_two_players():
         if before["phase"] == "offer":
             assert ("declines" in note) == (move == "pass") and "out of turn" in note
             seen["declines"] += move == "pass" and n_legal > 1
-            assert narration.quiet("president", before, move, n_legal == 1) == (move == "pass" and n_legal == 1)
+            forced = n_legal == 1
+            # another player's pass is never shown to a person (it would tell whether they
+            # could complete); one's own and an onlooker's only when it was a choice
+            other = (seat + 1) % 4
+            assert narration.quiet("president", before, seat, other, move, forced) == (move == "pass")
+            for viewer in (seat, None):
+                assert narration.quiet("president", before, seat, viewer, move, forced) == (move == "pass" and forced)
         else:
-            assert note == "" and not narration.quiet("president", before, move, n_legal == 1)
+            assert note == ""
+            assert not any(narration.quiet("president", before, seat, v, move, n_legal == 1) for v in (0, 1, None))
+        assert narration.forced_note(seat, (seat + 1) % 4, n_legal == 1) == ""  # no hint at another hand
+        assert (narration.forced_note(seat, seat, n_legal == 1) != "") == (n_legal == 1)
         for viewer in range(4):
             for line in narration.events("president", before, after, seat, viewer, move):
                 seen["cleared"] += "pile is cleared" in line
@@ -85,9 +94,23 @@ def test_frime_buys_say_the_price_and_the_pot():
     assert any("pot" in ln for ln in lines)
 
 
-def test_a_human_sees_the_hint_and_the_events(monkeypatch):
-    # the human (seat 0) plays the first legal move each time; the offer hint and the
-    # draw announcements reach the screen
+def test_hints_say_what_an_unusual_decision_is():
+    hints = {}
+    for game, phase, words in (("president", "offer", "out of turn"), ("president", "exchange", "give one card"),
+                               ("frime", "choose", "laid entirely as melds")):
+        for before, *_ in random_steps(game, 6, 6000):
+            if before["phase"] == phase:
+                hint = narration.phase_hint(game, before, before["current"])
+                assert hint and words in hint, (game, phase, hint)
+                hints[game, phase] = hint
+                break
+    assert len(hints) == 3, hints
+    assert narration.phase_hint("rami51", {"phase": "draw"}, 0) is None
+
+
+def test_a_human_sees_the_draw_announcements():
+    # the human (seat 0) plays the first legal move each time: their own draws are said,
+    # the other player's are not
     answers = iter(["#1"] * 4000)
     out = io.StringIO()
     code = main(["play", "rami51", "--agents", "human,random", "--seed", "5", "--option", "single_round=true",

@@ -85,7 +85,11 @@ class ProjectCacheLocator(caching._CacheLocator):
 
     def __getattr__(self, name: str):
         # numba reads other attributes of its own locators (``_py_file`` when it warns
-        # that a function cannot be cached): answer them from the wrapped one
+        # that a function cannot be cached): answer them from the wrapped one (never for
+        # ``_inner`` itself or special names, which copying and unpickling look up before
+        # ``_inner`` exists)
+        if name == "_inner" or name.startswith("__"):
+            raise AttributeError(name)
         return getattr(self._inner, name)
 
     @classmethod
