@@ -774,7 +774,7 @@ def game_options_help(game: str | None) -> str | None:
         return None
     if spec is None:
         return None
-    lines = [f"options of {spec.env_id} (--option KEY=VALUE; rules and meanings: {spec.doc}):"]
+    lines = [f"options of {spec.env_id} (--option KEY=VALUE; meanings: cardenvs rules {spec.name}):"]
     for opt in options_schema(spec.module).values():
         kind = opt.kind + (" or none" if opt.optional else "")
         lines.append(f"  {opt.name:22s} {kind:14s} default {opt.default!r}")

@@ -12,6 +12,7 @@ is decided here.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -41,14 +42,7 @@ def _cards(cards: Sequence[str]) -> str:
 
 def _hand_gain(before: State, after: State, k: int) -> list[str]:
     """The cards seat k holds after the move and did not hold before (with repeats)."""
-    left = list(before["hands"][k])
-    gained = []
-    for c in after["hands"][k]:
-        if c in left:
-            left.remove(c)
-        else:
-            gained.append(c)
-    return gained
+    return list((Counter(after["hands"][k]) - Counter(before["hands"][k])).elements())
 
 
 # --------------------------------------------------------------------------- President

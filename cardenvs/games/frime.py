@@ -405,11 +405,14 @@ def _layoff_cards(s, p, m, ext, write):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _mask(s, H):
-    """The legal actions of the player to move, into ``s.legal``; returns how many."""
+    """The legal actions of the player to move, into ``s.legal``. Returns how many there
+    are in the lay phase (apply_action ends a last turn whose only one is END_TURN), 0 in
+    the other phases."""
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
+    n = 0
     if s.phase == PHASE_OVER:
-        return 0
+        return n
     p = np.int64(s.current)
     if s.phase == PHASE_DRAW:
         if s.stock_n > 0 or s.pile_n >= 2:
@@ -447,12 +450,15 @@ def _mask(s, H):
                         set_ok = True
             s.legal[NEW_RUN] = run_ok
             s.legal[NEW_SET] = set_ok
+            n += np.int64(run_ok) + np.int64(set_ok)
         if not s.going_out:
             s.legal[END_TURN] = 1
+            n += 1
             ext = np.zeros((16, 2), dtype=np.int64)
             for m in range(s.num_melds):
                 if s.meld_owner[m] == s.out_player and _layoff_cards(s, p, np.int64(m), ext, FALSE) > 0:
                     s.legal[LAYOFF0 + m] = 1
+                    n += 1
     elif s.phase == PHASE_BUILD:
         # the cards that may come next in the meld being built, and closing it
         T.hand_of(s, p, H)
@@ -496,9 +502,6 @@ def _mask(s, H):
     elif s.phase == PHASE_LAYOFF:
         ext = np.zeros((16, 2), dtype=np.int64)
         _layoff_cards(s, p, np.int64(s.target), ext, TRUE)
-    n = 0
-    for k in range(NUM_ACTIONS):
-        n += s.legal[k]
     return n
 
 
