@@ -127,9 +127,14 @@ class PPOAgent(Agent):
             policy = baseline_path(spec)
         if not isinstance(policy, PolicyNetwork):
             policy = PolicyNetwork.load(policy)
-        if policy.env_id != spec.env_id:
+        if policy.env_id != spec.env_id and policy.env_id not in spec.earlier_versions:
             raise ValueError(f"the policy was trained on {policy.env_id}, not {spec.env_id}")
-        if policy.weights[-1].shape[0] != self.num_actions or policy.obs_mean.shape[0] != self.observation_size:
+        # a policy of an earlier version sees this version's observations in its own layout
+        self._convert = spec.earlier_versions.get(policy.env_id) if policy.env_id != spec.env_id else None
+        size = self.observation_size
+        if self._convert is not None:
+            size = self._convert(np.zeros((1, size), dtype=np.float32)).shape[1]
+        if policy.weights[-1].shape[0] != self.num_actions or policy.obs_mean.shape[0] != size:
             raise ValueError(f"the policy's sizes do not match {spec.env_id}")
         for key in ("num_players", "single_round"):  # a policy is trained for one setup of its game
             trained = policy.meta.get(key) if key == "num_players" else policy.meta.get("options", {}).get(key, False)
@@ -154,6 +159,8 @@ class PPOAgent(Agent):
         return out
 
     def _choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self._convert is not None:
+            observations = self._convert(observations)
         logits = self.policy.logits(observations)
         logits[~masks] = -np.inf
         if not self.sample:

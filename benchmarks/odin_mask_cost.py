@@ -37,7 +37,7 @@ def best_time(fn, repeats: int = 7, inner: int = 50) -> float:
 def collect(players: int, batch: int, agent: str, seed: int = 0, steps: int = 3000):
     """``batch`` positions sampled along ``steps`` steps of 1024 games, plus play statistics."""
     games = 1024
-    venv = cardenvs.make_vec("odin_v0", num_envs=games, seed=seed, num_players=players)
+    venv = cardenvs.make_vec("odin_v1", num_envs=games, seed=seed, num_players=players)
     state = venv.reset()
     if agent == "heuristic":
         from cardenvs.agents.odin_heuristic import OdinHeuristic

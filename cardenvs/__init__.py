@@ -13,7 +13,7 @@ jitcache.install()
 
 from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, make_raw, make_vec, rules_page  # noqa: E402
 
-# one importable module per game: ``from cardenvs import president_v0`` / ``import cardenvs.odin_v0``
+# one importable module per game: ``from cardenvs import president_v0`` / ``import cardenvs.odin_v1``
 for _env_id in GAMES:
     globals()[_env_id] = sys.modules[f"{__name__}.{_env_id}"] = entry_module(_env_id)
 

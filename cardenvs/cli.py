@@ -180,7 +180,7 @@ class MatchResult:
     returns: list[float]  # total reward of each seat over the match
     scores: list[float] | None  # the game's match score per seat, when its infos carry one
     shares: list[float]  # each seat's share of the win
-    truncated: bool = False  # cut short by a turn or step cap: no winner
+    truncated: bool = False  # cut short by max_steps: no winner
 
 
 def win_shares(returns: Sequence[float]) -> list[float]:
@@ -195,14 +195,15 @@ def table_text(env: Any, viewer: int | None) -> str:
     return env.unwrapped.render_text(viewer)
 
 
-def turn_seconds(env: Any) -> float:
-    """The game's turn timer for people (its ``turn_seconds`` option; 0: none). Only a game
-    that says what to play when time runs out (``timeout_actions(state)``) has one."""
-    raw = env.unwrapped
-    if getattr(raw.game, "timeout_actions", None) is None:
+def turn_seconds(env: Any, wanted: float | None = None) -> float:
+    """The turn timer for people: ``wanted`` seconds (``--turn-seconds``; 0: none), else the
+    game's traditional one (its module's ``TURN_SECONDS``). Only a game that says what to
+    play when time runs out (``timeout_actions(state)``) has a timer; it is not part of
+    the game state."""
+    game = env.unwrapped.game
+    if getattr(game, "timeout_actions", None) is None:
         return 0.0
-    rec = raw._state[0]
-    return float(rec["turn_seconds"]) if "turn_seconds" in (rec.dtype.names or ()) else 0.0
+    return float(wanted) if wanted is not None else float(getattr(game, "TURN_SECONDS", 0.0))
 
 
 def timed_input(prompt: str, seconds: float) -> str | None:
@@ -374,9 +375,11 @@ def play_match(
     render: bool = False,
     input_fn: Callable[[str], str] = input,
     pause: Callable[[], None] | None = None,
+    timer_seconds: float | None = None,
 ) -> MatchResult:
     """One match on the AEC env; ``agents[s]`` plays seat s. With ``render`` the table is
-    printed after every move; with a human seated the other players' moves are printed."""
+    printed after every move; with a human seated the other players' moves are printed.
+    ``timer_seconds``: a person's turn timer (None: the game's own, 0: none)."""
     raw = env.unwrapped
     game = raw.spec.name
     index = {a: i for i, a in enumerate(raw.possible_agents)}
@@ -389,10 +392,11 @@ def play_match(
     returns = [0.0] * len(agents)
     final_info: dict[str, Any] = {}
     last_round = None
-    timer = turn_seconds(env) if humans else 0.0
+    timer = turn_seconds(env, timer_seconds) if humans else 0.0
+    voids = 0
     turn_key: tuple | None = None  # (seat, round) of the person whose turn clock runs
     deadline = 0.0
-    cut = False  # the match was cut short (a turn or step cap)
+    cut = False  # the match was cut short (max_steps)
     pending: list[int] = []  # the rest of a whole play a person typed
     pending_seat = -1
     if render:
@@ -407,7 +411,11 @@ def play_match(
             env.step(None)
             continue
         if narrate and info.get("round") != last_round:
-            if last_round is not None and "scores" in info:
+            if last_round is not None and info.get("void_rounds", 0) > voids:
+                voids = info["void_rounds"]
+                print(f"-- round {last_round} void: nobody scores (it stalled, or nothing was left to draw); "
+                      f"scores {info['scores']}", file=out)
+            elif last_round is not None and "scores" in info:
                 print(f"-- round {last_round} over; scores {info['scores']}", file=out)
             last_round = info.get("round")
         agent = agents[seat]
@@ -451,7 +459,7 @@ def play_match(
     scores = final_info.get("scores")
     result = MatchResult(returns, list(scores) if scores is not None else None, win_shares(returns), cut)
     if narrate and cut:
-        print(f"match cut short (a turn or step cap): no winner; scores {scores}", file=out)
+        print(f"match cut short (max_steps): no winner; scores {scores}", file=out)
     elif narrate:
         winners = [f"{raw.possible_agents[s]} ({names[s]})" for s, x in enumerate(result.shares) if x > 0]
         print(
@@ -528,6 +536,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
             raise CliError(str(e)) from None
     if args.games < 1:
         raise CliError(f"--games must be at least 1, got {args.games}")
+    if args.turn_seconds is not None and not 0 <= args.turn_seconds < float("inf"):
+        raise CliError(f"--turn-seconds must be a number >= 0, got {args.turn_seconds}")
     games = args.games
     if args.render and games > 1:
         print("--render plays a single match", file=err)
@@ -557,6 +567,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
                 render=args.render,
                 input_fn=input_fn,
                 pause=render_pause(args, input_fn),
+                timer_seconds=args.turn_seconds,
             )
             if res.truncated:
                 cut_short += 1
@@ -583,7 +594,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
         print(
             f"\n{played} match{'es' if played > 1 else ''} in {elapsed:.1f} s; "
             f"fair share {1 / num_players:.1%} of the wins per seat"
-            + (f"; {cut_short} cut short by a turn or step cap, left out of the table" if cut_short else ""),
+            + (f"; {cut_short} cut short by max_steps, left out of the table" if cut_short else ""),
             file=out,
         )
         print(results_table(tallies), file=out)
@@ -643,7 +654,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     assert results is not None
     truncated = results[0].truncated
     finished = done - truncated
-    print(f"\n{done} matches in {elapsed:.1f} s: {finished} finished, {truncated} cut short by a turn or step cap "
+    print(f"\n{done} matches in {elapsed:.1f} s: {finished} finished, {truncated} cut short by max_steps "
           f"(left out of the figures below); fair share {1 / num_players:.1%}", file=out)
     rows = []
     for k, r in enumerate(results):
@@ -727,7 +738,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         if args.resume:
             ignored = [flag for flag, value in (("--players", args.players), ("--option", args.option),
                                                 ("--out", args.out), ("--threads", args.threads),
-                                                ("--single-round", args.single_round or None)) if value]
+                                                ("--single-round", args.single_round or None),
+                                                ("--workers", args.workers), ("--ray", args.ray)) if value]
             if ignored:
                 raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
             trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err)
@@ -744,6 +756,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 train_reward_mode=args.train_reward,
                 num_envs=args.num_envs, torch_threads=args.threads,
                 eval_matches=args.eval_matches, eval_every_minutes=args.eval_every,
+                workers=args.workers or 1, ray=args.ray,
             )
             trainer = Trainer(config, out=out, err=err)
     except (ValueError, TypeError) as e:
@@ -814,14 +827,17 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     play.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
                       help="with --render: pause this long after each move")
     play.add_argument("--step", action="store_true", help="with --render: wait for Enter after each move")
+    play.add_argument("--turn-seconds", type=float, metavar="SECONDS",
+                      help="a person's time for a turn before the game plays it for them (0: no timer; default: "
+                      "the game's traditional timer, 30 s in the rummies, none in the other games)")
     ev = _game_command(
         sub,
         "eval",
         epilog,
         help="measure agents against each other on the vector env",
         description="Play many matches on the vector env with the seats rotated every match, and report each "
-        "seat's share of the wins with a 95 %% confidence interval and its mean score. Matches cut short by a "
-        "turn or step cap are counted apart.",
+        "seat's share of the wins with a 95 %% confidence interval and its mean score. Matches cut short by "
+        "max_steps are counted apart.",
     )
     ev.add_argument("--agents", required=True,
                     help="comma-separated agents, the last one filling the remaining seats: random, heuristic, ppo "
@@ -874,6 +890,11 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--threads", type=int, help="torch threads (default 1 on a 2-core machine, else 2)")
     tr.add_argument("--eval-matches", type=int, default=400, help="matches per periodic evaluation (default 400)")
     tr.add_argument("--eval-every", type=float, default=5.0, help="minutes between evaluations (default 5)")
+    tr.add_argument("--workers", type=int, metavar="K",
+                    help="sample on K worker processes sharing the matches, the update on this one (default 1)")
+    tr.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                    help="run the workers on Ray: a local instance, or the cluster at ADDRESS (auto, HOST:6379, "
+                    "ray://HOST:10001); needs cardenvs[ray]")
     return parser
 
 

@@ -43,7 +43,8 @@ register(
 register(
     GameSpec(
         name="odin",
-        env_id="odin_v0",
+        env_id="odin_v1",
+        earlier_versions={"odin_v0": odin.observation_v0},
         title="Odin",
         module=odin,
         min_players=2,
@@ -59,7 +60,8 @@ register(
 register(
     GameSpec(
         name="rami51",
-        env_id="rami51_v1",
+        env_id="rami51_v2",
+        earlier_versions={"rami51_v1": None},
         title="Rami 51",
         module=rami51,
         min_players=2,
@@ -74,7 +76,8 @@ register(
 register(
     GameSpec(
         name="frime",
-        env_id="frime_v0",
+        env_id="frime_v1",
+        earlier_versions={"frime_v0": None},
         title="Frime",
         module=frime,
         min_players=4,
@@ -90,7 +93,8 @@ register(
 register(
     GameSpec(
         name="classes",
-        env_id="classes_v0",
+        env_id="classes_v1",
+        earlier_versions={"classes_v0": None},
         title="Classes",
         module=classes,
         min_players=2,
@@ -108,6 +112,10 @@ def get_spec(name: str) -> GameSpec:
     for spec in GAMES.values():
         if name in (spec.env_id, spec.name):
             return spec
+    for spec in GAMES.values():
+        if name in spec.earlier_versions:
+            raise ValueError(f"{name} is an earlier version of {spec.name}; this release has {spec.env_id} "
+                             f"(see the version history in `cardenvs rules {spec.name}`)")
     import difflib
 
     names = [n for spec in GAMES.values() for n in (spec.name, spec.env_id)]
@@ -170,7 +178,7 @@ def make_vec(name: str, num_envs: int, seed: int = 0, **options: Any) -> VecEnv:
     ``VecState`` of numpy arrays (``observation``, ``legal_action_mask``,
     ``current_player``, per-player ``rewards``, ``terminated``, ``truncated``, ...).
 
-    >>> venv = make_vec("odin_v0", num_envs=1024, seed=0)
+    >>> venv = make_vec("odin_v1", num_envs=1024, seed=0)
     >>> state = venv.reset()
     """
     from cardenvs.core.vector import VecEnv

@@ -100,6 +100,12 @@ class TrainConfig:
     eval_matches: int = 400
     torch_threads: int | None = None  # default: 1 on machines with <= 2 cores, else 2
     checkpoint_every_minutes: float = 5.0
+    # sampling on worker processes (cardenvs.distributed): workers > 1 or a Ray address
+    # shares the num_envs matches over that many workers, each with its own seed derived
+    # from the run's; ray None runs them in this process one after the other (the same
+    # batches as on Ray), "local" on a Ray instance of this machine, else the address of one
+    workers: int = 1
+    ray: str | None = None
 
     def game_options(self) -> dict[str, Any]:
         """The game the policy is for, as evaluated."""
@@ -184,6 +190,16 @@ class RunningStats:
     def std(self) -> np.ndarray:
         return np.sqrt(self.var + 1e-8).astype(np.float32)
 
+    def merge(self, mean: np.ndarray, var: np.ndarray, count: float) -> None:
+        """Add the statistics of observations seen elsewhere (another worker's)."""
+        if count <= 0:
+            return
+        total = self.count + count
+        delta = mean - self.mean
+        self.mean = self.mean + delta * count / total
+        self.var = (self.var * self.count + var * count + delta**2 * self.count * count / total) / total
+        self.count = total
+
     def normalise(self, x: np.ndarray, mean: np.ndarray | None = None, std: np.ndarray | None = None) -> np.ndarray:
         mean = self.mean.astype(np.float32) if mean is None else mean
         std = self.std() if std is None else std
@@ -243,7 +259,7 @@ class Trainer:
         from cardenvs.core.vector import VecEnv
 
         self._check_config()
-        # final observations: a match cut short by a turn cap is bootstrapped from each seat's
+        # final observations: a match cut short by max_steps is bootstrapped from each seat's
         # last view instead of counting as an ending worth 0 (which would reward stalling)
         self.env = VecEnv(self.spec, config.num_envs, seed=config.seed, auto_play_forced=True,
                           final_observation=True, **config.training_options())
@@ -265,6 +281,7 @@ class Trainer:
         self.heuristic = make_agent("heuristic", self.spec, seed=config.seed, options=opts)
         self.random = make_agent("random", self.spec, seed=config.seed + 1, options=opts)
         self.pool: list[dict[str, Any]] = []  # snapshots: actor copy and its observation statistics
+        self.pool_version = 0  # changes with the pool, so that workers get it only then
         self.iteration = 0
         self.decisions = 0  # the policy's decisions so far (training samples)
         self.elapsed = 0.0  # wall seconds of training so far (over resumes)
@@ -273,6 +290,16 @@ class Trainer:
         self.folder = Path(config.out)
         self._evaluated = -1  # the iteration of the last evaluation
 
+    def start_matches(self) -> None:
+        """Deal new matches in every game of the batch and draw their tables."""
+        N = self.cfg.num_envs
+        self.table = np.zeros(N, dtype=np.int64)
+        self.ctrl = np.zeros((N, self.P), dtype=np.int64)
+        self.learner_seat = np.zeros(N, dtype=np.int64)
+        self.returns = np.zeros((N, self.P), dtype=np.float64)
+        self.state = self.env.reset(seed=int(self.rng.integers(2**62)))
+        self._deal_tables(np.arange(N))
+
     def _check_config(self) -> None:
         c = self.cfg
         for name in ("num_envs", "rollout_steps", "epochs", "minibatch", "snapshot_every", "pool_size",
@@ -280,6 +307,17 @@ class Trainer:
             v = getattr(c, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
+        if isinstance(c.workers, bool) or not isinstance(c.workers, int) or c.workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {c.workers!r}")
+        if c.workers > c.num_envs:
+            raise ValueError(f"num_envs ({c.num_envs}) must be at least workers ({c.workers})")
+        if c.ray is not None and not (isinstance(c.ray, str) and c.ray):
+            raise ValueError(f"ray must be None, 'local' or a Ray address, got {c.ray!r}")
+        if c.ray is not None:
+            import importlib.util
+
+            if importlib.util.find_spec("ray") is None:
+                raise ValueError('sampling on Ray needs ray: pip install "cardenvs[ray]"')
         if c.minutes is None and c.decisions is None:
             raise ValueError("give a budget: minutes or decisions")
         if c.minutes is not None and not c.minutes > 0:
@@ -343,13 +381,15 @@ class Trainer:
                 actions[sel], _ = self._forward(snap["actor"], x, masks[sel])
 
     # ------------------------------------------------------------------ one iteration
-    def _rollout(self) -> dict[str, np.ndarray]:
+    def _rollout(self, teaching: bool | None = None) -> dict[str, np.ndarray]:
+        """One rollout of the batch; ``teaching`` (default: from the budget spent) says
+        whether to record the heuristic's moves for the teacher term."""
         T, N, P = self.cfg.rollout_steps, self.cfg.num_envs, self.P
         obs_buf = np.zeros((T, N, self.obs_size), dtype=np.float32)
         mask_buf = np.zeros((T, N, self.num_actions), dtype=np.bool_)
         act_buf = np.zeros((T, N), dtype=np.int64)
         teacher_buf = np.zeros((T, N), dtype=np.int64)
-        teaching = self._teacher_weight() > 0
+        teaching = self._teacher_weight() > 0 if teaching is None else teaching
         logp_buf = np.zeros((T, N), dtype=np.float32)
         val_buf = np.zeros((T, N), dtype=np.float32)
         mine = np.zeros((T, N), dtype=np.bool_)
@@ -530,13 +570,14 @@ class Trainer:
             raise ValueError(f"{str(self.folder)!r} holds a run already: resume it, or train into another folder")
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "config.json").write_text(json.dumps(asdict(c), indent=2) + "\n")
-        N = c.num_envs
-        self.table = np.zeros(N, dtype=np.int64)
-        self.ctrl = np.zeros((N, self.P), dtype=np.int64)
-        self.learner_seat = np.zeros(N, dtype=np.int64)
-        self.returns = np.zeros((N, self.P), dtype=np.float64)
-        self.state = self.env.reset(seed=int(self.rng.integers(2**62)))
-        self._deal_tables(np.arange(N))
+        self.start_matches()
+        workers = None
+        if c.workers > 1 or c.ray is not None:
+            from cardenvs.distributed import TrainerWorkers
+
+            workers = TrainerWorkers(self)
+            where = "in this process, one after the other" if c.ray is None else f"on Ray ({c.ray})"
+            print(f"sampling on {c.workers} workers {where}", file=self.out)
         self.tb = tensorboard_writer(self.folder)
         metrics_new = not (self.folder / "metrics.csv").exists()
         metrics = open(self.folder / "metrics.csv", "a", newline="")
@@ -566,7 +607,7 @@ class Trainer:
                 if c.anneal:
                     for group in self.optimizer.param_groups:
                         group["lr"] = c.learning_rate * max(1.0 - self._budget_fraction(), 0.02)
-                batch = self._rollout()
+                batch = self._rollout() if workers is None else workers.rollout(self)
                 t0 = time.perf_counter()
                 losses = self._update(batch)
                 self.times["update"] += time.perf_counter() - t0
@@ -596,6 +637,8 @@ class Trainer:
             self.err.write("\ninterrupted: saving the checkpoint\n")
         finally:
             metrics.close()
+            if workers is not None:
+                workers.close()
         self.err.write("\n")
         self.elapsed = time.perf_counter() - start
         self.save_checkpoint()  # first: an interrupt during the last evaluation loses nothing
@@ -623,6 +666,7 @@ class Trainer:
     def _snapshot(self) -> None:
         snap = {"actor": copy.deepcopy(self.actor), "mean": self.stats.mean.astype(np.float32),
                 "std": self.stats.std(), "iteration": self.iteration}
+        self.pool_version += 1
         if len(self.pool) < self.cfg.pool_size:
             self.pool.append(snap)
         else:  # replace a random one: the pool keeps a spread of ages

@@ -22,7 +22,7 @@ from cardenvs.rummy.contract import CONTRACTS
 
 
 def make(**options):
-    return cardenvs.make_raw("classes_v0", **options)
+    return cardenvs.make_raw("classes_v1", **options)
 
 
 def load(env, seed: int = 0, **scenario):
@@ -298,18 +298,42 @@ def test_empty_stock_is_rebuilt_from_the_discards_but_the_top():
     assert d["pile"] == [pile[-1]] and len(d["stock"]) == len(pile) - 2
 
 
-def test_the_turn_cap_truncates_the_match():
-    venv = cardenvs.make_vec("classes_v0", num_envs=16, seed=2, max_turns_per_round=20, auto_reset=False)
+def test_a_round_at_the_turn_cap_is_void():
+    """Nobody scores a void round or moves up a class, even with the contract laid; the
+    next dealer deals round 2. A single round that ends so is drawn: no winners, no rewards."""
+    venv = cardenvs.make_vec("classes_v1", num_envs=64, seed=2, max_turns_per_round=20, auto_reset=False)
     s = venv.reset()
     sample = RandomSampler(1)
-    done = np.zeros(16, dtype=bool)
-    for _ in range(2000):
-        s = venv.step(np.where(done, 0, sample(s.legal_action_mask)))
-        done |= s.terminated | s.truncated
-        if done.all():
+    dealer = venv.states["dealer"].copy()
+    voided = np.zeros(64, dtype=bool)
+    for _ in range(400):
+        before = venv.states.copy()
+        s = venv.step(sample(s.legal_action_mask))
+        now = venv.states
+        void = (now["void_rounds"] == 1) & (before["void_rounds"] == 0)
+        voided |= void
+        assert not s.truncated.any() and not s.terminated.any()
+        for i in np.flatnonzero(void):
+            assert before[i]["round"] == 1 and before[i]["turns"] == 19 and now[i]["round"] == 2
+            assert (now[i]["scores"] == 0).all() and (now[i]["round_points"] == 0).all()
+            assert (now[i]["level"] == before[i]["level"]).all() and not now[i]["laid"].any()
+            assert now[i]["dealer"] == (dealer[i] + 1) % 4 and now[i]["turns"] == 0
+            assert (s.rewards[i] == 0).all() and s.round_ended[i]
+        if voided.sum() >= 8:
             break
-    assert done.all() and venv.states["truncated"].any()
-    assert (venv.states["turns"][venv.states["truncated"]] == 20).all()
+    assert voided.sum() >= 8
+    single = cardenvs.make_vec("classes_v1", num_envs=64, seed=2, max_turns_per_round=20, auto_reset=False,
+                               single_round=True)
+    s = single.reset()
+    done = np.zeros(64, dtype=bool)
+    total = np.zeros((64, 4))
+    while not done.all():
+        s = single.step(np.where(done, 0, sample(s.legal_action_mask)))
+        total += np.where(done[:, None], 0, s.rewards)
+        done |= s.terminated | s.truncated
+    drawn = single.states["void_rounds"] == 1
+    assert drawn.any() and not single.states["truncated"].any()
+    assert (single.states["winners"][drawn] == 0).all() and (total[drawn] == 0).all()
 
 
 # --------------------------------------------------------------------------- exact masks: brute force
@@ -556,7 +580,7 @@ def _meld_ok(rec, m, mixed):
                                      {"num_players": 2, "same_rank_sets": False, "first_class": 7}])
 def test_random_play_invariants(options):
     n = 64
-    venv = cardenvs.make_vec("classes_v0", num_envs=n, seed=4, **options)
+    venv = cardenvs.make_vec("classes_v1", num_envs=n, seed=4, **options)
     s = venv.reset()
     sample = RandomSampler(5)
     P = venv.num_players

@@ -321,12 +321,12 @@ def test_a_compile_notice_until_the_kernels_are_cached(capsys, monkeypatch):
 def test_cli_warmup():
     out = io.StringIO()
     assert main(["warmup", "odin"], out, io.StringIO()) == 0
-    assert "odin_v0: ready in" in out.getvalue() and "all kernels ready" in out.getvalue()
+    assert "odin_v1: ready in" in out.getvalue() and "all kernels ready" in out.getvalue()
     err = io.StringIO()
     assert main(["warmup", "nope"], io.StringIO(), err) == 2
 
 
-@pytest.mark.parametrize("env_id", ["odin_v0", "rami51_v1"])
+@pytest.mark.parametrize("env_id", ["odin_v1", "rami51_v2"])
 def test_a_whole_play_typed_on_one_line(env_id):
     """The cards of a play (Odin) or a meld (Rami 51), typed on one line, become the moves
     of that play: the opening `meld` and the closing `play`/`close` added."""

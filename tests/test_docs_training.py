@@ -16,7 +16,7 @@ def _block(marker: str) -> str:
 
 
 def test_single_agent_example_runs():
-    exec(_block('gym.make("cardenvs/odin-v0"'), {})
+    exec(_block('gym.make("cardenvs/odin-v1"'), {})
 
 
 def test_cleanrl_style_loop_runs():

@@ -12,10 +12,10 @@ from cardenvs.core.vector import RandomSampler
 CASES = [
     ("president_v0", {"num_players": 5}),
     ("president_v0", {"num_players": 4, "single_round": True, "reward_mode": "round"}),
-    ("odin_v0", {"num_players": 4}),
-    ("odin_v0", {"num_players": 3, "reward_mode": "round", "single_round": True}),
-    ("rami51_v1", {"num_players": 3, "elimination_score": 80}),
-    ("rami51_v1", {"num_players": 2, "max_steps": 150}),  # truncation by max_steps amid forced moves
+    ("odin_v1", {"num_players": 4}),
+    ("odin_v1", {"num_players": 3, "reward_mode": "round", "single_round": True}),
+    ("rami51_v2", {"num_players": 3, "elimination_score": 80}),
+    ("rami51_v2", {"num_players": 2, "max_steps": 150}),  # truncation by max_steps amid forced moves
 ]
 
 
@@ -163,7 +163,7 @@ def test_final_observation_is_every_seat_view_before_the_restart(name, options):
 
 @pytest.mark.parametrize("action", [-5, -4, -3, -2])
 def test_pseudo_actions_never_reach_a_finished_game(action):
-    venv = cardenvs.make_vec("odin_v0", num_envs=2, seed=0, auto_reset=False, single_round=True)
+    venv = cardenvs.make_vec("odin_v1", num_envs=2, seed=0, auto_reset=False, single_round=True)
     state = venv.reset()
     sampler = RandomSampler(0)
     while not (venv.states["terminated"] | venv.states["truncated"]).any():

@@ -20,7 +20,7 @@ from cardenvs.rummy.split import split_all
 
 
 def make(**options):
-    return cardenvs.make_raw("frime_v0", **options)
+    return cardenvs.make_raw("frime_v1", **options)
 
 
 def load(env, seed: int = 0, **scenario):
@@ -240,7 +240,7 @@ def test_settlement_and_the_pot_at_the_end_of_the_match():
 def test_round_rewards_add_up_to_the_match_rewards():
     totals = {}
     for mode in ("match", "round"):
-        env = cardenvs.make("frime_v0", reward_mode=mode, first_round=9)
+        env = cardenvs.make("frime_v1", reward_mode=mode, first_round=9)
         env.reset(seed=4)
         rng = np.random.default_rng(0)
         ret = dict.fromkeys(env.possible_agents, 0.0)
@@ -328,7 +328,7 @@ def test_close_is_legal_exactly_when_the_rest_splits():
 
 # --------------------------------------------------------------------------- random play
 def test_random_play_invariants():
-    env = cardenvs.make_vec("frime_v0", num_envs=128, seed=9, first_round=1, single_round=True)
+    env = cardenvs.make_vec("frime_v1", num_envs=128, seed=9, first_round=1, single_round=True)
     s = env.reset(seed=9)
     sample = RandomSampler(4)
     deck = F.deck_counts(None)
@@ -715,16 +715,45 @@ def test_scenario_holes_found_in_review_are_closed():
     ):
         with pytest.raises(ValueError, match=match):
             env.reset(seed=0, options={"scenario": dict(d, **bad)})
-    venv = cardenvs.make_vec("frime_v0", num_envs=2, seed=0)
+    venv = cardenvs.make_vec("frime_v1", num_envs=2, seed=0)
     venv.reset()
     for viewer in (4, -1, 100):
         with pytest.raises(ValueError, match="viewer"):
             venv.observe(viewer)
 
 
+def test_a_stalled_round_is_void_and_the_next_round_is_dealt():
+    """At the turn cap with nobody out, the round scores nothing (the pot, the money and
+    the flocons stay as they were) and the next dealer deals the next round; once somebody
+    is out the cap no longer applies (the round ends within a lap)."""
+    venv = cardenvs.make_vec("frime_v1", num_envs=64, seed=5, max_turns_per_round=8, auto_reset=False)
+    s = venv.reset()
+    sample = RandomSampler(2)
+    voids = 0
+    done = np.zeros(64, dtype=bool)
+    while not done.all():
+        before = venv.states.copy()
+        s = venv.step(np.where(done, 0, sample(s.legal_action_mask)))
+        now = venv.states
+        for i in np.flatnonzero(~done & (now["void_rounds"] > before["void_rounds"])):
+            voids += 1
+            b, a = before[i], now[i]
+            assert b["turns"] == 7 and b["out_player"] == -1 and s.round_ended[i]
+            assert (a["scores"] == b["scores"]).all() and (a["flocons"] == b["flocons"]).all()
+            assert (a["round_points"] == 0).all()
+            if b["round"] < 11:
+                assert a["pot"] == b["pot"] and (a["money"] == b["money"]).all()
+                assert a["round"] == b["round"] + 1 and a["dealer"] == (b["dealer"] + 1) % 4 and a["turns"] == 0
+            else:
+                assert s.terminated[i] and a["pot"] == 0
+        assert not (~done & (now["out_player"] < 0) & (now["turns"] >= 8) & (now["phase"] != F.PHASE_OVER)).any()
+        done |= s.terminated | s.truncated
+    assert voids >= 64 and not venv.states["truncated"].any() and (venv.states["round"] == 11).all()
+
+
 def test_a_truncated_match_is_paid_out_on_its_finished_rounds():
     for mode in ("match", "round"):
-        venv = cardenvs.make_vec("frime_v0", num_envs=64, seed=8, reward_mode=mode, max_turns_per_round=30,
+        venv = cardenvs.make_vec("frime_v1", num_envs=64, seed=8, reward_mode=mode, max_steps=400,
                                  auto_reset=False)
         s = venv.reset()
         sample = RandomSampler(1)

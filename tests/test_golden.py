@@ -37,27 +37,27 @@ def test_all_agents_observation_digest_matches(env_id):
 
 # ---------------------------------------------------------------------------------------- the check can fail
 def test_a_changed_step_is_reported_with_its_step_and_the_way_to_regenerate():
-    text, _ = golden.playthrough("odin_v0")
+    text, _ = golden.playthrough("odin_v1")
     lines = text.splitlines()
     i = next(k for k, line in enumerate(lines) if line.startswith("step 57 "))
     changed = lines[:i] + [lines[i].replace("obs=", "obs=0")] + lines[i + 1:]
-    msg = golden.compare_text("\n".join(changed) + "\n", text, "odin_v0.txt")
+    msg = golden.compare_text("\n".join(changed) + "\n", text, "odin_v1.txt")
     assert msg is not None
     assert "at step 57" in msg and "seed=11" in msg
     assert golden.REGENERATE in msg and "bump the env id" in msg
     # a change in a table view names the step it follows
     j = next(k for k in range(i, len(lines)) if lines[k].startswith("    "))
     changed = lines[:j] + [lines[j] + " "] + lines[j + 1:]
-    msg = golden.compare_text("\n".join(changed) + "\n", text, "odin_v0.txt")
+    msg = golden.compare_text("\n".join(changed) + "\n", text, "odin_v1.txt")
     assert msg is not None and "after step" in msg
     # a missing line, and a missing file
-    assert golden.compare_text("\n".join(lines[:-1]) + "\n", text, "odin_v0.txt") is not None
-    assert golden.REGENERATE in golden.compare_text(None, text, "odin_v0.txt")
-    assert golden.compare_text(text, text, "odin_v0.txt") is None
+    assert golden.compare_text("\n".join(lines[:-1]) + "\n", text, "odin_v1.txt") is not None
+    assert golden.REGENERATE in golden.compare_text(None, text, "odin_v1.txt")
+    assert golden.compare_text(text, text, "odin_v1.txt") is None
 
 
 def test_a_wrong_digest_is_reported_with_its_batch_step():
-    name = "odin_v0/2p"
+    name = "odin_v1/2p"
     actual = golden.vec_record(name)
     steps = actual["step_digests"].split()
     for k in (0, 13):
@@ -70,12 +70,12 @@ def test_a_wrong_digest_is_reported_with_its_batch_step():
     wrong = dict(actual, sha256="f" * 64)  # only the overall digest edited
     assert "edited" in golden.compare_vec(wrong, actual, name)
     assert golden.compare_vec(dict(actual), actual, name) is None
-    assert golden.compare_aec_digest("0" * 64, golden.playthrough("odin_v0")[1], "odin_v0") is not None
+    assert golden.compare_aec_digest("0" * 64, golden.playthrough("odin_v1")[1], "odin_v1") is not None
 
 
 def test_a_different_policy_changes_the_record():
     """The records depend on the play: another seed gives another playthrough."""
-    seed, options = golden.CASES["odin_v0"][0]
-    a, digest_a = golden.play_case("odin_v0", seed, options)
-    b, digest_b = golden.play_case("odin_v0", seed + 1000, options)
+    seed, options = golden.CASES["odin_v1"][0]
+    a, digest_a = golden.play_case("odin_v1", seed, options)
+    b, digest_b = golden.play_case("odin_v1", seed + 1000, options)
     assert digest_a != digest_b and a[3:] != b[3:]

@@ -11,9 +11,9 @@ from cardenvs.core.vector import RandomSampler
 from cardenvs.gym import LearnerVecEnv, SingleAgentEnv, gym_id
 
 GAMES = [spec.env_id for spec in cardenvs.list_games()]
-SHORT = {"president_v0": {"single_round": True}, "odin_v0": {"single_round": True},
-         "rami51_v1": {"single_round": True}, "frime_v0": {"single_round": True},
-         "classes_v0": {"single_round": True}}
+SHORT = {"president_v0": {"single_round": True}, "odin_v1": {"single_round": True},
+         "rami51_v2": {"single_round": True}, "frime_v1": {"single_round": True},
+         "classes_v1": {"single_round": True}}
 
 
 @pytest.mark.parametrize("name", GAMES)
@@ -84,12 +84,12 @@ class _OnlyBatch:
 
 def test_opponents_with_one_method_and_rewards_before_the_first_decision():
     for opponent in (_OnlyAct(), _OnlyBatch()):
-        _episode(SingleAgentEnv("odin_v0", opponents=opponent, single_round=True), 0, np.random.default_rng(0))
-        env = LearnerVecEnv("odin_v0", 4, opponents=opponent, single_round=True)
+        _episode(SingleAgentEnv("odin_v1", opponents=opponent, single_round=True), 0, np.random.default_rng(0))
+        env = LearnerVecEnv("odin_v1", 4, opponents=opponent, single_round=True)
         env.reset()
         env.step(RandomSampler(0)(env.action_masks()))
     # round rewards that arrive before the learner's first decision are paid with that decision
-    env = LearnerVecEnv("rami51_v1", 64, opponents="heuristic", reward_mode="round", elimination_score=60,
+    env = LearnerVecEnv("rami51_v2", 64, opponents="heuristic", reward_mode="round", elimination_score=60,
                         num_players=3, seed=1)
     env.reset()
     sampler = RandomSampler(0)
@@ -116,12 +116,12 @@ def test_unseeded_reset_does_not_replay():
 
 
 def test_illegal_learner_action_is_penalised_or_raises():
-    env = SingleAgentEnv("odin_v0", seat=0, single_round=True)
+    env = SingleAgentEnv("odin_v1", seat=0, single_round=True)
     env.reset(seed=0)
     bad = int(np.flatnonzero(~env.action_masks())[0])
     _, reward, term, _, _ = env.step(bad)
     assert term and reward == -1.0
-    strict = SingleAgentEnv("odin_v0", seat=0, illegal_action="raise", single_round=True)
+    strict = SingleAgentEnv("odin_v1", seat=0, illegal_action="raise", single_round=True)
     strict.reset(seed=0)
     with pytest.raises(ValueError, match="illegal"):
         strict.step(bad)
@@ -190,7 +190,7 @@ def test_learner_vec_env_matches_a_hand_played_vector_env(name):
 
 
 def test_learner_vec_env_seeding_and_autoreset():
-    env = LearnerVecEnv("odin_v0", 16, opponents="random", seed=2, single_round=True)
+    env = LearnerVecEnv("odin_v1", 16, opponents="random", seed=2, single_round=True)
     obs1, _ = env.reset(seed=4)
     sampler = RandomSampler(0)
     trace1 = []
@@ -255,7 +255,7 @@ def test_maskable_ppo_trains_on_the_fast_vector_env():
     from cardenvs.sb3 import SB3VecEnv
 
     torch.set_num_threads(1)
-    venv = SB3VecEnv("odin_v0", 32, opponents="heuristic", scale_observations=True, single_round=True)
+    venv = SB3VecEnv("odin_v1", 32, opponents="heuristic", scale_observations=True, single_round=True)
     model = MaskablePPO("MlpPolicy", venv, n_steps=16, batch_size=128, seed=0)
     model.learn(1024)
     obs = venv.reset()

@@ -14,19 +14,19 @@ CASES = [
     ("president_v0", {"num_players": 4, "single_round": True}, 700),
     ("president_v0", {"num_players": 9, "single_round": True}, 250),
     ("president_v0", {"num_players": 5}, 60),
-    ("odin_v0", {"num_players": 4, "single_round": True}, 300),
-    ("odin_v0", {"num_players": 2}, 60),
-    ("odin_v0", {"num_players": 6, "reward_mode": "round"}, 50),
+    ("odin_v1", {"num_players": 4, "single_round": True}, 300),
+    ("odin_v1", {"num_players": 2}, 60),
+    ("odin_v1", {"num_players": 6, "reward_mode": "round"}, 50),
     # rami51: no turn cap, so that every episode terminates (a truncation would desync the
     # AEC env, which this test resets only on termination); low elimination score for whole matches
-    ("rami51_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
-    ("rami51_v1", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
+    ("rami51_v2", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
+    ("rami51_v2", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
     # frime: rounds of 3 cards (random players seldom go out with longer hands), no turn cap
-    ("frime_v0", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
-    ("frime_v0", {"num_players": 6, "single_round": True, "max_turns_per_round": 0, "reward_mode": "round"}, 50),
+    ("frime_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
+    ("frime_v1", {"num_players": 6, "single_round": True, "max_turns_per_round": 0, "reward_mode": "round"}, 50),
     # classes: single rounds, no turn cap; a late class (long contracts), mixed-suit runs, round rewards
-    ("classes_v0", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 60),
-    ("classes_v0", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
+    ("classes_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 60),
+    ("classes_v1", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
                     "run_same_suit": False, "same_rank_sets": False, "reward_mode": "round"}, 30),
 ]
 
@@ -70,10 +70,10 @@ def test_aec_and_vector_lockstep(name, options, games):
 # states byte for byte; the threaded run steps chunks of the batch (step_batch_parallel)
 THREAD_CASES = [
     ("president_v0", 6, 400, 600),
-    ("odin_v0", 5, 600, 600),
-    ("rami51_v1", 4, 600, 20),
-    ("frime_v0", 5, 600, 20),
-    ("classes_v0", 3, 600, 20),
+    ("odin_v1", 5, 600, 600),
+    ("rami51_v2", 4, 600, 20),
+    ("frime_v1", 5, 600, 20),
+    ("classes_v1", 3, 600, 20),
 ]
 
 

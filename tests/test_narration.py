@@ -114,7 +114,7 @@ def test_a_human_sees_the_draw_announcements():
     answers = iter(["#1"] * 4000)
     out = io.StringIO()
     code = main(["play", "rami51", "--agents", "human,random", "--seed", "5", "--option", "single_round=true",
-                 "turn_seconds=0"], out=out, input_fn=lambda prompt: next(answers))
+                 "--turn-seconds", "0"], out=out, input_fn=lambda prompt: next(answers))
     text = out.getvalue()
     assert code == 0
     assert re.search(r"^  you drew (?:[2-9TJQKA][cdhs]|X)$", text, re.M)

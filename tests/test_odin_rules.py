@@ -25,7 +25,7 @@ NV = odin.NUM_VALUES
 
 # --------------------------------------------------------------------------- helpers
 def make(num_players: int = 4, **options):
-    return cardenvs.make_raw("odin_v0", num_players=num_players, **options)
+    return cardenvs.make_raw("odin_v1", num_players=num_players, **options)
 
 
 def load(env, seed: int = 0, **scenario):
@@ -353,6 +353,9 @@ def test_three_cards_on_two_with_the_take_choice():
     assert to_move(env) == 2
     obs = env.observe("player_0")["observation"]  # player 1 is player 0's left neighbour
     assert obs[odin.OBS_KNOWN + odin_card_id("9r")] == 1.0
+    # each opponent has its own block: to player 2, player 1 is three seats on (block 2)
+    view = env.observe("player_2")["observation"][odin.OBS_KNOWN : odin.OBS_TABLE_COUNT].reshape(5, 54)
+    assert np.flatnonzero(view).tolist() == [2 * 54 + odin_card_id("9r")]
     assert obs[odin.OBS_DISCARDED + odin_card_id("8r")] == 1.0
     assert obs[odin.OBS_TABLE_COUNT] == 3
     # the other choice keeps 8r
@@ -650,7 +653,7 @@ def test_mask_exact_on_positions_from_random_play():
     kernel = Kernel()
     checked = 0
     for P in (2, 4, 6):
-        venv = cardenvs.make_vec("odin_v0", num_envs=40, seed=P, num_players=P)
+        venv = cardenvs.make_vec("odin_v1", num_envs=40, seed=P, num_players=P)
         sample = RandomSampler(P)
         state = venv.reset()
         for step in range(300):
@@ -704,7 +707,7 @@ def check_states(venv) -> None:
 def run_matches(num_players: int, num_envs: int, seed: int, **options) -> tuple[int, int]:
     """Random play until every match is over (no auto-reset), with checks after every step."""
     venv = cardenvs.make_vec(
-        "odin_v0", num_envs=num_envs, seed=seed, auto_reset=False, num_players=num_players, **options
+        "odin_v1", num_envs=num_envs, seed=seed, auto_reset=False, num_players=num_players, **options
     )
     P = num_players
     target = options.get("target_score", 15)
@@ -779,7 +782,7 @@ def test_random_single_rounds_and_options():
 
 def test_round_rewards_with_auto_reset():
     P = 3
-    venv = cardenvs.make_vec("odin_v0", num_envs=200, seed=3, num_players=P, reward_mode="round")
+    venv = cardenvs.make_vec("odin_v1", num_envs=200, seed=3, num_players=P, reward_mode="round")
     sample = RandomSampler(3)
     state = venv.reset()
     totals = np.zeros((200, P))
@@ -858,14 +861,19 @@ def test_observation_layout():
     )
     act(env, "select 8g")
     obs = env.observe("player_1")["observation"]
-    assert obs.shape == (odin.OBS_SIZE,) == (323,)
+    assert obs.shape == (odin.OBS_SIZE,) == (539,)
     hand = obs[odin.OBS_HAND : odin.OBS_HAND + 54]
     assert names(np.flatnonzero(hand)) == {"6g", "7g"}  # the selected 8g is out of the hand
     assert names(np.flatnonzero(obs[odin.OBS_SELECTED : odin.OBS_SELECTED + 54])) == {"8g"}
     assert names(np.flatnonzero(obs[odin.OBS_TABLE : odin.OBS_TABLE + 54])) == {"5r", "4r"}
     assert names(np.flatnonzero(obs[odin.OBS_DISCARDED : odin.OBS_DISCARDED + 54])) == {"9b"}
-    known = obs[odin.OBS_KNOWN : odin.OBS_KNOWN + 54]
-    assert names(np.flatnonzero(known)) == {"6p"}  # player 3 took 6p; player 1's own 7g is in its hand block
+    known = obs[odin.OBS_KNOWN : odin.OBS_TABLE_COUNT].reshape(5, 54)  # per opponent, relative seats 1..5
+    assert names(np.flatnonzero(known[1])) == {"6p"}  # player 3 (two seats on) took 6p
+    assert not known[[0, 2, 3, 4]].any()  # player 1's own 7g is in its hand block, not here
+    old = odin.observation_v0(obs[None])[0]  # odin_v0's layout: one merged block, for its policies
+    assert old.shape == (323,) and names(np.flatnonzero(old[odin.OBS_KNOWN : odin.OBS_KNOWN + 54])) == {"6p"}
+    assert (old[: odin.OBS_KNOWN] == obs[: odin.OBS_KNOWN]).all()
+    assert (old[odin.OBS_KNOWN + 54 :] == obs[odin.OBS_TABLE_COUNT :]).all()
     assert obs[odin.OBS_TABLE_COUNT] == 2 and obs[odin.OBS_SEL_COUNT] == 1 and obs[odin.OBS_LEAD] == 0
     assert obs[odin.OBS_TARGET] == 15 and obs[odin.OBS_COLOURS] == 6
     seats = obs[odin.OBS_SEATS :].reshape(6, 8)
@@ -893,7 +901,7 @@ def test_heuristic_beats_random():
 
 def test_docs_example():
     """The scenario example of docs/games/odin.md, with its printed results."""
-    env = cardenvs.make_raw("odin_v0", num_players=3, single_round=True)
+    env = cardenvs.make_raw("odin_v1", num_players=3, single_round=True)
     scenario = {
         "hands": [["1b", "2b", "3b", "8y"], ["4r", "9g"], ["5o", "6o", "7o"]],
         "table": ["9r", "8r"],

@@ -148,7 +148,7 @@ def test_registration_checks_the_game_protocol():
 
     from cardenvs.registry import register
 
-    spec = GAMES["odin_v0"]
+    spec = GAMES["odin_v1"]
     bare = types.ModuleType("cardenvs.games.bare")
     with pytest.raises(ValueError, match="does not follow the game protocol: missing STATE_DTYPE, MAX_PLAYERS"):
         register(dataclasses.replace(spec, name="bare", env_id="bare_v0", module=bare))

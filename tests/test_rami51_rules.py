@@ -29,7 +29,7 @@ from cardenvs.rummy import table as T
 
 # --------------------------------------------------------------------------- helpers
 def make(num_players: int = 2, **options):
-    return cardenvs.make_raw("rami51_v1", num_players=num_players, **options)
+    return cardenvs.make_raw("rami51_v2", num_players=num_players, **options)
 
 
 def load(env, seed: int = 0, **scenario):
@@ -375,16 +375,34 @@ def test_round_is_void_when_nobody_can_draw():
     assert [len(h) for h in d["hands"]] == [14, 14] and d["melds"] == []
 
 
-def test_turn_cap_truncates_the_match():
+def test_a_round_at_the_turn_cap_is_void_and_the_match_goes_on():
     env = make(2, max_turns_per_round=3)
     env.reset(seed=1)
+    dealer = st(env)["dealer"]
     for _ in range(3):
-        assert not any(env.truncations.values())
+        assert st(env)["round"] == 1
         act(env, "draw")
         d = st(env)
         act(env, f"discard {d['drawn']}")
-    assert all(env.truncations.values()) and not any(env.terminations.values())
-    assert st(env)["phase"] == "over" and rewards(env) == [0.0, 0.0]
+    d = st(env)
+    assert d["round"] == 2 and d["void_rounds"] == 1 and d["winner"] == -1 and d["phase"] == "draw"
+    assert d["scores"] == [0, 0] and d["round_points"] == [0, 0] and d["turns"] == 0
+    assert d["dealer"] == 1 - dealer and [len(h) for h in d["hands"]] == [14, 14] and d["melds"] == []
+    assert not any(env.truncations.values()) and not any(env.terminations.values())
+    assert rewards(env) == [0.0, 0.0]
+    assert env.infos["player_0"]["void_rounds"] == 1
+
+
+def test_a_single_round_at_the_turn_cap_ends_drawn():
+    env = make(2, max_turns_per_round=2, single_round=True)
+    env.reset(seed=1)
+    for _ in range(2):
+        act(env, "draw")
+        act(env, f"discard {st(env)['drawn']}")
+    d = st(env)
+    assert d["phase"] == "over" and d["void_rounds"] == 1 and d["winner"] == -1
+    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert rewards(env) == [0.0, 0.0]
 
 
 def test_opening_lays_the_taken_card_by_layoff_after_it():
@@ -811,7 +829,7 @@ def check_states(venv, prev_melds=None):
 
 @pytest.mark.parametrize("players,num_envs,steps", [(2, 150, 1500), (4, 100, 1500), (6, 50, 1200)])
 def test_random_play_invariants(players, num_envs, steps):
-    venv = cardenvs.make_vec("rami51_v1", num_envs=num_envs, seed=players, num_players=players,
+    venv = cardenvs.make_vec("rami51_v2", num_envs=num_envs, seed=players, num_players=players,
                              max_turns_per_round=60, elimination_score=150)
     sample = RandomSampler(players)
     state = venv.reset()
@@ -887,7 +905,7 @@ def test_hidden_information():
 
 # --------------------------------------------------------------------------- the CLI's turn timer
 def test_cli_turn_timer_plays_for_a_slow_person():
-    """With ``turn_seconds``, a person who answers too late gets the timeout play: a draw
+    """With ``--turn-seconds``, a person who answers too late gets the timeout play: a draw
     from the stock, then the drawn card discarded (typed answers after the deadline do
     not count)."""
     import io
@@ -903,7 +921,7 @@ def test_cli_turn_timer_plays_for_a_slow_person():
         return "0"
 
     argv = ["play", "rami51", "--agents", "human,heuristic", "--seed", "3", "--option", "single_round=true",
-            "turn_seconds=0.01"]
+            "--turn-seconds", "0.01"]
     assert main(argv, out=out, err=err, input_fn=slow) == 0, err.getvalue()
     text = out.getvalue()
     forced = re.findall(r"^player_0 \(you\): time is up \(0\.01 s a turn\): (.+) played for you$", text, re.M)
@@ -919,7 +937,7 @@ def test_heuristic_is_legal_and_batch_agrees():
 
     spec = cardenvs.get_spec("rami51")
     heur = make_agent("heuristic", spec)
-    env = cardenvs.make_vec("rami51_v1", num_envs=64, seed=3, num_players=3)
+    env = cardenvs.make_vec("rami51_v2", num_envs=64, seed=3, num_players=3)
     rng = np.random.default_rng(3)
     sample = RandomSampler(3)
     st_ = env.reset()
@@ -974,7 +992,7 @@ def _first_cards_searched(states, out):
 def _positions_from_random_play(seed: int, steps: int, keep) -> np.ndarray:
     """Copies of the states of 256 four-player games in random play, after each step, of
     the games ``keep(states, step)`` selects (a bool per game)."""
-    venv = cardenvs.make_vec("rami51_v1", num_envs=256, seed=seed, num_players=4)
+    venv = cardenvs.make_vec("rami51_v2", num_envs=256, seed=seed, num_players=4)
     sample = RandomSampler(seed)
     state = venv.reset()
     found = []

@@ -337,7 +337,7 @@ def test_odin_agrees_with_a_reference_model_over_random_play():
     plays = rounds = 0
     by_id = odin_card_id
     for P, seeds in ((2, range(2)), (3, range(2)), (4, range(2)), (6, range(1))):
-        env = cardenvs.make_raw("odin_v0", num_players=P, target_score=10)
+        env = cardenvs.make_raw("odin_v1", num_players=P, target_score=10)
         rng = np.random.default_rng(P)
         for seed in seeds:
             env.reset(seed=seed)
@@ -393,13 +393,14 @@ def o_seats(env, agent: str) -> np.ndarray:
 
 
 def test_odin_a_known_card_leaves_the_public_record_when_played():
-    env = cardenvs.make_raw("odin_v0", num_players=3)
+    env = cardenvs.make_raw("odin_v1", num_players=3)
     o_load(env, hands=["6g 1o 2o", "3y 4y", "3p 4p"], table=["5r"], last_player=2, current=0)
     act(env, "select 6g")
     act(env, "play")  # 6g on 5r: the 5r comes back, seen by all
     assert env.state_dict()["known"][0] == ["5r"]
     for agent, rel in (("player_1", 2), ("player_2", 1)):
-        assert env.observe(agent)["observation"][odin.OBS_KNOWN + odin_card_id("5r")] == 1
+        # in the viewer's block for player 0 (each opponent has its own, by relative seat)
+        assert env.observe(agent)["observation"][odin.OBS_KNOWN + (rel - 1) * 54 + odin_card_id("5r")] == 1
         assert o_seats(env, agent)[rel, 7] == 1
     act(env, "pass")
     act(env, "pass")  # table discarded: player 0 leads
@@ -408,11 +409,11 @@ def test_odin_a_known_card_leaves_the_public_record_when_played():
     d = env.state_dict()
     assert d["known"][0] == [] and d["selected"] == ["5r"]
     obs = env.observe("player_1")["observation"]
-    assert obs[odin.OBS_KNOWN + odin_card_id("5r")] == 0 and obs[odin.OBS_SELECTED + odin_card_id("5r")] == 1
+    assert not obs[odin.OBS_KNOWN : odin.OBS_TABLE_COUNT].any() and obs[odin.OBS_SELECTED + odin_card_id("5r")] == 1
     assert o_seats(env, "player_1")[2, 7] == 0
     act(env, "play")
     obs = env.observe("player_2")["observation"]
-    assert obs[odin.OBS_TABLE + odin_card_id("5r")] == 1 and not obs[odin.OBS_KNOWN : odin.OBS_KNOWN + 54].any()
+    assert obs[odin.OBS_TABLE + odin_card_id("5r")] == 1 and not obs[odin.OBS_KNOWN : odin.OBS_TABLE_COUNT].any()
 
 
 def test_odin_turn_flow_and_views_do_not_depend_on_hidden_cards():
@@ -420,7 +421,7 @@ def test_odin_turn_flow_and_views_do_not_depend_on_hidden_cards():
     and with it every other seat's view, is the same whatever their hidden cards are."""
     runs = []
     for hand1, aside_extra in (("6r 1o", "2o"), ("1o 2o", "6r")):  # can beat 5r / cannot
-        env = cardenvs.make_raw("odin_v0", num_players=3)
+        env = cardenvs.make_raw("odin_v1", num_players=3)
         o_load(env, hands=["7g 8g", hand1.split(), "3y 4y"], table=["5r"], last_player=0, current=1)
         assert aside_extra in env.state_dict()["aside"]
         trace = []

@@ -85,7 +85,7 @@ def test_trained_agents_play_only_legal_moves(trained, name):
 
 def test_a_policy_for_another_game_is_refused(trained):
     folder, _ = trained
-    with pytest.raises(ValueError, match="trained on president_v0, not odin_v0"):
+    with pytest.raises(ValueError, match="trained on president_v0, not odin_v1"):
         make_agent(f"ppo:{folder / 'policy.npz'}", get_spec("odin"))
     with pytest.raises(ValueError, match="no policy file"):
         make_agent(f"ppo:{folder / 'missing.npz'}", SPEC)
@@ -154,7 +154,7 @@ def test_bad_configs_are_refused(tmp_path):
 def test_evaluate_counts_truncated_matches_apart():
     spec = get_spec("rami51")
     agents = [make_agent("random", spec, seed=k) for k in range(2)]
-    res = evaluate(spec, agents, 40, seed=1, options={"max_turns_per_round": 6})
+    res = evaluate(spec, agents, 40, seed=1, options={"max_steps": 150})
     assert all(r.truncated == res[0].truncated for r in res) and 0 < res[0].truncated <= 40
     finished = 40 - res[0].truncated
     if finished:

@@ -116,6 +116,10 @@ class GameSpec:
     score_sense: str = "higher"
     #: the rewards of a match (default ``reward_mode``, legal play) add up to zero
     zero_sum: bool = True
+    #: earlier env ids of this game whose trained policies play this version: each maps to
+    #: None (the same observation) or to a function that turns this version's observation
+    #: rows (K, OBS_SIZE) into that version's; the actions are the same
+    earlier_versions: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

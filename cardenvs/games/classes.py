@@ -109,7 +109,6 @@ STATE_DTYPE = np.dtype(
         ("reward_mode", np.int8),
         ("max_steps", np.int32),
         ("max_turns_per_round", np.int32),
-        ("turn_seconds", np.float64),
         # match
         ("scores", np.int32, (MAX_PLAYERS,)),  # points totals
         ("level", np.int8, (MAX_PLAYERS,)),  # the class each player is playing (1..10)
@@ -123,6 +122,7 @@ STATE_DTYPE = np.dtype(
         ("truncated", np.bool_),
         ("rewards", np.float32, (MAX_PLAYERS,)),
         ("round_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
+        ("void_rounds", np.int16),  # rounds of this match that ended void
         # round
         ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
         ("stock", np.uint8, (MAX_CARDS,)),
@@ -211,6 +211,7 @@ def new_match(s):
     P = s.num_players
     s.scores[:] = 0
     s.round_points[:] = 0
+    s.void_rounds = 0
     s.level[:] = 0
     s.winners[:] = 0
     for p in range(P):
@@ -547,15 +548,31 @@ def _mask(s, H, ws):
 # --------------------------------------------------------------------------- apply an action
 @njit(cache=True, no_cpython_wrapper=True)
 def _end_turn(s):
-    """The turn ends with a discard: the next player's turn, or the turn cap."""
+    """The turn ends with a discard: the next player's turn, or, at the turn cap, the
+    round ends void. Returns True when a round ended."""
     s.turns += 1
     if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
-        s.truncated = True
-        s.phase = PHASE_OVER
-        return
+        _void_round(s)
+        return True
     s.current = (s.current + 1) % s.num_players
     _reset_turn(s)
     s.phase = PHASE_DRAW
+    return False
+
+
+@njit(cache=True, no_cpython_wrapper=True)
+def _void_round(s):
+    """A round that stalled: nobody scores or moves up a class, even with a contract laid;
+    the next round is dealt. A single round ends drawn: no winners, no rewards."""
+    s.round_points[:] = 0
+    s.void_rounds += 1
+    if s.single_round:
+        s.winners[:] = 0
+        s.terminated = True
+        s.phase = PHASE_OVER
+        return
+    s.dealer = (s.dealer + 1) % s.num_players
+    _start_round(s, np.int64(s.round) + 1)
 
 
 @njit(cache=True, no_cpython_wrapper=True)
@@ -667,8 +684,7 @@ def apply_action(s, a, H):
         if s.held[p] == 0:
             _finish_round(s)
             return True
-        _end_turn(s)
-        return False
+        return _end_turn(s)
     if a == CONTRACT:
         _start_build(s, np.int64(CONTRACTS[s.level[p] - 1, 0, 0]), np.int64(0))
         return False
@@ -974,7 +990,6 @@ STATE_FIELDS = (
     Field("reward_mode", "enum", REWARD_MODES, option=True),
     Field("max_steps", "int", option=True),
     Field("max_turns_per_round", "int", option=True),
-    Field("turn_seconds", "float", option=True),
     Field("rng", "hex64"),
     Field("scores", "seats_int", low=0),
     Field("level", "seats_int"),
@@ -988,6 +1003,7 @@ STATE_FIELDS = (
     Field("truncated", "bool"),
     Field("rewards", "seats_float"),
     Field("round_points", "seats_int", low=0),
+    Field("void_rounds", "int", low=0),
     Field("hands", "hands"),
     Field("stock", "card_seq", count="stock_n"),
     Field("pile", "card_seq", count="pile_n"),
@@ -1009,7 +1025,6 @@ def make_template(
     reward_mode: str = "match",
     max_steps: int = 0,
     max_turns_per_round: int = 200,
-    turn_seconds: float = 30.0,
 ) -> np.ndarray:
     """A one-game state array holding the options (validated); the rest is dealt at reset.
 
@@ -1020,8 +1035,8 @@ def make_template(
     fewest points). reward_mode: "match" (the winners share +1, the others -1, at the
     end: zero-sum) or "round" (at each round's end: +1 for a contract laid, minus the
     points / 100). max_steps: truncate after this many decisions (0: never).
-    max_turns_per_round: truncate the match when a round reaches this many turns (0:
-    never). turn_seconds: the CLI's turn timer for people (0: none).
+    max_turns_per_round: a round that reaches this many turns ends void (nobody scores
+    or moves up a class, the next round is dealt; 0: never).
     """
     check_int_option("classes", "num_players", num_players, 2, MAX_PLAYERS)
     for name, value in (("run_same_suit", run_same_suit), ("same_rank_sets", same_rank_sets),
@@ -1033,9 +1048,6 @@ def make_template(
         raise ValueError(f"classes: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
     check_int_option("classes", "max_steps", max_steps, 0, 2**31 - 1)
     check_int_option("classes", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
-    if (isinstance(turn_seconds, bool) or not isinstance(turn_seconds, (int, float)) or not turn_seconds >= 0
-            or turn_seconds == float("inf")):
-        raise ValueError(f"classes: turn_seconds must be a number >= 0, got {turn_seconds!r}")
     t = np.zeros(1, dtype=STATE_DTYPE)
     t["num_players"] = num_players
     t["run_same_suit"] = bool(run_same_suit)
@@ -1045,7 +1057,6 @@ def make_template(
     t["reward_mode"] = REWARD_MODES.index(reward_mode)
     t["max_steps"] = max_steps
     t["max_turns_per_round"] = max_turns_per_round
-    t["turn_seconds"] = float(turn_seconds)
     return t
 
 
@@ -1165,8 +1176,13 @@ def round_info(rec) -> dict:
         "laid": [bool(x) for x in rec["laid"][:P]],
         "round_points": [int(x) for x in rec["round_points"][:P]],
         "winners": [p for p in range(P) if rec["winners"][p]],
+        "void_rounds": int(rec["void_rounds"]),
     }
 
+
+# The turn timer of the traditional rules, for people at the command line (``cardenvs play
+# --turn-seconds``): not part of the game state, which plays the same at any speed.
+TURN_SECONDS = 30.0
 
 def timeout_actions(rec) -> list[int]:
     """What the CLI plays for a person whose turn timer ran out: draw from the stock,

@@ -111,7 +111,6 @@ STATE_DTYPE = np.dtype(
         ("reward_mode", np.int8),
         ("max_steps", np.int32),
         ("max_turns_per_round", np.int32),
-        ("turn_seconds", np.float64),
         # match
         ("scores", np.int32, (MAX_PLAYERS,)),  # points totals
         ("flocons", np.int16, (MAX_PLAYERS,)),
@@ -125,6 +124,7 @@ STATE_DTYPE = np.dtype(
         ("truncated", np.bool_),
         ("rewards", np.float32, (MAX_PLAYERS,)),
         ("round_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
+        ("void_rounds", np.int8),  # rounds of this match that ended void
         # round
         ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
         ("stock", np.uint8, (MAX_CARDS,)),
@@ -225,6 +225,7 @@ def new_match(s):
     s.flocons[:] = 0
     s.money[:] = 0
     s.round_points[:] = 0
+    s.void_rounds = 0
     for p in range(P):
         s.money[p] = START_MONEY - ANTE
     s.pot = ANTE * P
@@ -522,10 +523,9 @@ def _end_turn(s, H):
     if s.out_player >= 0 and s.last_turns <= 0:
         _finish_round(s)
         return True
-    if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
-        s.truncated = True
-        s.phase = PHASE_OVER
-        return False
+    if s.out_player < 0 and s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
+        _void_round(s)  # a stalled round (once somebody is out, it ends within a lap anyway)
+        return True
     s.current = (p + 1) % s.num_players
     _reset_turn(s)
     s.phase = PHASE_DRAW
@@ -565,10 +565,26 @@ def _finish_round(s):
         fl[s.out_player] = mult  # earned when going out (see _close)
     if s.reward_mode == REWARD_ROUND:
         _settle_round(s, pts, fl)
+    _next_round(s)
+
+
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
+def _void_round(s):
+    """A round that stalled: nobody scores (the buys made in it stay paid); the next
+    round is dealt, or the match ends after the last one."""
+    s.round_points[:] = 0
+    s.void_rounds += 1
+    _next_round(s)
+
+
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
+def _next_round(s):
+    """The dealer moves left and deals the next round; after round 11 (or the one round
+    of ``single_round``) the match ends."""
     if s.single_round or s.round >= NUM_ROUNDS:
         _finish_match(s)
         return
-    s.dealer = (s.dealer + 1) % P
+    s.dealer = (s.dealer + 1) % s.num_players
     _start_round(s, np.int64(s.round) + 1)
 
 
@@ -853,7 +869,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                     penalise(s, s.current)
                     ev |= EVENT_ILLEGAL
                 ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-                if s.truncated and s.pot > 0:  # the turn cap or max_steps: paid out all the same
+                if s.truncated and s.pot > 0:  # cut by max_steps: paid out all the same
                     for q in range(MAX_PLAYERS):
                         before[q] = s.rewards[q]
                     _pay_out_truncated(s)
@@ -1011,7 +1027,6 @@ STATE_FIELDS = (
     Field("reward_mode", "enum", REWARD_MODES, option=True),
     Field("max_steps", "int", option=True),
     Field("max_turns_per_round", "int", option=True),
-    Field("turn_seconds", "float", option=True),
     Field("rng", "hex64"),
     Field("scores", "seats_int"),
     Field("flocons", "seats_int"),
@@ -1025,6 +1040,7 @@ STATE_FIELDS = (
     Field("truncated", "bool"),
     Field("rewards", "seats_float"),
     Field("round_points", "seats_int"),
+    Field("void_rounds", "int", low=0),
     Field("hands", "hands"),
     Field("stock", "card_seq", count="stock_n"),
     Field("pile", "card_seq", count="pile_n"),
@@ -1046,7 +1062,6 @@ def make_template(
     reward_mode: str = "match",
     max_steps: int = 0,
     max_turns_per_round: int = 200,
-    turn_seconds: float = 30.0,
 ) -> np.ndarray:
     """A one-game state array holding the options (validated); the rest is dealt at reset.
 
@@ -1055,8 +1070,8 @@ def make_template(
     player's profit in dollars at the end: zero-sum) or "round" (the same money paid as
     it accrues: buys when made, each round's settlement at its end, the ante and the pot
     at the match's end). max_steps: truncate after this many decisions (0: never).
-    max_turns_per_round: truncate the match when a round reaches this many turns (0:
-    never). turn_seconds: the CLI's turn timer for people (0: none).
+    max_turns_per_round: a round in which nobody has gone out after this many turns ends
+    void (nobody scores, the next round is dealt; 0: never).
     """
     check_int_option("frime", "num_players", num_players, 4, MAX_PLAYERS)
     check_int_option("frime", "first_round", first_round, 1, NUM_ROUNDS)
@@ -1066,9 +1081,6 @@ def make_template(
         raise ValueError(f"frime: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
     check_int_option("frime", "max_steps", max_steps, 0, 2**31 - 1)
     check_int_option("frime", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
-    if (isinstance(turn_seconds, bool) or not isinstance(turn_seconds, (int, float)) or not turn_seconds >= 0
-            or turn_seconds == float("inf")):
-        raise ValueError(f"frime: turn_seconds must be a number >= 0, got {turn_seconds!r}")
     t = np.zeros(1, dtype=STATE_DTYPE)
     t["num_players"] = num_players
     t["first_round"] = first_round
@@ -1076,7 +1088,6 @@ def make_template(
     t["reward_mode"] = REWARD_MODES.index(reward_mode)
     t["max_steps"] = max_steps
     t["max_turns_per_round"] = max_turns_per_round
-    t["turn_seconds"] = float(turn_seconds)
     return t
 
 
@@ -1168,8 +1179,13 @@ def round_info(rec) -> dict:
         "pot": int(rec["pot"]),
         "round_points": [int(x) for x in rec["round_points"][:P]],
         "out_player": int(rec["out_player"]),
+        "void_rounds": int(rec["void_rounds"]),
     }
 
+
+# The turn timer of the traditional rules, for people at the command line (``cardenvs play
+# --turn-seconds``): not part of the game state, which plays the same at any speed.
+TURN_SECONDS = 30.0
 
 def timeout_actions(rec) -> list[int]:
     """What the CLI plays for a person whose turn timer ran out: draw from the stock,

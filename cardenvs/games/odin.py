@@ -122,15 +122,17 @@ OBS_HAND = 0  # 54: own cards (not counting the selection)
 OBS_SELECTED = OBS_HAND + NUM_CARDS  # 54: the play being built by the player to move
 OBS_TABLE = OBS_SELECTED + NUM_CARDS  # 54: the play to beat
 OBS_DISCARDED = OBS_TABLE + NUM_CARDS  # 54: cards discarded this round
-OBS_KNOWN = OBS_DISCARDED + NUM_CARDS  # 54: cards an opponent took from the table and still holds
-OBS_TABLE_COUNT = OBS_KNOWN + NUM_CARDS  # cards on the table
+# 5 x 54: per opponent (relative seat 1 .. 5, at OBS_KNOWN + (j - 1) * 54), the cards they
+# took back from the table and still hold: public, and which opponent holds them matters
+OBS_KNOWN = OBS_DISCARDED + NUM_CARDS
+OBS_TABLE_COUNT = OBS_KNOWN + (MAX_PLAYERS - 1) * NUM_CARDS  # cards on the table
 OBS_SEL_COUNT = OBS_TABLE_COUNT + 1  # cards selected
 OBS_LEAD = OBS_SEL_COUNT + 1  # 1: the table is empty, the player to move leads
 OBS_TARGET = OBS_LEAD + 1  # target score (0 in a single-round match)
 OBS_COLOURS = OBS_TARGET + 1  # colours in the deck (6, or two_player_colours with 2 players)
 OBS_SEATS = OBS_COLOURS + 1  # per relative seat, SEAT_FEATURES values
 SEAT_FEATURES = 8  # present, held, score, made the table play, to move, led this round, passed since, known
-OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES  # 323
+OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES  # 539
 OBS_DTYPE = np.float32
 
 
@@ -532,7 +534,7 @@ def penalise(s, offender):
 @njit(cache=True)
 def observe(s, viewer, out):
     """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the selection,
-    the table, the discards, the cards opponents are known to hold (taken from the
+    the table, the discards, the cards each opponent is known to hold (taken from the
     table), public seat data; never another player's unknown cards or the set-aside ones."""
     P = s.num_players
     out[:] = 0.0
@@ -540,11 +542,13 @@ def observe(s, viewer, out):
     scatter(out, OBS_SELECTED, s.sel_bits, 1.0)
     scatter(out, OBS_TABLE, s.table_bits, 1.0)
     scatter(out, OBS_DISCARDED, s.disc_bits, 1.0)
-    known = np.int64(0)
-    for q in range(P):
-        if q != viewer:
-            known |= s.known_bits[q]
-    scatter(out, OBS_KNOWN, known, 1.0)
+    q = np.int64(viewer)
+    for j in range(1, P):
+        q += 1
+        if q == P:
+            q = 0
+        if s.known_bits[q]:
+            scatter(out, np.int64(OBS_KNOWN + (j - 1) * NUM_CARDS), s.known_bits[q], 1.0)
     out[OBS_TABLE_COUNT] = s.table_count
     out[OBS_SEL_COUNT] = s.sel_count
     live = s.phase != PHASE_OVER
@@ -884,6 +888,14 @@ def validate_state(rec) -> None:
     if selection and not (_is_uniform(selection) and selection_completable(selection, hands[cur], table)):
         names = " ".join(odin_card_str(c) for c in selection)
         raise ValueError(f"scenario: the selection {names} cannot become a legal play")
+
+
+def observation_v0(obs: np.ndarray) -> np.ndarray:
+    """Observation rows (K, OBS_SIZE) in odin_v0's layout (323 entries: the opponents' known
+    cards merged into one block), for policies trained on odin_v0."""
+    obs = np.asarray(obs)
+    known = obs[:, OBS_KNOWN:OBS_TABLE_COUNT].reshape(len(obs), MAX_PLAYERS - 1, NUM_CARDS).max(axis=1)
+    return np.concatenate([obs[:, :OBS_KNOWN], known, obs[:, OBS_TABLE_COUNT:]], axis=1)
 
 
 def observation_bounds(template) -> tuple[float, float]:

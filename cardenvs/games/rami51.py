@@ -110,7 +110,6 @@ STATE_DTYPE = np.dtype(
         ("reward_mode", np.int8),
         ("max_steps", np.int32),
         ("max_turns_per_round", np.int32),
-        ("turn_seconds", np.float64),
         ("elimination_score", np.int32),
         # match
         ("scores", np.int32, (MAX_PLAYERS,)),  # penalty totals
@@ -124,6 +123,7 @@ STATE_DTYPE = np.dtype(
         ("rewards", np.float32, (MAX_PLAYERS,)),
         ("round_points", np.int32, (MAX_PLAYERS,)),  # penalties of the last finished round
         ("winner", np.int8),  # who won the last finished round (-1: none yet, or a void round)
+        ("void_rounds", np.int16),  # rounds of this match that ended void
         # round
         ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
         ("stock", np.uint8, (MAX_CARDS,)),  # bottom first; the top is stock[stock_n - 1]
@@ -237,6 +237,7 @@ def new_match(s):
     s.rewards[:] = 0.0
     s.round_points[:] = 0
     s.winner = -1
+    s.void_rounds = 0
     _start_round(s)
 
 
@@ -909,6 +910,8 @@ def _finish_round(s, winner):
     P = s.num_players
     s.winner = winner
     s.round_points[:] = 0
+    if winner < 0:
+        s.void_rounds += 1
     if winner >= 0:
         for p in range(P):
             if s.eliminated[p] or p == winner:
@@ -997,10 +1000,10 @@ def apply_action(s, a, ws):
         if _finish_round(s, np.int64(p)):
             return True, NONE
         return True, np.int64(s.current)  # the next round's first player
-    if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:
-        s.truncated = True
-        s.phase = PHASE_OVER
-        return False, NONE
+    if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:  # a stalled round: void
+        if _finish_round(s, NONE):
+            return True, NONE
+        return True, np.int64(s.current)
     return False, np.int64(next_seat(s.eliminated, p, s.num_players))
 
 
@@ -1375,7 +1378,6 @@ STATE_FIELDS = (
     Field("reward_mode", "enum", REWARD_MODES, option=True),
     Field("max_steps", "int", option=True),
     Field("max_turns_per_round", "int", option=True),
-    Field("turn_seconds", "float", option=True),
     Field("elimination_score", "int", option=True),
     Field("rng", "hex64"),
     Field("scores", "seats_int", low=0),
@@ -1389,6 +1391,7 @@ STATE_FIELDS = (
     Field("rewards", "seats_float"),
     Field("round_points", "seats_int", low=0),
     Field("winner", "int"),
+    Field("void_rounds", "int", low=0),
     Field("hands", "hands"),
     Field("stock", "card_seq", count="stock_n"),
     Field("pile", "card_seq", count="pile_n"),
@@ -1415,7 +1418,6 @@ def make_template(
     reward_mode: str = "match",
     max_steps: int = 0,
     max_turns_per_round: int = 300,
-    turn_seconds: float = 30.0,
     elimination_score: int = 1000,
 ) -> np.ndarray:
     """A one-game state array holding the options (validated); the rest is dealt at reset.
@@ -1425,8 +1427,8 @@ def make_template(
     the match. reward_mode: "match" (zero-sum at the end: the last player left +1, the
     others share -1) or "round" (minus each round's penalty points / 100).
     max_steps: truncate the match after this many decisions (0: never).
-    max_turns_per_round: truncate the match when a round reaches this many turns (0:
-    never). turn_seconds: the CLI's turn timer for people (0: none). elimination_score:
+    max_turns_per_round: a round that reaches this many turns ends void (nobody scores,
+    the next round is dealt; 0: never). elimination_score:
     a player at or above it after a round is out (1000).
     """
     check_int_option("rami51", "num_players", num_players, 2, MAX_PLAYERS)
@@ -1443,8 +1445,6 @@ def make_template(
         raise ValueError(f"rami51: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
     check_int_option("rami51", "max_steps", max_steps, 0)
     check_int_option("rami51", "max_turns_per_round", max_turns_per_round, 0)
-    if isinstance(turn_seconds, bool) or not isinstance(turn_seconds, (int, float)) or turn_seconds < 0:
-        raise ValueError(f"rami51: turn_seconds must be a number >= 0, got {turn_seconds!r}")
     check_int_option("rami51", "elimination_score", elimination_score, 1, 1_000_000)
     t = np.zeros(1, dtype=STATE_DTYPE)
     t["num_players"] = num_players
@@ -1454,7 +1454,6 @@ def make_template(
     t["reward_mode"] = REWARD_MODES.index(reward_mode)
     t["max_steps"] = max_steps
     t["max_turns_per_round"] = max_turns_per_round
-    t["turn_seconds"] = float(turn_seconds)
     t["elimination_score"] = elimination_score
     return t
 
@@ -1516,8 +1515,13 @@ def round_info(rec) -> dict:
         "eliminated": [bool(x) for x in rec["eliminated"][:P]],
         "round_points": [int(x) for x in rec["round_points"][:P]],
         "round_winner": int(rec["winner"]),
+        "void_rounds": int(rec["void_rounds"]),
     }
 
+
+# The turn timer of the traditional rules, for people at the command line (``cardenvs play
+# --turn-seconds``): not part of the game state, which plays the same at any speed.
+TURN_SECONDS = 30.0
 
 def timeout_actions(rec) -> list[int]:
     """What the CLI plays for a person whose turn timer ran out, one step at a time

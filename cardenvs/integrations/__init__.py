@@ -1,0 +1,1 @@
+"""Adapters to other frameworks (each imports its framework only when used)."""
