@@ -22,8 +22,9 @@ from cardenvs.core.vector import VecEnv
 class SlotResult:
     """One agent slot of :func:`evaluate` (it played one seat in every match).
 
-    Win shares and mean scores are over the finished matches; matches cut short (a turn
-    or step cap) count in ``truncated`` and nowhere else."""
+    Win shares and mean scores are over the finished matches; matches cut short
+    (``max_steps``, or a single rummy round at its turn cap) count in ``truncated`` and
+    nowhere else."""
 
     name: str
     matches: int  # matches played, finished or not

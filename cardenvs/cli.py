@@ -413,8 +413,7 @@ def play_match(
         if narrate and info.get("round") != last_round:
             if last_round is not None and info.get("void_rounds", 0) > voids:
                 voids = info["void_rounds"]
-                print(f"-- round {last_round} void: nobody scores (it stalled, or nothing was left to draw); "
-                      f"scores {info['scores']}", file=out)
+                print(f"-- round {last_round} void: nobody scores it; scores {info['scores']}", file=out)
             elif last_round is not None and "scores" in info:
                 print(f"-- round {last_round} over; scores {info['scores']}", file=out)
             last_round = info.get("round")
@@ -759,7 +758,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 workers=args.workers or 1, ray=args.ray,
             )
             trainer = Trainer(config, out=out, err=err)
-    except (ValueError, TypeError) as e:
+        if trainer.cfg.ray:  # join the Ray instance now: an unreachable one is a clear error, not a traceback
+            from cardenvs.distributed import connect_ray
+
+            connect_ray(None if trainer.cfg.ray == "local" else str(trainer.cfg.ray))
+    except (ValueError, TypeError, ImportError) as e:
         raise CliError(str(e)) from None
     trainer.train()
     return 0

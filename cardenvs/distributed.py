@@ -45,7 +45,8 @@ MAX_REPLACEMENTS_PER_ROUND = 3
 # --------------------------------------------------------------------------- seeds
 def worker_seeds(seed: int, workers: int, stream: Sequence[int] = ()) -> list[int]:
     """One seed per worker, derived from ``seed`` (and ``stream``, e.g. a resume point) with
-    ``SeedSequence.spawn``: distinct, reproducible, independent of the worker count's order."""
+    ``SeedSequence.spawn``: distinct and reproducible; worker k's seed does not depend on
+    how many workers there are."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     children = np.random.SeedSequence([int(seed), *map(int, stream)]).spawn(workers)
@@ -115,10 +116,14 @@ def connect_ray(address: str | None = None) -> None:
         raise ImportError('running on Ray needs ray: pip install "cardenvs[ray]"') from None
     if ray.is_initialized():
         return
-    if address in (None, "", "local"):
-        ray.init(include_dashboard=False, logging_level="WARNING")
-    else:
-        ray.init(address=address, logging_level="WARNING")
+    try:
+        if address in (None, "", "local"):
+            ray.init(include_dashboard=False, logging_level="WARNING")
+        else:
+            ray.init(address=address, logging_level="WARNING")
+    except (ConnectionError, RuntimeError, TimeoutError) as e:  # no cluster there, or a refused one
+        raise ValueError(f"cannot join the Ray instance at {address!r}: {e} (start one with `ray start --head`, "
+                         "or leave the address out to start one on this machine)") from None
 
 
 class WorkerPool:
@@ -133,6 +138,8 @@ class WorkerPool:
     """
 
     def __init__(self, worker_class: type, worker_kwargs: Sequence[dict[str, Any]], ray: bool | str = True):
+        if not isinstance(ray, (bool, str)) or (isinstance(ray, str) and not ray):
+            raise ValueError(f"ray must be True, False or a Ray address, got {ray!r}")
         self.worker_class = worker_class
         self.worker_kwargs = [dict(kw) for kw in worker_kwargs]
         self.on_ray = ray is not False
@@ -234,6 +241,11 @@ class SelfPlayWorker:
         from cardenvs.agents.ppo import PolicyNetwork
 
         if isinstance(policy, PolicyNetwork):
+            if policy.env_id != self.spec.env_id and policy.env_id not in self.spec.earlier_versions:
+                raise ValueError(f"the policy was trained on {policy.env_id}, not {self.spec.env_id}")
+            convert = self.spec.earlier_versions.get(policy.env_id) if policy.env_id != self.spec.env_id else None
+            if convert is not None:  # an earlier version's policy sees its own observation layout
+                return lambda obs, mask: sample_policy(policy, convert(obs), mask, self.rng)
             return lambda obs, mask: sample_policy(policy, obs, mask, self.rng)
         if isinstance(policy, str):
             if self.agent_name != policy:  # the same name keeps its agent (and its random stream)

@@ -4,7 +4,7 @@
   match, the other seats are played by agents between the learner's decisions.
 - :class:`LearnerVecEnv` is a ``gymnasium.vector.VectorEnv`` over the numba core: N
   such matches stepped together, the opponents' moves chosen in batch.
-- :func:`register_envs` registers ``cardenvs/<game>-v0`` for every game (done when
+- :func:`register_envs` registers ``cardenvs/<game>-v<N>`` for every game (done when
   ``cardenvs`` is imported), so ``gymnasium.make("cardenvs/president-v0")`` works.
 
 Both play forced moves (a single legal action) inside the compiled step by default, so

@@ -300,7 +300,7 @@ def test_empty_stock_is_rebuilt_from_the_discards_but_the_top():
 
 def test_a_round_at_the_turn_cap_is_void():
     """Nobody scores a void round or moves up a class, even with the contract laid; the
-    next dealer deals round 2. A single round that ends so is drawn: no winners, no rewards."""
+    next dealer deals round 2. A single-round match is truncated there: no winners, no rewards."""
     venv = cardenvs.make_vec("classes_v1", num_envs=64, seed=2, max_turns_per_round=20, auto_reset=False)
     s = venv.reset()
     sample = RandomSampler(1)
@@ -331,9 +331,9 @@ def test_a_round_at_the_turn_cap_is_void():
         s = single.step(np.where(done, 0, sample(s.legal_action_mask)))
         total += np.where(done[:, None], 0, s.rewards)
         done |= s.terminated | s.truncated
-    drawn = single.states["void_rounds"] == 1
-    assert drawn.any() and not single.states["truncated"].any()
-    assert (single.states["winners"][drawn] == 0).all() and (total[drawn] == 0).all()
+    cut = single.states["void_rounds"] == 1  # a single round at the cap: truncated, no outcome
+    assert cut.any() and (single.states["truncated"] == cut).all() and not single.states["terminated"][cut].any()
+    assert (single.states["winners"][cut] == 0).all() and (total[cut] == 0).all()
 
 
 # --------------------------------------------------------------------------- exact masks: brute force

@@ -17,8 +17,7 @@ CASES = [
     ("odin_v1", {"num_players": 4, "single_round": True}, 300),
     ("odin_v1", {"num_players": 2}, 60),
     ("odin_v1", {"num_players": 6, "reward_mode": "round"}, 50),
-    # rami51: no turn cap, so that every episode terminates (a truncation would desync the
-    # AEC env, which this test resets only on termination); low elimination score for whole matches
+    # rami51: no turn cap (every episode plays to its end); low elimination score for whole matches
     ("rami51_v2", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
     ("rami51_v2", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
     # frime: rounds of 3 cards (random players seldom go out with longer hands), no turn cap
@@ -28,6 +27,12 @@ CASES = [
     ("classes_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 60),
     ("classes_v1", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
                     "run_same_suit": False, "same_rank_sets": False, "reward_mode": "round"}, 30),
+    # small turn caps: void rounds (the match goes on) in whole matches
+    ("rami51_v2", {"num_players": 2, "elimination_score": 60, "max_turns_per_round": 6}, 15),
+    ("frime_v1", {"num_players": 4, "max_turns_per_round": 5, "reward_mode": "round"}, 15),
+    ("classes_v1", {"num_players": 3, "first_class": 10, "max_turns_per_round": 8, "max_steps": 400}, 15),
+    # single rounds at the turn cap: truncated
+    ("rami51_v2", {"num_players": 3, "single_round": True, "max_turns_per_round": 12}, 30),
 ]
 
 
@@ -58,8 +63,9 @@ def test_aec_and_vector_lockstep(name, options, games):
         for i, env in enumerate(envs):
             env.step(int(actions[i]))
             assert [env.rewards[a] for a in env.possible_agents] == state.rewards[i].tolist(), (i, steps)
-            done = all(env.terminations.values())
-            assert done == bool(state.terminated[i])
+            assert all(env.terminations.values()) == bool(state.terminated[i]), (i, steps)
+            assert all(env.truncations.values()) == bool(state.truncated[i]), (i, steps)
+            done = bool(state.terminated[i] or state.truncated[i])
             if done:
                 finished += 1
                 env.reset()  # no seed: the game's own random stream continues, as auto-reset does

@@ -393,7 +393,8 @@ def test_a_round_at_the_turn_cap_is_void_and_the_match_goes_on():
     assert env.infos["player_0"]["void_rounds"] == 1
 
 
-def test_a_single_round_at_the_turn_cap_ends_drawn():
+def test_a_single_round_at_the_turn_cap_is_truncated():
+    """The round is the whole match: cut short at the cap, as by a time limit (no outcome)."""
     env = make(2, max_turns_per_round=2, single_round=True)
     env.reset(seed=1)
     for _ in range(2):
@@ -401,8 +402,29 @@ def test_a_single_round_at_the_turn_cap_ends_drawn():
         act(env, f"discard {st(env)['drawn']}")
     d = st(env)
     assert d["phase"] == "over" and d["void_rounds"] == 1 and d["winner"] == -1
-    assert all(env.terminations.values()) and not any(env.truncations.values())
+    assert all(env.truncations.values()) and not any(env.terminations.values())
     assert rewards(env) == [0.0, 0.0]
+
+
+def test_a_match_is_truncated_past_the_last_round_number():
+    """With a cap of one turn every round is void; a match never deals past MAX_ROUND (the
+    counters would wrap): it is truncated there."""
+    env = make(2, max_turns_per_round=1)
+    load(env, round=R.MAX_ROUND, void_rounds=R.MAX_ROUND - 1)
+    act(env, "draw")
+    act(env, f"discard {st(env)['drawn']}")
+    d = st(env)
+    assert d["phase"] == "over" and d["round"] == R.MAX_ROUND and d["void_rounds"] == R.MAX_ROUND
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    env.reset(seed=0, options={"scenario": d})  # the final state loads back
+
+
+def test_a_scenario_counts_void_rounds_within_the_rounds_played():
+    env = make(2)
+    for rnd, voids in ((1, 1), (5, 5), (3, -1)):
+        with pytest.raises(ValueError, match="void_rounds"):
+            load(env, round=rnd, void_rounds=voids)
+    load(env, round=5, void_rounds=4)
 
 
 def test_opening_lays_the_taken_card_by_layoff_after_it():

@@ -69,7 +69,7 @@ SET = np.int64(KIND_SET)
 NONE = np.int64(-1)
 ZERO_I = np.int64(0)
 FREE_MELD_SIZE = 3  # a meld beyond the contract: a set or a run of 3+
-MAX_ROUND = 30000  # a scenario's round number (int16 in the record, one more each round)
+MAX_ROUND = 30000  # the last round a match deals (int16 counters): one more is truncated instead
 MAX_SCORE = 10**8  # a scenario's points (int32 in the record)
 
 # Action encoding (see docs/games/classes.md)
@@ -193,7 +193,12 @@ def _reset_turn(s):
 @njit(cache=True, no_cpython_wrapper=True)
 def _start_round(s, rnd):
     """Deal 13 cards each (one turned up to start the discard pile, the rest the stock);
-    the player left of the dealer moves first."""
+    the player left of the dealer moves first. Past MAX_ROUND rounds (only a turn cap of a
+    few turns gets there) the match is truncated instead."""
+    if rnd > MAX_ROUND:
+        s.truncated = True
+        s.phase = PHASE_OVER
+        return
     s.round = rnd
     skip = np.zeros(MAX_PLAYERS, dtype=np.uint8)
     T.deal(s, num_decks(s.num_players), np.int64(0), np.int64(13), s.dealer, s.num_players, skip)
@@ -563,12 +568,12 @@ def _end_turn(s):
 @njit(cache=True, no_cpython_wrapper=True)
 def _void_round(s):
     """A round that stalled: nobody scores or moves up a class, even with a contract laid;
-    the next round is dealt. A single round ends drawn: no winners, no rewards."""
+    the next round is dealt. A single-round match is truncated (cut short, as by a time
+    limit: no winners, no outcome)."""
     s.round_points[:] = 0
     s.void_rounds += 1
     if s.single_round:
-        s.winners[:] = 0
-        s.terminated = True
+        s.truncated = True
         s.phase = PHASE_OVER
         return
     s.dealer = (s.dealer + 1) % s.num_players
@@ -1075,6 +1080,7 @@ def validate_state(rec) -> None:
     phase = int(rec["phase"])
     if not 1 <= int(rec["round"]) <= MAX_ROUND:
         raise ValueError(f"scenario: round must be 1..{MAX_ROUND}, got {int(rec['round'])}")
+    T.check_void_rounds(rec)
     for name in ("turns", "num_steps"):
         if int(rec[name]) < 0:
             raise ValueError(f"scenario: {name} cannot be negative, got {int(rec[name])}")

@@ -571,9 +571,14 @@ def _finish_round(s):
 @njit(cache=True, no_cpython_wrapper=True, inline="always")
 def _void_round(s):
     """A round that stalled: nobody scores (the buys made in it stay paid); the next
-    round is dealt, or the match ends after the last one."""
+    round is dealt, or the match ends after the last one. A single-round match is
+    truncated."""
     s.round_points[:] = 0
     s.void_rounds += 1
+    if s.single_round:  # the round is the match: cut short, as by a time limit (then paid out)
+        s.truncated = True
+        s.phase = PHASE_OVER
+        return
     _next_round(s)
 
 
@@ -1101,6 +1106,8 @@ def validate_state(rec) -> None:
     P = int(rec["num_players"])
     phase = int(rec["phase"])
     rnd = int(rec["round"])
+    if 1 <= rnd <= NUM_ROUNDS:
+        T.check_void_rounds(rec, int(rec["first_round"]))
     if not 1 <= rnd <= NUM_ROUNDS:
         raise ValueError(f"scenario: round must be 1..{NUM_ROUNDS}, got {rnd}")
     for name in ("dealer", "current"):

@@ -67,6 +67,7 @@ from cardenvs.rummy.melds import FALSE, KIND_RUN, KIND_SET, TRUE, card_at, run_w
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
+MAX_ROUND = 30000  # a match that would deal round 30,001 is truncated (int16 round counters)
 NUM_FACES = 52
 NUM_TYPES = 53  # 52 faces + the joker type
 HAND_SIZE = 14
@@ -215,7 +216,13 @@ def _reset_turn(s):
 
 @njit(cache=True, no_cpython_wrapper=True)
 def _start_round(s):
-    """Deal; the player left of the dealer moves first (no checks yet: see _enter_turn)."""
+    """Deal; the player left of the dealer moves first (no checks yet: see _enter_turn).
+    Past MAX_ROUND rounds (only a turn cap of a few turns or a huge elimination score gets
+    there) the match is truncated instead."""
+    if s.round >= MAX_ROUND:
+        s.truncated = True
+        s.phase = PHASE_OVER
+        return
     s.round += 1
     _deal(s)
     _reset_turn(s)
@@ -1001,6 +1008,11 @@ def apply_action(s, a, ws):
             return True, NONE
         return True, np.int64(s.current)  # the next round's first player
     if s.max_turns_per_round > 0 and s.turns >= s.max_turns_per_round:  # a stalled round: void
+        if s.single_round:  # the round is the match: cut short, as by a time limit
+            s.void_rounds += 1
+            s.truncated = True
+            s.phase = PHASE_OVER
+            return False, NONE
         if _finish_round(s, NONE):
             return True, NONE
         return True, np.int64(s.current)
@@ -1466,6 +1478,9 @@ def validate_state(rec) -> None:
     """Consistency checks of a loaded scenario beyond card conservation."""
     P = int(rec["num_players"])
     phase = int(rec["phase"])
+    if int(rec["round"]) > MAX_ROUND:
+        raise ValueError(f"scenario: round must be 1..{MAX_ROUND}, got {int(rec['round'])}")
+    T.check_void_rounds(rec)
     sizes = rec["hands"][:P].sum(axis=1)
     for p in range(P):
         if rec["eliminated"][p] and sizes[p]:

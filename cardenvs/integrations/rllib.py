@@ -35,8 +35,6 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from cardenvs import make_raw
 from cardenvs.registry import get_spec
 
-CONFIG_KEYS = ("game", "auto_play_forced", "illegal_action", "scale_observations", "seed")
-
 
 class MultiAgentCardEnv(MultiAgentEnv):
     """One match of a cardenvs game at a time, turn by turn, for RLlib (see the module doc)."""

@@ -613,3 +613,14 @@ def complete_scenario(rec, scenario: dict) -> None:
         rec["pile_n"] = 1
         rec["stock"][n] = 0
         rec["stock_n"] = n
+
+
+def check_void_rounds(rec, first_round: int = 1) -> None:
+    """A loaded scenario's ``void_rounds`` counts rounds of this match that ended void: at
+    most the rounds finished (those before ``round``, and the current one once the match
+    is over)."""
+    over = bool(rec["terminated"] or rec["truncated"])
+    most = int(rec["round"]) - first_round + (1 if over else 0)
+    if not 0 <= int(rec["void_rounds"]) <= most:
+        raise ValueError(f"scenario: void_rounds must be 0..{most} at round {int(rec['round'])}, "
+                         f"got {int(rec['void_rounds'])}")
