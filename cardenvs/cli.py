@@ -537,6 +537,8 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
         raise CliError(f"--games must be at least 1, got {args.games}")
     if args.turn_seconds is not None and not 0 <= args.turn_seconds < float("inf"):
         raise CliError(f"--turn-seconds must be a number >= 0, got {args.turn_seconds}")
+    if args.turn_seconds is not None and getattr(spec.module, "timeout_actions", None) is None:
+        print(f"note: {spec.title} has no turn timer; --turn-seconds is ignored", file=err)
     games = args.games
     if args.render and games > 1:
         print("--render plays a single match", file=err)

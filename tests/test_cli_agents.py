@@ -376,3 +376,10 @@ def test_a_whole_play_typed_on_one_line(env_id):
         if checked >= 10:
             break
     assert checked >= 10
+
+
+def test_turn_seconds_is_checked_and_said_to_be_ignored_without_a_timer():
+    code, _, err = run_cli("play", "rami51", "--turn-seconds", "-1", "--seed", "0")
+    assert code == 2 and "--turn-seconds must be a number >= 0" in err
+    code, out, err = run_cli("play", "president", "--turn-seconds", "5", "--seed", "0")
+    assert code == 0 and "has no turn timer; --turn-seconds is ignored" in err and "1 match in" in out
