@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -127,10 +128,7 @@ class PPOAgent(Agent):
             policy = baseline_path(spec)
         if not isinstance(policy, PolicyNetwork):
             policy = PolicyNetwork.load(policy)
-        if policy.env_id != spec.env_id and policy.env_id not in spec.earlier_versions:
-            raise ValueError(f"the policy was trained on {policy.env_id}, not {spec.env_id}")
-        # a policy of an earlier version sees this version's observations in its own layout
-        self._convert = spec.earlier_versions.get(policy.env_id) if policy.env_id != spec.env_id else None
+        self._convert = observation_converter(policy, spec)
         size = self.observation_size
         if self._convert is not None:
             size = self._convert(np.zeros((1, size), dtype=np.float32)).shape[1]
@@ -170,6 +168,18 @@ class PPOAgent(Agent):
         cum = np.cumsum(p, axis=1)
         u = (1.0 - self._rng.random(len(cum)))[:, None] * cum[:, -1:]  # in (0, 1]: never an illegal index
         return np.minimum((cum < u).sum(axis=1), masks.shape[1] - 1)
+
+
+def observation_converter(policy: PolicyNetwork, spec: GameSpec) -> Callable[[np.ndarray], np.ndarray] | None:
+    """How ``policy`` reads ``spec``'s observations: None when it was trained on this
+    version or on an earlier one with the same observation, else the function that turns
+    this version's rows into its own layout (``spec.earlier_versions``). ValueError when
+    it was trained on another game."""
+    if policy.env_id == spec.env_id:
+        return None
+    if policy.env_id not in spec.earlier_versions:
+        raise ValueError(f"the policy was trained on {policy.env_id}, not {spec.env_id}")
+    return spec.earlier_versions[policy.env_id]
 
 
 def baseline_path(spec: GameSpec) -> Path:

@@ -169,10 +169,10 @@ class WorkerPool:
 
         return ray.get([a.info.remote() for a in self.actors])
 
-    def run(self, payload: Any, replacement_payload: Any = None) -> list[Any]:
-        """One round: every worker's result, in worker order. ``replacement_payload``
+    def run(self, payload: Any, replacement_payload: Callable[[], Any] | None = None) -> list[Any]:
+        """One round: every worker's result, in worker order. ``replacement_payload()``
         (default: ``payload``) is what a worker started to replace a dead one gets, for
-        payloads that send only what changed since the previous round."""
+        payloads that send only what changed since the previous round (built only then)."""
         self.rounds += 1
         if not self.on_ray:
             return [w.run(payload) for w in self.local]
@@ -193,7 +193,7 @@ class WorkerPool:
                     # the same worker again, from where it stood before this round
                     self.replacements += 1
                     self.actors[k] = self._start(k)
-                    again = payload if replacement_payload is None else replacement_payload
+                    again = payload if replacement_payload is None else replacement_payload()
                     ref = self.actors[k].run.remote(again)
             self.states[k] = state
             results.append(result)
@@ -238,12 +238,10 @@ class SelfPlayWorker:
         self.agent_name: str | None = None
 
     def _policy(self, policy: Any) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray | None]]:
-        from cardenvs.agents.ppo import PolicyNetwork
+        from cardenvs.agents.ppo import PolicyNetwork, observation_converter
 
         if isinstance(policy, PolicyNetwork):
-            if policy.env_id != self.spec.env_id and policy.env_id not in self.spec.earlier_versions:
-                raise ValueError(f"the policy was trained on {policy.env_id}, not {self.spec.env_id}")
-            convert = self.spec.earlier_versions.get(policy.env_id) if policy.env_id != self.spec.env_id else None
+            convert = observation_converter(policy, self.spec)
             if convert is not None:  # an earlier version's policy sees its own observation layout
                 return lambda obs, mask: sample_policy(policy, convert(obs), mask, self.rng)
             return lambda obs, mask: sample_policy(policy, obs, mask, self.rng)
@@ -529,9 +527,12 @@ class TrainerWorkers:
         live win shares, time split) and returns the batch, worker 0's samples first."""
         started = time.perf_counter()
         payload = self._payload(trainer)
-        full = {**payload, "pool": self._pool(trainer)}  # for a new worker: the whole pool
+
+        def full() -> dict[str, Any]:  # for a new worker: the whole pool
+            return {**payload, "pool": self._pool(trainer)}
+
         if trainer.pool_version != self.sent_pool_version:  # the pool goes out only when it changed
-            payload = full
+            payload = full()
         results = self.pool.run(payload, replacement_payload=full)
         self.sent_pool_version = trainer.pool_version
         for r in results:

@@ -176,22 +176,14 @@ class RunningStats:
         self.count = 1e-4
 
     def update(self, x: np.ndarray) -> None:
-        n = x.shape[0]
-        if n == 0:
-            return
-        m = x.mean(axis=0, dtype=np.float64)
-        v = x.var(axis=0, dtype=np.float64)
-        total = self.count + n
-        delta = m - self.mean
-        self.mean = self.mean + delta * n / total
-        self.var = (self.var * self.count + v * n + delta**2 * self.count * n / total) / total
-        self.count = total
+        if x.shape[0]:
+            self.merge(x.mean(axis=0, dtype=np.float64), x.var(axis=0, dtype=np.float64), x.shape[0])
 
     def std(self) -> np.ndarray:
         return np.sqrt(self.var + 1e-8).astype(np.float32)
 
     def merge(self, mean: np.ndarray, var: np.ndarray, count: float) -> None:
-        """Add the statistics of observations seen elsewhere (another worker's)."""
+        """Add the statistics of ``count`` more observations (a batch, or another worker's)."""
         if count <= 0:
             return
         total = self.count + count

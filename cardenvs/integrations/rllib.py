@@ -33,6 +33,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from cardenvs import make_raw
+from cardenvs.gym import _scale
 from cardenvs.registry import get_spec
 
 
@@ -51,8 +52,7 @@ class MultiAgentCardEnv(MultiAgentEnv):
                             auto_play_forced=config.pop("auto_play_forced", True), **config)
         game = self.spec.module
         low, high = game.observation_bounds(self.env._template)
-        self._low = np.float32(low)
-        self._scale = np.float32(1.0 / (high - low)) if self.scale_observations and high > low else np.float32(1.0)
+        self._low, self._high = float(low), float(high)
         obs_low, obs_high = (0.0, 1.0) if self.scale_observations else (float(low), float(high))
         space = gym.spaces.Dict({
             "observations": gym.spaces.Box(obs_low, obs_high, (game.OBS_SIZE,), np.float32),
@@ -71,9 +71,8 @@ class MultiAgentCardEnv(MultiAgentEnv):
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         raw = self.env.observe(agent)
-        obs = raw["observation"].astype(np.float32)
-        if self.scale_observations:
-            obs = np.clip((obs - self._low) * self._scale, 0.0, 1.0)
+        obs = raw["observation"]
+        obs = _scale(obs, self._low, self._high) if self.scale_observations else obs.astype(np.float32)
         return {"observations": obs, "action_mask": raw["action_mask"].astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
