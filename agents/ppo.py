@@ -11,7 +11,10 @@ File format (``cardenvs-policy/1``): ``meta`` (a JSON string: ``format``, ``env_
 ``num_players``, ``options``, ``activation``, ``layers``), ``obs_mean`` and ``obs_std``
 (``OBS_SIZE`` float32: the input is ``clip((obs - mean) / std, -5, 5)``), and
 ``w0, b0, w1, b1, ...``: ``layers`` dense layers, ``x @ w + b``, the activation between
-them, the last one giving ``NUM_ACTIONS`` logits.
+them, the last one giving ``NUM_ACTIONS`` logits. With ``heuristic_input`` true in the
+meta (``cardenvs train --heuristic-input``), the input also holds the game's heuristic
+player's move in the same position, one-hot over ``NUM_ACTIONS`` after the normalised
+observation: the network learns when to play it and when to play something else.
 """
 
 from __future__ import annotations
@@ -48,7 +51,7 @@ class PolicyNetwork:
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         if len(self.weights) % 2 or not self.weights:
             raise ValueError("policy: expected pairs of weights and biases")
-        size = self.obs_mean.shape[0]
+        size = self.obs_mean.shape[0] + (self.weights[-1].shape[-1] if self.heuristic_input else 0)
         for k in range(0, len(self.weights), 2):  # the layers chain: (in, out) then (out,)
             w, b = self.weights[k], self.weights[k + 1]
             if w.ndim != 2 or w.shape[0] != size or b.shape != (w.shape[1],):
@@ -64,9 +67,20 @@ class PolicyNetwork:
     def env_id(self) -> str:
         return str(self.meta.get("env_id"))
 
-    def logits(self, observations: np.ndarray) -> np.ndarray:
+    @property
+    def heuristic_input(self) -> bool:
+        """Whether the network also reads the heuristic player's move (``hints``)."""
+        return bool(self.meta.get("heuristic_input", False))
+
+    def logits(self, observations: np.ndarray, hints: np.ndarray | None = None) -> np.ndarray:
+        """Logits for a batch of observations; ``hints``: the heuristic's moves in the same
+        positions, for a policy with ``heuristic_input`` (see :func:`heuristic_hints`)."""
         x = (np.asarray(observations, dtype=np.float32) - self.obs_mean) * self.inv_std
         np.clip(x, -OBS_CLIP, OBS_CLIP, out=x)
+        if self.heuristic_input:
+            if hints is None:
+                raise ValueError("this policy reads the heuristic's move: pass hints (see heuristic_hints)")
+            x = np.concatenate([x, one_hot(hints, self.weights[-1].shape[-1])], axis=1)
         n_layers = len(self.weights) // 2
         for k in range(n_layers):
             x = x @ self.weights[2 * k] + self.weights[2 * k + 1]
@@ -143,6 +157,7 @@ class PPOAgent(Agent):
         self.policy = policy
         self.sample = bool(sample)
         self._rng = np.random.default_rng(seed)
+        self._hinter = heuristic_hints(policy, spec, self.options)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = check_mask(action_mask)
@@ -157,9 +172,10 @@ class PPOAgent(Agent):
         return out
 
     def _choose(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        hints = None if self._hinter is None else self._hinter(observations, masks)
         if self._convert is not None:
             observations = self._convert(observations)
-        logits = self.policy.logits(observations)
+        logits = self.policy.logits(observations, hints)
         logits[~masks] = -np.inf
         if not self.sample:
             return logits.argmax(axis=1)
@@ -168,6 +184,27 @@ class PPOAgent(Agent):
         cum = np.cumsum(p, axis=1)
         u = (1.0 - self._rng.random(len(cum)))[:, None] * cum[:, -1:]  # in (0, 1]: never an illegal index
         return np.minimum((cum < u).sum(axis=1), masks.shape[1] - 1)
+
+
+def one_hot(actions: np.ndarray, size: int) -> np.ndarray:
+    """Rows of ``size`` float32 zeros with a 1 at each action (none for an action of -1)."""
+    actions = np.asarray(actions, dtype=np.int64)
+    out = np.zeros((actions.shape[0], size), dtype=np.float32)
+    live = actions >= 0
+    out[np.flatnonzero(live), actions[live]] = 1.0
+    return out
+
+
+def heuristic_hints(policy: PolicyNetwork, spec: GameSpec,
+                    options: dict[str, Any] | None = None) -> Callable[[np.ndarray, np.ndarray], np.ndarray] | None:
+    """For a policy with ``heuristic_input``: ``f(observations, masks)``, the game's heuristic
+    player's moves (its own player, deterministic) to pass as ``hints``; None otherwise."""
+    if not policy.heuristic_input:
+        return None
+    from cardenvs.agents import make_agent
+
+    heuristic = make_agent("heuristic", spec, seed=0, options=options)
+    return heuristic.act_batch
 
 
 def observation_converter(policy: PolicyNetwork, spec: GameSpec) -> Callable[[np.ndarray], np.ndarray] | None:

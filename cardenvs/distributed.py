@@ -238,13 +238,19 @@ class SelfPlayWorker:
         self.agent_name: str | None = None
 
     def _policy(self, policy: Any) -> Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray | None]]:
-        from cardenvs.agents.ppo import PolicyNetwork, observation_converter
+        from cardenvs.agents.ppo import PolicyNetwork, heuristic_hints, observation_converter
 
         if isinstance(policy, PolicyNetwork):
             convert = observation_converter(policy, self.spec)
-            if convert is not None:  # an earlier version's policy sees its own observation layout
-                return lambda obs, mask: sample_policy(policy, convert(obs), mask, self.rng)
-            return lambda obs, mask: sample_policy(policy, obs, mask, self.rng)
+            hinter = heuristic_hints(policy, self.spec, self.options)
+
+            def act(obs: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                hints = None if hinter is None else hinter(obs, mask)
+                if convert is not None:  # an earlier version's policy sees its own observation layout
+                    obs = convert(obs)
+                return sample_policy(policy, obs, mask, self.rng, hints)
+
+            return act
         if isinstance(policy, str):
             if self.agent_name != policy:  # the same name keeps its agent (and its random stream)
                 from cardenvs.agents import make_agent
@@ -310,10 +316,11 @@ class SelfPlayWorker:
 
 
 def sample_policy(policy: Any, observations: np.ndarray, masks: np.ndarray,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+                  rng: np.random.Generator, hints: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Sample a :class:`cardenvs.agents.ppo.PolicyNetwork` over the legal actions (numpy):
-    (actions, their log-probabilities). Rows with no legal action get -1."""
-    logits = policy.logits(observations).astype(np.float64)
+    (actions, their log-probabilities). Rows with no legal action get -1. ``hints``: the
+    heuristic's moves, for a policy that reads them."""
+    logits = policy.logits(observations, hints).astype(np.float64)
     live = masks.any(axis=1)
     logits[~masks] = -np.inf
     logits[~live] = 0.0
@@ -442,7 +449,8 @@ class TrainerWorker:
             rng_state = torch.get_rng_state()  # building networks draws from torch's stream: keep it as it was
             t.pool = []
             for snap in payload["pool"]:
-                actor, _ = build_networks(t.obs_size, t.num_actions, tuple(t.cfg.hidden), t.cfg.activation)
+                actor, _ = build_networks(t.obs_size, t.num_actions, tuple(t.cfg.hidden), t.cfg.activation,
+                                          t.actor_inputs)
                 actor.load_state_dict({k: torch.from_numpy(v) for k, v in snap["actor"].items()})
                 t.pool.append({"actor": actor, "mean": snap["mean"], "std": snap["std"],
                                "iteration": snap["iteration"]})

@@ -96,6 +96,9 @@ class TrainConfig:
     # from there (0 turns it off)
     teacher_coef: float = 1.0
     teacher_until: float = 0.25
+    # a residual policy: the actor also reads the heuristic's move in its position (one-hot
+    # after the observation) and learns when to play something else; the critic does not
+    heuristic_input: bool = False
     eval_every_minutes: float = 5.0
     eval_matches: int = 400
     torch_threads: int | None = None  # default: 1 on machines with <= 2 cores, else 2
@@ -135,15 +138,17 @@ def _torch():
     return torch
 
 
-def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str):
-    """(actor, critic): two MLPs over the normalised observation."""
+def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str,
+                   actor_inputs: int | None = None):
+    """(actor, critic): two MLPs over the normalised observation (the actor's input may be
+    wider: ``actor_inputs``, the observation and the heuristic's move)."""
     torch = _torch()
     nn = torch.nn
     act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
 
-    def mlp(out_size: int, out_gain: float) -> Any:
+    def mlp(in_size: int, out_size: int, out_gain: float) -> Any:
         layers: list[Any] = []
-        size = obs_size
+        size = in_size
         for h in hidden:
             lin = nn.Linear(size, h)
             nn.init.orthogonal_(lin.weight, math.sqrt(2))
@@ -155,7 +160,7 @@ def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], act
         nn.init.zeros_(last.bias)
         return nn.Sequential(*layers, last)
 
-    return mlp(num_actions, 0.01), mlp(1, 1.0)
+    return mlp(actor_inputs or obs_size, num_actions, 0.01), mlp(obs_size, 1, 1.0)
 
 
 def tensorboard_writer(folder: Path) -> Any:
@@ -229,7 +234,9 @@ def load_checkpoint_policy(path: str | os.PathLike):
     ckpt = _load_checkpoint(path)
     cfg = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"])})
     spec = get_spec(cfg.game)
-    actor, _ = build_networks(spec.module.OBS_SIZE, spec.module.NUM_ACTIONS, tuple(cfg.hidden), cfg.activation)
+    n_obs, n_act = spec.module.OBS_SIZE, spec.module.NUM_ACTIONS
+    actor, _ = build_networks(n_obs, n_act, tuple(cfg.hidden), cfg.activation,
+                              n_obs + n_act if cfg.heuristic_input else n_obs)
     actor.load_state_dict(ckpt["actor"])
     return policy_network(actor, ckpt["obs_mean"].numpy(), ckpt["obs_std"].numpy(), ckpt["policy_meta"])
 
@@ -258,15 +265,18 @@ class Trainer:
         self.P = self.env.num_players
         game = self.spec.module
         self.obs_size, self.num_actions = game.OBS_SIZE, game.NUM_ACTIONS
+        self.actor_inputs = self.obs_size + (self.num_actions if config.heuristic_input else 0)
         torch.manual_seed(config.seed)
         self.actor, self.critic = build_networks(self.obs_size, self.num_actions, tuple(config.hidden),
-                                                 config.activation)
+                                                 config.activation, self.actor_inputs)
         params = list(self.actor.parameters()) + list(self.critic.parameters())
         self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
         self.stats = RunningStats(self.obs_size)
         self.rng = np.random.default_rng(np.random.SeedSequence([config.seed, 1]))
         self.policy_meta = {"env_id": self.spec.env_id, "num_players": self.P,
                             "options": config.game_options(), "activation": config.activation}
+        if config.heuristic_input:
+            self.policy_meta["heuristic_input"] = True
         from cardenvs.agents import make_agent
 
         opts = config.game_options()
@@ -316,6 +326,8 @@ class Trainer:
             raise ValueError(f"minutes must be positive, got {c.minutes!r}")
         if c.decisions is not None and (not isinstance(c.decisions, int) or c.decisions < 1):
             raise ValueError(f"decisions must be a positive integer, got {c.decisions!r}")
+        if not isinstance(c.heuristic_input, bool):
+            raise ValueError(f"heuristic_input must be True or False, got {c.heuristic_input!r}")
         shares = (c.table_self, c.table_heuristic, c.table_random)
         if not (all(0 <= x <= 1 for x in shares) and sum(shares) <= 1):
             raise ValueError("table_self, table_heuristic and table_random are shares that add up to at most 1")
@@ -348,6 +360,19 @@ class Trainer:
             self.learner_seat[n] = seat[i]
 
     # ------------------------------------------------------------------ acting
+    def _actor_input(self, x: np.ndarray, raw: np.ndarray, masks: np.ndarray,
+                     hints: np.ndarray | None = None) -> np.ndarray:
+        """The actor's input for normalised observations ``x``: ``x`` itself, or with
+        ``heuristic_input`` ``x`` and the heuristic's move (``hints``, else computed from
+        the raw observations) one-hot."""
+        if not self.cfg.heuristic_input:
+            return x
+        from cardenvs.agents.ppo import one_hot
+
+        if hints is None:
+            hints = self.heuristic.act_batch(raw, masks)
+        return np.concatenate([x, one_hot(hints, self.num_actions)], axis=1)
+
     def _forward(self, actor: Any, obs: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Sample from the masked policy: (actions, their log-probabilities)."""
         torch = self.torch
@@ -370,6 +395,7 @@ class Trainer:
             else:
                 snap = self.pool[k - 2]
                 x = self.stats.normalise(obs[sel], snap["mean"], snap["std"])
+                x = self._actor_input(x, obs[sel], masks[sel])
                 actions[sel], _ = self._forward(snap["actor"], x, masks[sel])
 
     # ------------------------------------------------------------------ one iteration
@@ -377,7 +403,7 @@ class Trainer:
         """One rollout of the batch; ``teaching`` (default: from the budget spent) says
         whether to record the heuristic's moves for the teacher term."""
         T, N, P = self.cfg.rollout_steps, self.cfg.num_envs, self.P
-        obs_buf = np.zeros((T, N, self.obs_size), dtype=np.float32)
+        obs_buf = np.zeros((T, N, self.actor_inputs), dtype=np.float32)  # the actor's input
         mask_buf = np.zeros((T, N, self.num_actions), dtype=np.bool_)
         act_buf = np.zeros((T, N), dtype=np.int64)
         teacher_buf = np.zeros((T, N), dtype=np.int64)
@@ -402,18 +428,20 @@ class Trainer:
                 self.stats.update(raw.astype(np.float32))
                 x = self.stats.normalise(raw)
                 m = st.legal_action_mask[learner_rows]
-                a, logp = self._forward(self.actor, x, m)
+                hints = self.heuristic.act_batch(raw, m) if teaching or self.cfg.heuristic_input else None
+                xa = self._actor_input(x, raw, m, hints)
+                a, logp = self._forward(self.actor, xa, m)
                 with torch.no_grad():
                     v = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
                 actions[learner_rows] = a
-                obs_buf[t, learner_rows] = x
+                obs_buf[t, learner_rows] = xa
                 mask_buf[t, learner_rows] = m
                 act_buf[t, learner_rows] = a
                 logp_buf[t, learner_rows] = logp
                 val_buf[t, learner_rows] = v
                 mine[t, learner_rows] = True
                 if teaching:
-                    teacher_buf[t, learner_rows] = self.heuristic.act_batch(raw, m)
+                    teacher_buf[t, learner_rows] = hints
             t1 = time.perf_counter()
             other = np.flatnonzero(who != LEARNER)
             if other.size:
@@ -506,7 +534,7 @@ class Trainer:
                 adv = tensors["adv"][idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip, 1 + c.clip)).mean()
-                value = self.critic(obs).squeeze(1)
+                value = self.critic(obs[:, :self.obs_size]).squeeze(1)  # the critic reads the observation only
                 v_loss = 0.5 * (value - tensors["ret"][idx]).pow(2).mean()
                 entropy = dist.entropy().mean()
                 loss = pg + c.value_coef * v_loss - c.entropy_coef * entropy
@@ -791,7 +819,8 @@ class Trainer:
         self.stats.mean, self.stats.var = ckpt["obs_mean"].numpy(), ckpt["obs_var"].numpy()
         self.stats.count = ckpt["obs_count"]
         for s in ckpt["pool"]:
-            actor, _ = build_networks(self.obs_size, self.num_actions, tuple(config.hidden), config.activation)
+            actor, _ = build_networks(self.obs_size, self.num_actions, tuple(config.hidden), config.activation,
+                                      self.actor_inputs)
             actor.load_state_dict(s["actor"])
             self.pool.append({"actor": actor, "mean": s["mean"].numpy(), "std": s["std"].numpy(),
                               "iteration": s["iteration"]})

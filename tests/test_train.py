@@ -257,3 +257,57 @@ def test_eval_plays_a_policy_in_the_setup_it_was_trained_for(trained):
     code = main(["eval", "president", "--agents", f"ppo:{folder / 'policy.npz'},heuristic", "--matches", "8"],
                 out, io.StringIO())
     assert code == 0 and "the policy's setup: num_players=4, single_round=True" in out.getvalue()
+
+
+def test_a_residual_policy_reads_the_heuristics_move(tmp_path):
+    """--heuristic-input: the actor's input is the normalised observation and the heuristic's
+    move one-hot; the numpy policy computes the same logits, plays only legal moves in the
+    vector and AEC envs, through a checkpoint and on rollout workers, and resumes."""
+    from cardenvs.agents.ppo import heuristic_hints, one_hot
+
+    from cardenvs.distributed import rollouts
+
+    folder = tmp_path / "residual"
+    Trainer(tiny(folder, decisions=1500, heuristic_input=True), out=io.StringIO(), err=io.StringIO()).train()
+    policy = PolicyNetwork.load(folder / "policy.npz")
+    assert policy.heuristic_input and policy.meta["heuristic_input"] is True
+    ckpt = torch.load(folder / "checkpoint.pt", weights_only=True)
+    n_obs, n_act = SPEC.module.OBS_SIZE, SPEC.module.NUM_ACTIONS
+    actor, critic = build_networks(n_obs, n_act, (32, 32), "tanh", n_obs + n_act)
+    actor.load_state_dict(ckpt["actor"])
+    critic.load_state_dict(ckpt["critic"])  # the critic reads the observation alone
+    st = make_vec("president", 64, seed=1, single_round=True).reset()
+    hints = heuristic_hints(policy, SPEC, {"single_round": True})(st.observation, st.legal_action_mask)
+    heuristic = make_agent("heuristic", SPEC, options={"single_round": True})
+    np.testing.assert_array_equal(hints, heuristic.act_batch(st.observation, st.legal_action_mask))
+    mean, std = ckpt["obs_mean"].numpy().astype(np.float32), ckpt["obs_std"].numpy()
+    x = np.clip((st.observation - mean) / std, -5, 5).astype(np.float32)
+    with torch.no_grad():
+        expected = actor(torch.from_numpy(np.concatenate([x, one_hot(hints, n_act)], axis=1))).numpy()
+    np.testing.assert_allclose(policy.logits(st.observation, hints), expected, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(PolicyNetwork.load(folder / "checkpoint.pt").logits(st.observation, hints),
+                               expected, rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="pass hints"):
+        policy.logits(st.observation)
+    # as an agent: legal moves only (the env raises otherwise), in the vector and AEC envs
+    agent = make_agent(f"ppo:{folder / 'policy.npz'}", SPEC, options={"single_round": True})
+    env = make_vec("president", 64, seed=2, single_round=True, illegal_action="raise")
+    st = env.reset()
+    for _ in range(100):
+        st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
+    import cardenvs
+
+    e = cardenvs.make("president", single_round=True)
+    e.reset(seed=4)
+    for _ in e.agent_iter(max_iter=300):
+        obs, _, term, trunc, _ = e.last()
+        action = None if term or trunc else agent.act(obs["observation"], obs["action_mask"])
+        assert action is None or obs["action_mask"][action]
+        e.step(action)
+    # sampled on rollout workers, in this process
+    batch = rollouts("president", policy, workers=2, decisions=400, ray=False, single_round=True)
+    assert batch["action"].size and (batch["action"] >= 0).all()
+    # resumes with its own input width
+    trainer = Trainer.resume(folder, decisions=2500, out=io.StringIO(), err=io.StringIO())
+    assert trainer.actor_inputs == n_obs + n_act
+    trainer.train()
