@@ -741,6 +741,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                                 ("--out", args.out), ("--threads", args.threads),
                                                 ("--single-round", args.single_round or None),
                 ("--heuristic-input", args.heuristic_input or None),
+                ("--teacher-until", args.teacher_until),
                                                 ("--workers", args.workers), ("--ray", args.ray)) if value]
             if ignored:
                 raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
@@ -759,6 +760,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 num_envs=args.num_envs, torch_threads=args.threads,
                 eval_matches=args.eval_matches, eval_every_minutes=args.eval_every,
                 workers=args.workers or 1, ray=args.ray, heuristic_input=args.heuristic_input,
+                **({} if args.teacher_until is None else {"teacher_until": args.teacher_until}),
             )
             trainer = Trainer(config, out=out, err=err)
         if trainer.cfg.ray:  # join the Ray instance now: an unreachable one is a clear error, not a traceback
@@ -891,6 +893,9 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     help="the game's reward mode used for training (evaluation uses the match outcome)")
     tr.add_argument("--heuristic-input", action="store_true",
                     help="a residual policy: the network also reads the heuristic's move in each position")
+    tr.add_argument("--teacher-until", type=float, metavar="F",
+                    help="the pull toward the heuristic's move falls to 0 at this fraction of the budget "
+                    "(default 0.25; 0 turns it off)")
     tr.add_argument("--seed", type=int, default=0, help="seed of the run (default 0)")
     tr.add_argument("--out", help="output folder (default runs/GAME-SEED)")
     tr.add_argument("--resume", metavar="FOLDER", help="continue the run in FOLDER (budgets are totals)")

@@ -326,6 +326,10 @@ class Trainer:
             raise ValueError(f"minutes must be positive, got {c.minutes!r}")
         if c.decisions is not None and (not isinstance(c.decisions, int) or c.decisions < 1):
             raise ValueError(f"decisions must be a positive integer, got {c.decisions!r}")
+        for name in ("teacher_coef", "teacher_until"):
+            v = getattr(c, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < math.inf:
+                raise ValueError(f"{name} must be a number >= 0, got {v!r}")
         if not isinstance(c.heuristic_input, bool):
             raise ValueError(f"heuristic_input must be True or False, got {c.heuristic_input!r}")
         shares = (c.table_self, c.table_heuristic, c.table_random)

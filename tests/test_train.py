@@ -144,6 +144,10 @@ def test_bad_configs_are_refused(tmp_path):
         Trainer(tiny(tmp_path, decisions=None, minutes=None))
     with pytest.raises(ValueError, match="shares"):
         Trainer(tiny(tmp_path, table_self=0.8, table_heuristic=0.5))
+    with pytest.raises(ValueError, match="teacher_until"):
+        Trainer(tiny(tmp_path, teacher_until=-1.0))
+    with pytest.raises(ValueError, match="heuristic_input"):
+        Trainer(tiny(tmp_path, heuristic_input="yes"))
     err = io.StringIO()
     assert main(["train", "--resume", str(tmp_path), "--players", "5"], io.StringIO(), err) == 2
     assert "drop --players" in err.getvalue()
