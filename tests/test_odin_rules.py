@@ -926,3 +926,26 @@ def test_docs_example():
         env.step(a)
     assert env.state_dict()["round_points"] == [2, 2, 0]
     assert env.rewards == {"player_0": -0.5, "player_1": -0.5, "player_2": 1.0}
+
+
+def test_a_policy_trained_on_odin_v0_plays_odin_v1_through_its_observation_layout():
+    """An odin_v0 policy file (323 inputs) is an agent on odin_v1: PPOAgent converts each
+    observation with odin.observation_v0 and plays only legal moves."""
+    from cardenvs.agents.ppo import POLICY_FORMAT, PolicyNetwork, PPOAgent
+
+    import cardenvs
+
+    rng = np.random.default_rng(0)
+    weights = [rng.normal(size=(323, 16)).astype(np.float32), np.zeros(16, np.float32),
+               rng.normal(size=(16, odin.NUM_ACTIONS)).astype(np.float32), np.zeros(odin.NUM_ACTIONS, np.float32)]
+    meta = {"format": POLICY_FORMAT, "env_id": "odin_v0", "num_players": 4, "options": {}, "activation": "tanh",
+            "layers": 2}
+    policy = PolicyNetwork(meta, np.zeros(323, np.float32), np.ones(323, np.float32), weights)
+    spec = cardenvs.get_spec("odin")
+    agent = PPOAgent(spec, policy=policy)
+    env = cardenvs.make_vec("odin", 16, seed=3, illegal_action="raise")
+    st = env.reset()
+    for _ in range(200):  # the env raises on an illegal action
+        st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
+    np.testing.assert_array_equal(agent.policy.logits(odin.observation_v0(st.observation)),
+                                  policy.logits(odin.observation_v0(st.observation)))
