@@ -740,8 +740,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             ignored = [flag for flag, value in (("--players", args.players), ("--option", args.option),
                                                 ("--out", args.out), ("--threads", args.threads),
                                                 ("--single-round", args.single_round or None),
-                ("--heuristic-input", args.heuristic_input or None),
-                ("--teacher-until", args.teacher_until),
+                                                ("--heuristic-input", args.heuristic_input or None),
+                                                ("--teacher-until", args.teacher_until is not None or None),
                                                 ("--workers", args.workers), ("--ray", args.ray)) if value]
             if ignored:
                 raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")

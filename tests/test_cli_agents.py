@@ -383,3 +383,22 @@ def test_turn_seconds_is_checked_and_said_to_be_ignored_without_a_timer():
     assert code == 2 and "--turn-seconds must be a number >= 0" in err
     code, out, err = run_cli("play", "president", "--turn-seconds", "5", "--seed", "0")
     assert code == 0 and "has no turn timer; --turn-seconds is ignored" in err and "1 match in" in out
+
+
+@pytest.mark.parametrize("game", ["president", "odin", "rami51"])
+def test_each_shipped_baseline_plays_only_legal_moves(game):
+    """The shipped ``ppo`` baselines (Odin's is a residual policy, which runs the heuristic
+    beside its network) play legal moves only; the env raises otherwise."""
+    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
+
+    import cardenvs
+
+    spec = cardenvs.get_spec(game)
+    meta = PolicyNetwork.load(baseline_path(spec)).meta
+    opts = {k: v for k, v in meta["options"].items() if k != "reward_mode"}
+    opts["num_players"] = meta["num_players"]
+    agent = make_agent("ppo", spec, options=opts)
+    env = cardenvs.make_vec(game, 16, seed=5, illegal_action="raise", **opts)
+    st = env.reset()
+    for _ in range(300):
+        st = env.step(agent.act_batch(st.observation, st.legal_action_mask))

@@ -151,6 +151,12 @@ def test_bad_configs_are_refused(tmp_path):
     err = io.StringIO()
     assert main(["train", "--resume", str(tmp_path), "--players", "5"], io.StringIO(), err) == 2
     assert "drop --players" in err.getvalue()
+    err = io.StringIO()
+    assert main(["train", "--resume", str(tmp_path), "--teacher-until", "0", "--heuristic-input"], io.StringIO(),
+                err) == 2
+    assert "drop --heuristic-input, --teacher-until" in err.getvalue()
+    with pytest.raises(ValueError, match="teacher_coef"):
+        Trainer(tiny(tmp_path, teacher_coef=float("nan")))
     with pytest.raises(ValueError, match="no checkpoint"):
         Trainer.resume(tmp_path / "nothing")
 
