@@ -51,6 +51,9 @@ from cardenvs.selfplay import seat_advantages
 TABLE_SELF, TABLE_HEURISTIC, TABLE_POOL, TABLE_RANDOM = 0, 1, 2, 3
 LEARNER, HEURISTIC, RANDOM = -1, 0, 1  # controllers of a seat; snapshots are 2, 3, ...
 CHECKPOINT_FORMAT = "cardenvs-ppo-checkpoint/1"
+# decisions after which an evaluation match is cut short: 4x the longest match of a
+# heuristic player measured in any game (a 4-player Rami 51 match, about 6,100)
+EVAL_MAX_STEPS = 25_000
 
 
 @dataclass
@@ -138,10 +141,16 @@ def _torch():
     return torch
 
 
+def actor_input_size(obs_size: int, num_actions: int, heuristic_input: bool) -> int:
+    """The actor's input: the normalised observation, then (a residual policy) the
+    heuristic's move as a one-hot over the actions."""
+    return obs_size + (num_actions if heuristic_input else 0)
+
+
 def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str,
-                   actor_inputs: int | None = None):
-    """(actor, critic): two MLPs over the normalised observation (the actor's input may be
-    wider: ``actor_inputs``, the observation and the heuristic's move)."""
+                   heuristic_input: bool = False):
+    """(actor, critic): two MLPs over the normalised observation (the actor of a residual
+    policy also reads the heuristic's move: :func:`actor_input_size`)."""
     torch = _torch()
     nn = torch.nn
     act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
@@ -160,7 +169,8 @@ def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], act
         nn.init.zeros_(last.bias)
         return nn.Sequential(*layers, last)
 
-    return mlp(actor_inputs or obs_size, num_actions, 0.01), mlp(obs_size, 1, 1.0)
+    return (mlp(actor_input_size(obs_size, num_actions, heuristic_input), num_actions, 0.01),
+            mlp(obs_size, 1, 1.0))
 
 
 def tensorboard_writer(folder: Path) -> Any:
@@ -235,8 +245,7 @@ def load_checkpoint_policy(path: str | os.PathLike):
     cfg = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"])})
     spec = get_spec(cfg.game)
     n_obs, n_act = spec.module.OBS_SIZE, spec.module.NUM_ACTIONS
-    actor, _ = build_networks(n_obs, n_act, tuple(cfg.hidden), cfg.activation,
-                              n_obs + n_act if cfg.heuristic_input else n_obs)
+    actor, _ = build_networks(n_obs, n_act, tuple(cfg.hidden), cfg.activation, cfg.heuristic_input)
     actor.load_state_dict(ckpt["actor"])
     return policy_network(actor, ckpt["obs_mean"].numpy(), ckpt["obs_std"].numpy(), ckpt["policy_meta"])
 
@@ -265,10 +274,10 @@ class Trainer:
         self.P = self.env.num_players
         game = self.spec.module
         self.obs_size, self.num_actions = game.OBS_SIZE, game.NUM_ACTIONS
-        self.actor_inputs = self.obs_size + (self.num_actions if config.heuristic_input else 0)
+        self.actor_inputs = actor_input_size(self.obs_size, self.num_actions, config.heuristic_input)
         torch.manual_seed(config.seed)
         self.actor, self.critic = build_networks(self.obs_size, self.num_actions, tuple(config.hidden),
-                                                 config.activation, self.actor_inputs)
+                                                 config.activation, config.heuristic_input)
         params = list(self.actor.parameters()) + list(self.critic.parameters())
         self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
         self.stats = RunningStats(self.obs_size)
@@ -576,6 +585,11 @@ class Trainer:
 
         matches = matches or self.cfg.eval_matches
         opts = {k: v for k, v in self.cfg.game_options().items() if k != "reward_mode"}
+        # a match nobody can win (an untrained policy and three random players of Classes
+        # can void round after round) would hold the run up for an hour: cut it short
+        # (counted as truncated) unless the run sets its own max_steps
+        if not opts.get("max_steps"):
+            opts["max_steps"] = EVAL_MAX_STEPS
         me = PPOAgent(self.spec, options=opts, policy=self.current_policy())
         out: dict[str, float] = {}
         for name in ("heuristic", "random"):
@@ -824,7 +838,7 @@ class Trainer:
         self.stats.count = ckpt["obs_count"]
         for s in ckpt["pool"]:
             actor, _ = build_networks(self.obs_size, self.num_actions, tuple(config.hidden), config.activation,
-                                      self.actor_inputs)
+                                      config.heuristic_input)
             actor.load_state_dict(s["actor"])
             self.pool.append({"actor": actor, "mean": s["mean"].numpy(), "std": s["std"].numpy(),
                               "iteration": s["iteration"]})

@@ -173,6 +173,21 @@ def test_evaluate_counts_truncated_matches_apart():
         assert sum(r.win_rate for r in res) == pytest.approx(1.0)
 
 
+def test_the_runs_evaluation_cuts_endless_matches_short(tmp_path, monkeypatch):
+    # whole President matches last about 700 decisions: a cap of 50 cuts every one short
+    import cardenvs.train as train
+
+    monkeypatch.setattr(train, "EVAL_MAX_STEPS", 50)
+    trainer = Trainer(tiny(tmp_path / "cap", single_round=False), out=io.StringIO(), err=io.StringIO())
+    out = trainer.evaluate(8)
+    assert out["vs_heuristic_truncated"] == out["vs_random_truncated"] == 8
+    # a cap the run sets itself stays
+    trainer = Trainer(tiny(tmp_path / "own", single_round=False, options={"max_steps": 100_000}),
+                      out=io.StringIO(), err=io.StringIO())
+    out = trainer.evaluate(8)
+    assert out["vs_heuristic_truncated"] == out["vs_random_truncated"] == 0
+
+
 def test_cli_eval_reports_shares_intervals_and_the_score_sense():
     out, err = io.StringIO(), io.StringIO()
     assert main(["eval", "odin", "--agents", "heuristic,random", "--matches", "24", "--batch", "10"], out, err) == 0
@@ -283,7 +298,7 @@ def test_a_residual_policy_reads_the_heuristics_move(tmp_path):
     assert policy.heuristic_input and policy.meta["heuristic_input"] is True
     ckpt = torch.load(folder / "checkpoint.pt", weights_only=True)
     n_obs, n_act = SPEC.module.OBS_SIZE, SPEC.module.NUM_ACTIONS
-    actor, critic = build_networks(n_obs, n_act, (32, 32), "tanh", n_obs + n_act)
+    actor, critic = build_networks(n_obs, n_act, (32, 32), "tanh", heuristic_input=True)
     actor.load_state_dict(ckpt["actor"])
     critic.load_state_dict(ckpt["critic"])  # the critic reads the observation alone
     st = make_vec("president", 64, seed=1, single_round=True).reset()
