@@ -385,10 +385,10 @@ def test_turn_seconds_is_checked_and_said_to_be_ignored_without_a_timer():
     assert code == 0 and "has no turn timer; --turn-seconds is ignored" in err and "1 match in" in out
 
 
-@pytest.mark.parametrize("game", ["president", "odin", "rami51"])
+@pytest.mark.parametrize("game", ["president", "odin", "rami51", "frime", "classes"])
 def test_each_shipped_baseline_plays_only_legal_moves(game):
-    """The shipped ``ppo`` baselines (Odin's is a residual policy, which runs the heuristic
-    beside its network) play legal moves only; the env raises otherwise."""
+    """The shipped ``ppo`` baselines (residual ones run the heuristic beside their
+    network) play legal moves only; the env raises otherwise."""
     from cardenvs.agents.ppo import PolicyNetwork, baseline_path
 
     import cardenvs
