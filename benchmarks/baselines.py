@@ -34,6 +34,7 @@ def install(game: str, run: Path) -> None:
     BASELINES.mkdir(exist_ok=True)
     shutil.copyfile(run / "policy.npz", BASELINES / f"{spec.name}.npz")
     config = json.loads((run / "config.json").read_text())
+    config.pop("out", None)  # where the run was written: a path of the machine it ran on
     (BASELINES / f"{spec.name}.json").write_text(json.dumps(
         {"env_id": spec.env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}, indent=2) + "\n")
     images = ROOT / "docs" / "images"

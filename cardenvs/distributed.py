@@ -450,7 +450,7 @@ class TrainerWorker:
             t.pool = []
             for snap in payload["pool"]:
                 actor, _ = build_networks(t.obs_size, t.num_actions, tuple(t.cfg.hidden), t.cfg.activation,
-                                          t.cfg.heuristic_input)
+                                          heuristic_input=t.cfg.heuristic_input)
                 actor.load_state_dict({k: torch.from_numpy(v) for k, v in snap["actor"].items()})
                 t.pool.append({"actor": actor, "mean": snap["mean"], "std": snap["std"],
                                "iteration": snap["iteration"]})

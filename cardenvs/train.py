@@ -51,8 +51,9 @@ from cardenvs.selfplay import seat_advantages
 TABLE_SELF, TABLE_HEURISTIC, TABLE_POOL, TABLE_RANDOM = 0, 1, 2, 3
 LEARNER, HEURISTIC, RANDOM = -1, 0, 1  # controllers of a seat; snapshots are 2, 3, ...
 CHECKPOINT_FORMAT = "cardenvs-ppo-checkpoint/1"
-# decisions after which an evaluation match is cut short: 4x the longest match of a
-# heuristic player measured in any game (a 4-player Rami 51 match, about 6,100)
+# decisions after which an evaluation match is cut short: 2.7x the longest match of
+# heuristic players measured in any game (2-player Rami 51: 9,234 decisions in 1,000
+# matches, benchmarks/results/stalled_rounds.md)
 EVAL_MAX_STEPS = 25_000
 
 
@@ -147,7 +148,7 @@ def actor_input_size(obs_size: int, num_actions: int, heuristic_input: bool) -> 
     return obs_size + (num_actions if heuristic_input else 0)
 
 
-def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str,
+def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str, *,
                    heuristic_input: bool = False):
     """(actor, critic): two MLPs over the normalised observation (the actor of a residual
     policy also reads the heuristic's move: :func:`actor_input_size`)."""
@@ -245,7 +246,8 @@ def load_checkpoint_policy(path: str | os.PathLike):
     cfg = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"])})
     spec = get_spec(cfg.game)
     n_obs, n_act = spec.module.OBS_SIZE, spec.module.NUM_ACTIONS
-    actor, _ = build_networks(n_obs, n_act, tuple(cfg.hidden), cfg.activation, cfg.heuristic_input)
+    actor, _ = build_networks(n_obs, n_act, tuple(cfg.hidden), cfg.activation,
+                              heuristic_input=cfg.heuristic_input)
     actor.load_state_dict(ckpt["actor"])
     return policy_network(actor, ckpt["obs_mean"].numpy(), ckpt["obs_std"].numpy(), ckpt["policy_meta"])
 
@@ -277,7 +279,7 @@ class Trainer:
         self.actor_inputs = actor_input_size(self.obs_size, self.num_actions, config.heuristic_input)
         torch.manual_seed(config.seed)
         self.actor, self.critic = build_networks(self.obs_size, self.num_actions, tuple(config.hidden),
-                                                 config.activation, config.heuristic_input)
+                                                 config.activation, heuristic_input=config.heuristic_input)
         params = list(self.actor.parameters()) + list(self.critic.parameters())
         self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
         self.stats = RunningStats(self.obs_size)
@@ -587,8 +589,8 @@ class Trainer:
         opts = {k: v for k, v in self.cfg.game_options().items() if k != "reward_mode"}
         # a match nobody can win (an untrained policy and three random players of Classes
         # can void round after round) would hold the run up for an hour: cut it short
-        # (counted as truncated) unless the run sets its own max_steps
-        if not opts.get("max_steps"):
+        # (counted as truncated) unless the run sets its own max_steps (0: never)
+        if "max_steps" not in opts:
             opts["max_steps"] = EVAL_MAX_STEPS
         me = PPOAgent(self.spec, options=opts, policy=self.current_policy())
         out: dict[str, float] = {}
@@ -838,7 +840,7 @@ class Trainer:
         self.stats.count = ckpt["obs_count"]
         for s in ckpt["pool"]:
             actor, _ = build_networks(self.obs_size, self.num_actions, tuple(config.hidden), config.activation,
-                                      config.heuristic_input)
+                                      heuristic_input=config.heuristic_input)
             actor.load_state_dict(s["actor"])
             self.pool.append({"actor": actor, "mean": s["mean"].numpy(), "std": s["std"].numpy(),
                               "iteration": s["iteration"]})

@@ -181,8 +181,8 @@ def test_the_runs_evaluation_cuts_endless_matches_short(tmp_path, monkeypatch):
     trainer = Trainer(tiny(tmp_path / "cap", single_round=False), out=io.StringIO(), err=io.StringIO())
     out = trainer.evaluate(8)
     assert out["vs_heuristic_truncated"] == out["vs_random_truncated"] == 8
-    # a cap the run sets itself stays
-    trainer = Trainer(tiny(tmp_path / "own", single_round=False, options={"max_steps": 100_000}),
+    # a cap the run sets itself stays, 0 (no cap) included
+    trainer = Trainer(tiny(tmp_path / "own", single_round=False, options={"max_steps": 0}),
                       out=io.StringIO(), err=io.StringIO())
     out = trainer.evaluate(8)
     assert out["vs_heuristic_truncated"] == out["vs_random_truncated"] == 0
