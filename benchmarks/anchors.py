@@ -1003,7 +1003,11 @@ def to_markdown(report: dict) -> str:
     for py, vers in by_python.items():
         where = "main env" if py == sys.executable else "anchor venv"
         shown = ", ".join(f"{k} {v}" for k, v in sorted(vers.items()) if v)
-        lines.append(f"- {where} (`{py}`): {shown}.")
+        try:  # the interpreter's path only when it is inside the repository
+            where += f" (`{Path(os.path.abspath(py)).relative_to(ROOT)}`)"
+        except ValueError:
+            pass
+        lines.append(f"- {where}: {shown}.")
     if report.get("anchor_venv") and "setup failed" in report["anchor_venv"]:
         lines.append(f"- anchor venv: {report['anchor_venv']}.")
     lines.append("")
