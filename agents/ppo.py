@@ -67,6 +67,13 @@ class PolicyNetwork:
     def env_id(self) -> str:
         return str(self.meta.get("env_id"))
 
+    def game_options(self) -> dict[str, Any]:
+        """The game the policy was trained for, as env options: its players and options,
+        without the reward mode it trained with (it is evaluated on the match outcome)."""
+        opts = {k: v for k, v in self.meta.get("options", {}).items() if k != "reward_mode"}
+        opts["num_players"] = self.meta["num_players"]
+        return opts
+
     @property
     def heuristic_input(self) -> bool:
         """Whether the network also reads the heuristic player's move (``hints``)."""

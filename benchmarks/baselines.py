@@ -55,9 +55,8 @@ def measure(games: list[str], matches: int) -> dict:
     results = json.loads(path.read_text()) if path.is_file() else {}
     for game in games:
         spec = get_spec(game)
-        meta = PolicyNetwork.load(BASELINES / f"{spec.name}.npz").meta
-        opts = {k: v for k, v in meta["options"].items() if k != "reward_mode"}
-        opts["num_players"] = meta["num_players"]
+        policy = PolicyNetwork.load(BASELINES / f"{spec.name}.npz")
+        meta, opts = policy.meta, policy.game_options()
         agent = PPOAgent(spec, options=opts)
         train = json.loads((BASELINES / f"{spec.name}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,

@@ -394,9 +394,8 @@ def test_each_shipped_baseline_plays_only_legal_moves(game):
     import cardenvs
 
     spec = cardenvs.get_spec(game)
-    meta = PolicyNetwork.load(baseline_path(spec)).meta
-    opts = {k: v for k, v in meta["options"].items() if k != "reward_mode"}
-    opts["num_players"] = meta["num_players"]
+    opts = PolicyNetwork.load(baseline_path(spec)).game_options()
+    assert opts["num_players"] == 4 and "reward_mode" not in opts
     agent = make_agent("ppo", spec, options=opts)
     env = cardenvs.make_vec(game, 16, seed=5, illegal_action="raise", **opts)
     st = env.reset()
