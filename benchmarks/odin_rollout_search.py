@@ -27,7 +27,6 @@ from cardenvs.agents import make_agent
 
 from cardenvs.core.protocol import (
     ACT_HOLD,
-    ACT_REFRESH,
     EVENT_ROUND_END,
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
@@ -72,7 +71,9 @@ def redeal_hidden(game, state: np.ndarray, seat: int, players: int, rng: np.rand
     np.add.at(aside, cards[k:], 1)
     s["aside"] = aside
     state[0] = s
-    step_raw(game, state, np.array([ACT_REFRESH]))  # the derived fields from the new hands
+    # the derived fields (card bits, counts, mask) from the new hands
+    game.refresh_batch(state, np.empty((1, game.NUM_ACTIONS), np.bool_),
+                       np.empty((1, game.OBS_SIZE), game.OBS_DTYPE), np.empty(1, np.int32))
 
 
 def round_values(game, heuristic, states: np.ndarray, actions: np.ndarray, seat: int, players: int) -> np.ndarray:
