@@ -14,7 +14,10 @@ File format (``cardenvs-policy/1``): ``meta`` (a JSON string: ``format``, ``env_
 them, the last one giving ``NUM_ACTIONS`` logits. With ``heuristic_input`` true in the
 meta (``cardenvs train --heuristic-input``), the input also holds the game's heuristic
 player's move in the same position, one-hot over ``NUM_ACTIONS`` after the normalised
-observation: the network learns when to play it and when to play something else.
+observation: the network learns when to play it and when to play something else. Such
+a policy may also carry ``hint_bonus`` in the meta (``cardenvs train --method search``):
+that much is added to the heuristic's move's logit, so that it is kept unless another
+move scores higher by more than the bonus.
 """
 
 from __future__ import annotations
@@ -62,6 +65,9 @@ class PolicyNetwork:
             raise ValueError("policy: the observation std must be positive, one per input")
         if not all(np.isfinite(w).all() for w in [self.obs_mean, std, *self.weights]):
             raise ValueError("policy: weights and statistics must be finite")
+        bonus = meta.get("hint_bonus", 0.0)
+        if isinstance(bonus, bool) or not isinstance(bonus, (int, float)) or not 0 <= bonus < float("inf"):
+            raise ValueError(f"policy: hint_bonus must be a finite number >= 0, got {bonus!r}")
 
     @property
     def env_id(self) -> str:
@@ -93,7 +99,16 @@ class PolicyNetwork:
             x = x @ self.weights[2 * k] + self.weights[2 * k + 1]
             if k < n_layers - 1:
                 x = np.tanh(x) if self.meta["activation"] == "tanh" else np.maximum(x, 0.0)
+        bonus = self.hint_bonus
+        if bonus:
+            rows = np.flatnonzero(np.asarray(hints) >= 0)
+            x[rows, np.asarray(hints)[rows]] += bonus
         return x
+
+    @property
+    def hint_bonus(self) -> float:
+        """What the heuristic's move adds to its logit (0 unless the policy says)."""
+        return float(self.meta.get("hint_bonus", 0.0)) if self.heuristic_input else 0.0
 
     def save(self, path: str | os.PathLike) -> None:
         arrays = {f"{'w' if i % 2 == 0 else 'b'}{i // 2}": w for i, w in enumerate(self.weights)}

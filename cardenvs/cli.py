@@ -17,6 +17,7 @@ match; a tie shares the win. The score column is the game's match score
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import sys
 import time
@@ -731,6 +732,11 @@ def cmd_soak(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 # --------------------------------------------------------------------------- train
 def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.method == "search":
+        return cmd_train_search(args, out, err)
+    ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes)) if value]
+    if ignored:
+        raise CliError(f"{', '.join(ignored)} go with --method search")
     try:
         from cardenvs.train import TrainConfig, Trainer
     except ImportError as e:  # pragma: no cover - depends on the install
@@ -758,7 +764,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 train_single_round=args.train_episodes == "round",
                 train_reward_mode=args.train_reward,
                 num_envs=args.num_envs, torch_threads=args.threads,
-                eval_matches=args.eval_matches, eval_every_minutes=args.eval_every,
+                eval_matches=args.eval_matches or 400, eval_every_minutes=args.eval_every,
                 workers=args.workers or 1, ray=args.ray, heuristic_input=args.heuristic_input,
                 **({} if args.teacher_until is None else {"teacher_until": args.teacher_until}),
             )
@@ -770,6 +776,42 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (ValueError, TypeError, ImportError) as e:
         raise CliError(str(e)) from None
     trainer.train()
+    return 0
+
+
+def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cardenvs train GAME --method search``: search-labelled training (cardenvs.expert)."""
+    ppo_only = [flag for flag, value in (
+        ("--resume", args.resume), ("--decisions", args.decisions), ("--single-round", args.single_round or None),
+        ("--train-episodes", args.train_episodes != "match" or None), ("--train-reward", args.train_reward),
+        ("--heuristic-input", args.heuristic_input or None), ("--teacher-until", args.teacher_until),
+        ("--num-envs", args.num_envs != 256 or None), ("--eval-every", args.eval_every != 5.0 or None),
+        ("--ray", args.ray)) if value]
+    if ppo_only:
+        raise CliError(f"--method search takes none of {', '.join(ppo_only)} (they are PPO's)")
+    try:
+        from cardenvs.expert import SearchConfig, run_search
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise CliError(str(e)) from None
+    if args.game is None:
+        raise CliError("train needs a game")
+    try:
+        spec, options = game_and_options(args)
+        players = options.pop("num_players", None)
+        if options:
+            raise CliError(f"--method search trains the game with its default options: drop {', '.join(options)}")
+        config = SearchConfig(
+            game=spec.env_id, num_players=players, seed=args.seed,
+            out=args.out or f"runs/{spec.name}-search-{args.seed}",
+            minutes=args.minutes if args.minutes is not None else 60.0,
+            workers=args.workers or (os.cpu_count() or 1), torch_threads=args.threads,
+            **({} if args.eval_matches is None else {"eval_matches": args.eval_matches}),
+            **({} if args.samples is None else {"samples": args.samples}),
+            **({} if args.fit_minutes is None else {"fit_minutes": args.fit_minutes}),
+        )
+        run_search(config, out=out, err=err)
+    except (ValueError, TypeError, ImportError) as e:
+        raise CliError(str(e)) from None
     return 0
 
 # --------------------------------------------------------------------------- entry point
@@ -884,6 +926,13 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
         "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
         "checkpoint.pt and policy.npz into the output folder.",
     )
+    tr.add_argument("--method", choices=("ppo", "search"), default="ppo",
+                    help="ppo (default): self-play masked PPO; search: a rollout search over the heuristic "
+                    "labels positions and a residual policy learns its action values (games that can deal "
+                    "their unseen cards anew: odin)")
+    tr.add_argument("--samples", type=int, help="--method search: deals of the unseen cards per position (default 8)")
+    tr.add_argument("--fit-minutes", type=float,
+                    help="--method search: the part of the budget kept for the fit (default 8)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
     tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
     tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")
@@ -901,7 +950,9 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--resume", metavar="FOLDER", help="continue the run in FOLDER (budgets are totals)")
     tr.add_argument("--num-envs", type=int, default=256, help="matches stepped together (default 256)")
     tr.add_argument("--threads", type=int, help="torch threads (default 1 on a 2-core machine, else 2)")
-    tr.add_argument("--eval-matches", type=int, default=400, help="matches per periodic evaluation (default 400)")
+    tr.add_argument("--eval-matches", type=int,
+                    help="matches per evaluation (default 400 for each periodic one; 2000 for the final one "
+                    "of --method search)")
     tr.add_argument("--eval-every", type=float, default=5.0, help="minutes between evaluations (default 5)")
     tr.add_argument("--workers", type=int, metavar="K",
                     help="sample on K worker processes sharing the matches, the update on this one (default 1)")

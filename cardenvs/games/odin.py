@@ -585,6 +585,55 @@ def observe(s, viewer, out):
             q = 0
 
 
+# --------------------------------------------------------------------------- unseen cards
+UNSEEN_KEYS = 4 * NUM_CARDS  # random keys per game that deal_unseen_batch may use
+
+
+@njit(cache=True)
+def deal_unseen_batch(states, seats, keys):
+    """Deal anew, in game i, the cards seat ``seats[i]`` cannot see: the other hands
+    (but the cards known to be in them, taken from the table) and the cards set aside.
+    Every hand keeps its size; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of them) drive
+    the shuffle. What the seat observes is unchanged: this samples the deals it cannot
+    tell apart (a rollout search's determinisation). The caller refreshes the states
+    (``refresh_batch``) before stepping them."""
+    pool = np.empty(UNSEEN_KEYS, dtype=np.int64)
+    for i in range(states.shape[0]):
+        s = states[i]
+        P = s.num_players
+        seat = seats[i]
+        m = 0
+        for c in range(NUM_CARDS):  # the pool: the set-aside cards, then each other hand's unknown ones
+            for _ in range(s.aside[c]):
+                pool[m] = c
+                m += 1
+        for q in range(P):
+            if q != seat:
+                for c in range(NUM_CARDS):
+                    for _ in range(s.hands[q, c] - s.known[q, c]):
+                        pool[m] = c
+                        m += 1
+        for k in range(m - 1, 0, -1):  # Fisher-Yates
+            r = int(keys[i, k] * (k + 1))
+            t = pool[k]
+            pool[k] = pool[r]
+            pool[r] = t
+        k = 0
+        for q in range(P):
+            if q != seat:
+                n = 0
+                for c in range(NUM_CARDS):
+                    n += s.hands[q, c] - s.known[q, c]
+                    s.hands[q, c] = s.known[q, c]
+                for _ in range(n):
+                    s.hands[q, pool[k]] += 1
+                    k += 1
+        s.aside[:] = 0
+        while k < m:
+            s.aside[pool[k]] += 1
+            k += 1
+
+
 # --------------------------------------------------------------------------- batch kernels
 # One compiled function holds the whole per-game step; resets and loaded states go through
 # it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above

@@ -1,0 +1,497 @@
+"""Expert iteration: a rollout search labels positions, a residual policy learns from it
+(``cardenvs train GAME --method search``).
+
+PPO on its own finds it hard to improve on a good rule-based player: a better move shows
+up only in the noise of whole rounds. A search shows it directly. In each position a
+one-step search over the heuristic player:
+
+- deals the cards the seat cannot see anew, ``samples`` times (the game's
+  ``deal_unseen_batch``: only deals the seat cannot tell apart from the true one);
+- tries every legal action in every deal, and plays the round out with the heuristic at
+  every seat (the same deals for every action, so their differences are less noisy);
+- values each action by the mean over the deals of (the seat's round reward - the
+  others' mean).
+
+The search itself reads the game's state, so it is no agent; what it teaches is. Worker
+processes play matches, one seat by the search and the others by the heuristic, and
+record every decision of the search seat: the observation, the mask, the heuristic's move
+and the value of every legal action. A residual policy (the network of ``cardenvs
+train``, reading the observation and the heuristic's move) then learns those values as
+advantages over the heuristic's move, by least squares over the legal actions. It keeps
+the heuristic's move unless another one's learned advantage is above a margin (the
+policy's ``hint_bonus``). A tenth of the positions is held out: after each epoch the fit
+measures, on them, the search's value of the moves the policy would choose with each
+margin; it keeps the epoch and the margin that gain most there. The policy
+plays from its observation alone, like any ``ppo:PATH`` agent.
+
+The run writes into its folder: ``labels/`` (the recorded positions), ``fit.csv`` (the
+fit's epochs: training loss, the held-out positions' agreement with the search and the
+advantage of the policy's moves by the search's values), ``margin.csv``, ``eval.csv`` and
+``policy.npz``. Its budget covers everything but the final evaluation: labelling until
+``minutes - fit_minutes``, then the fit.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from cardenvs.core.protocol import (
+    ACT_HOLD,
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    MODE_AUTO_FORCED,
+)
+from cardenvs.registry import get_spec
+
+ROUND_OVER = EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED
+SHARD_SECONDS = 600.0  # a worker writes its positions this often (a crash loses less)
+# margins tried for the heuristic's move (in the search's value units); the last keeps it always
+MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1e9)
+
+
+@dataclass
+class SearchConfig:
+    """Everything that defines a search-labelled run (saved in its folder)."""
+
+    game: str
+    num_players: int | None = None
+    minutes: float = 60.0  # the whole budget: labelling, then the fit
+    fit_minutes: float = 8.0  # the part of it kept for the fit
+    samples: int = 8  # deals of the unseen cards per searched position
+    workers: int = 2  # labelling processes
+    batch: int = 64  # matches each worker plays side by side
+    seed: int = 0
+    out: str = "runs/search"
+    hidden: tuple[int, ...] = (256, 256)
+    epochs: int = 8  # at most: the fit keeps the epoch best on held-out positions
+    learning_rate: float = 1e-3
+    minibatch: int = 1024
+    torch_threads: int | None = None  # default: every core (the labelling is over by then)
+    eval_matches: int = 2000
+
+
+def has_search(spec: Any) -> bool:
+    """Whether the game can deal the unseen cards anew (what the search needs)."""
+    return hasattr(spec.module, "deal_unseen_batch")
+
+
+# --------------------------------------------------------------------------- the search
+def _step(game: Any, states: np.ndarray, actions: np.ndarray):
+    """One compiled step of ``states`` (legal actions or ACT_HOLD: no checks needed)."""
+    n = len(states)
+    masks = np.empty((n, game.NUM_ACTIONS), np.bool_)
+    obs = np.empty((n, game.OBS_SIZE), game.OBS_DTYPE)
+    rewards = np.empty((n, game.MAX_PLAYERS), np.float32)
+    events = np.empty(n, np.int32)
+    current = np.empty(n, np.int32)
+    game.step_batch(states, actions.astype(np.int64), masks, obs, rewards, events, current, MODE_AUTO_FORCED)
+    return obs, masks, rewards, events
+
+
+def deal_unseen(game: Any, states: np.ndarray, seats: np.ndarray, rng: np.random.Generator) -> None:
+    """Deal anew, in place, the cards ``seats[i]`` cannot see in game i, and refresh."""
+    n = len(states)
+    game.deal_unseen_batch(states, seats.astype(np.int64), rng.random((n, game.UNSEEN_KEYS)))
+    game.refresh_batch(states, np.empty((n, game.NUM_ACTIONS), np.bool_),
+                       np.empty((n, game.OBS_SIZE), game.OBS_DTYPE), np.empty(n, np.int32))
+
+
+def rollout_values(game: Any, heuristic: Any, states: np.ndarray, actions: np.ndarray, seats: np.ndarray,
+                   players: int) -> np.ndarray:
+    """Each state after its action, played to the round's end by heuristic players: the
+    seat's round reward minus the others' mean (the states' reward mode is per round)."""
+    value = np.zeros(len(states))
+    ids = np.arange(len(states))  # the try each row of ``states`` is
+    alive = np.ones(len(states), bool)
+    a = actions
+    while True:
+        obs, masks, rewards, events = _step(game, states, a)
+        r = rewards[:, :players].astype(np.float64)
+        mine = r[np.arange(len(ids)), seats]
+        value[ids] += alive * (mine - (r.sum(1) - mine) / (players - 1))
+        alive &= (events & ROUND_OVER) == 0
+        if not alive.any():
+            return value
+        if alive.mean() < 0.75:  # step only the tries still going
+            states, ids, seats, obs, masks = states[alive], ids[alive], seats[alive], obs[alive], masks[alive]
+            alive = alive[alive]
+        a = heuristic.act_batch(obs, masks).astype(np.int64)
+        a[~alive] = ACT_HOLD
+
+
+def search(game: Any, heuristic: Any, states: np.ndarray, seats: np.ndarray, masks: np.ndarray, samples: int,
+           players: int, round_mode: int, rng: np.random.Generator | None) -> list[np.ndarray]:
+    """The search's value of every legal action in each of ``states`` (one array per
+    state, over ``np.flatnonzero(masks[i])``), all searched in one batch. ``rng=None``
+    searches the true deal instead, ``samples`` times the same (it sees every card: an
+    upper bound for measurements, not a fair player)."""
+    legal = [np.flatnonzero(m) for m in masks]
+    deals = np.repeat(states, samples)  # state-major: state i's deals, then state i+1's
+    deal_seats = np.repeat(seats, samples)
+    if rng is not None:
+        deal_unseen(game, deals, deal_seats, rng)
+    counts = np.repeat([len(x) for x in legal], samples)
+    tries = np.repeat(deals, counts)  # each deal once per legal action
+    tries["reward_mode"] = round_mode
+    actions = np.concatenate([np.tile(x, samples) for x in legal])
+    v = rollout_values(game, heuristic, tries, actions, np.repeat(deal_seats, counts), players)
+    out, k = [], 0
+    for x in legal:
+        m = len(x) * samples
+        out.append(v[k:k + m].reshape(samples, len(x)).mean(0))
+        k += m
+    return out
+
+
+def label_positions(game_name: str, players: int, samples: int, seconds: float, seed: int, batch: int,
+                    out: str | None, max_matches: int | None = None, log: TextIO | None = None, *,
+                    control: bool = False, true_deal: bool = False) -> dict[str, Any]:
+    """Play matches for ``seconds`` (or ``max_matches``): one seat (rotated) by the search,
+    the others by the heuristic; record every decision of the search seat with more than
+    one legal action. Writes ``{out}.{k}.npz`` shards (obs, mask, hint: the heuristic's
+    move, q: the search's action values, NaN where illegal, best: the search's move) when
+    ``out`` is given; returns the counts, the search seat's wins (ties shared) and how
+    many of its moves were not the heuristic's. For measurements: ``control`` plays the
+    heuristic's move after each search, ``true_deal`` searches the true deal (not fair)."""
+    from cardenvs.agents import make_agent
+    from cardenvs.core.vector import VecEnv
+
+    spec = get_spec(game_name)
+    game = spec.module
+    heuristic = make_agent("heuristic", spec, options={"num_players": players})
+    round_mode = game.make_template(num_players=players, reward_mode="round")["reward_mode"][0]
+    rng = np.random.default_rng([seed, 7])
+    first = seed * 10_000_000  # the match seeds of this worker
+    unlike = 0
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "q", "best")}
+    t0 = last_save = time.perf_counter()
+    played = labels = shard = 0
+    wins = 0.0
+
+    def save() -> None:
+        nonlocal shard, rec
+        if out is not None and rec["obs"]:
+            np.savez(f"{out}.{shard}.npz", obs=np.array(rec["obs"]), mask=np.array(rec["mask"]),
+                     hint=np.array(rec["hint"], np.int16), q=np.array(rec["q"], np.float16),
+                     best=np.array(rec["best"], np.int16))
+            shard += 1
+        rec = {k: [] for k in rec}
+
+    while time.perf_counter() - t0 < seconds and (max_matches is None or played < max_matches):
+        n = batch
+        venv = VecEnv(spec, n, auto_reset=False, auto_play_forced=True, num_players=players)
+        st = venv.reset(seeds=np.arange(first + played, first + played + n))
+        seat = (np.arange(n) + played) % players
+        total = np.zeros((n, players))
+        done = np.zeros(n, bool)
+        while not done.all():
+            acts = heuristic.act_batch(st.observation, st.legal_action_mask).astype(np.int64)
+            rows = np.flatnonzero(~done & (st.current_player == seat) & (st.legal_action_mask.sum(1) > 1))
+            if rows.size:
+                values = search(game, heuristic, venv.states[rows], seat[rows], st.legal_action_mask[rows],
+                                samples, players, round_mode, None if true_deal else rng)
+                for i, v in zip(rows, values, strict=True):
+                    legal = np.flatnonzero(st.legal_action_mask[i])
+                    q = np.full(game.NUM_ACTIONS, np.nan, np.float32)
+                    q[legal] = v
+                    best = int(legal[int(np.argmax(v))])
+                    rec["obs"].append(st.observation[i].astype(np.float16))
+                    rec["mask"].append(st.legal_action_mask[i])
+                    rec["hint"].append(acts[i])
+                    rec["q"].append(q)
+                    rec["best"].append(best)
+                    unlike += best != acts[i]
+                    if not control:
+                        acts[i] = best
+                labels += rows.size
+            acts[done] = 0  # a finished match ignores its action
+            st = venv.step(acts)
+            total += st.rewards
+            done |= st.terminated | st.truncated
+        for i in range(n):
+            winners = np.flatnonzero(total[i] == total[i].max())
+            wins += (seat[i] in winners) / len(winners)
+        played += n
+        if time.perf_counter() - last_save > SHARD_SECONDS:
+            save()
+            last_save = time.perf_counter()
+        if log is not None:
+            elapsed = time.perf_counter() - t0
+            half = 1.96 * math.sqrt(wins / played * (1 - wins / played) / played)
+            print(f"{played} matches, {labels} positions ({unlike / max(labels, 1):.0%} unlike the heuristic's "
+                  f"move), search seat's win share {wins / played:.3f} +- {half:.3f}, {elapsed:.0f} s, "
+                  f"{labels / max(elapsed, 1e-9):.0f}/s", file=log, flush=True)
+    save()
+    return {"matches": played, "positions": labels, "search_wins": wins, "unlike_heuristic": unlike,
+            "seconds": time.perf_counter() - t0}
+
+
+# --------------------------------------------------------------------------- the fit
+def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
+    """The recorded positions of every shard, concatenated."""
+    parts = [np.load(p) for p in paths]
+    if not parts:
+        raise ValueError("no labelled positions to learn from")
+    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "hint", "q", "best")}
+
+
+def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: SearchConfig, seconds: float,
+               log: TextIO | None = None, folder: Path | None = None):
+    """Fit the residual policy to the search's values (see the module docstring); returns
+    the :class:`cardenvs.agents.ppo.PolicyNetwork` with its margin, and a summary."""
+    from cardenvs.train import _torch, build_networks, policy_network
+
+    torch = _torch()
+    torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
+    torch.manual_seed(cfg.seed)
+    t0 = time.perf_counter()
+    game = spec.module
+    A = game.NUM_ACTIONS
+    n = len(data["obs"])
+    obs = torch.from_numpy(data["obs"])  # float16, normalised a minibatch at a time (memory)
+    mean, std = _mean_std(data["obs"])
+    mean_t, std_t = torch.from_numpy(mean), torch.from_numpy(std)
+    masks = torch.from_numpy(data["mask"])
+    hints = torch.from_numpy(data["hint"].astype(np.int64))
+    best = torch.from_numpy(data["best"].astype(np.int64))
+    q = torch.from_numpy(np.nan_to_num(data["q"].astype(np.float32), nan=0.0))
+    adv = (q - q.gather(1, hints[:, None])) * masks  # advantage over the heuristic's move, 0 where illegal
+    eye = torch.eye(A)
+
+    def inputs(idx: Any) -> Any:
+        x = ((obs[idx].float() - mean_t) / std_t).clamp_(-5.0, 5.0)
+        return torch.cat([x, eye[hints[idx]]], dim=1)
+
+    actor, _ = build_networks(game.OBS_SIZE, A, tuple(cfg.hidden), "tanh", heuristic_input=True)
+    opt = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
+    rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 3]))
+    order = rng.permutation(n)
+    held = order[: max(n // 10, 1)]  # held-out positions: the margin is chosen on them
+    train = order[held.size:]
+    steps = max(cfg.epochs * (train.size // cfg.minibatch), 1)
+    step = 0
+    rows = []
+    loss = torch.tensor(float("nan"))  # (a budget spent before the first minibatch)
+    kept = None  # (best margin's row, every margin's rows, weights, epoch) of the best epoch so far
+    for epoch in range(cfg.epochs):
+        rng.shuffle(train)
+        for s in range(0, train.size - cfg.minibatch + 1, cfg.minibatch):
+            if time.perf_counter() - t0 > seconds:
+                break
+            for group in opt.param_groups:
+                group["lr"] = cfg.learning_rate * max(1.0 - step / steps, 0.02)
+            step += 1
+            idx = torch.from_numpy(train[s:s + cfg.minibatch])
+            m = masks[idx]
+            loss = (((actor(inputs(idx)) - adv[idx]) ** 2) * m).sum() / m.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+        out = _held_out(actor, inputs, held, masks, hints, best, adv)
+        margins = _margins(actor, inputs, held, masks, hints, adv)
+        top = max(margins, key=lambda r: r["advantage"])
+        rows.append({"epoch": epoch, "loss": loss.item(), **out, "best_margin": top["margin"],
+                     "advantage_at_best_margin": top["advantage"], "seconds": time.perf_counter() - t0})
+        if kept is None or top["advantage"] > kept[0]["advantage"]:  # early stopping on the held-out positions
+            kept = (top, margins, copy.deepcopy(actor.state_dict()), epoch)
+        if log is not None:
+            print(f"fit epoch {epoch}: loss {loss.item():.4f}, held-out agreement with the search "
+                  f"{out['agreement']:.3f}; advantage per position {out['advantage']:+.4f}, "
+                  f"{top['advantage']:+.4f} with margin {top['margin']:g} ({time.perf_counter() - t0:.0f} s)",
+                  file=log, flush=True)
+        if time.perf_counter() - t0 > seconds:
+            break
+    top, margins, weights, kept_epoch = kept
+    actor.load_state_dict(weights)
+    margin = top["margin"]
+    if folder is not None:
+        _write_csv(folder / "fit.csv", rows)
+        _write_csv(folder / "margin.csv", margins)
+    meta = {"env_id": spec.env_id, "num_players": players, "options": {"num_players": players},
+            "activation": "tanh", "heuristic_input": True, "hint_bonus": float(margin)}
+    policy = policy_network(actor, mean, std, meta)
+    return policy, {"positions": n, "epochs": rows, "kept_epoch": kept_epoch, "margin": margin,
+                    "held_out_advantage": top["advantage"], "fit_seconds": time.perf_counter() - t0}
+
+
+def _mean_std(x: np.ndarray, chunk: int = 65536) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column mean and standard deviation of ``x``, a chunk at a time (a float64 copy
+    of millions of observations would not fit in memory)."""
+    total = np.zeros(x.shape[1])
+    for s in range(0, len(x), chunk):
+        total += x[s:s + chunk].sum(0, dtype=np.float64)
+    mean = total / len(x)
+    sq = np.zeros(x.shape[1])
+    for s in range(0, len(x), chunk):
+        sq += ((x[s:s + chunk].astype(np.float64) - mean) ** 2).sum(0)
+    return mean.astype(np.float32), np.sqrt(sq / len(x) + 1e-8).astype(np.float32)
+
+
+def _advantage_logits(actor: Any, inputs: Any, held: np.ndarray, hints: Any) -> Any:
+    """The policy's outputs on the held-out positions, as advantages over the heuristic's move."""
+    import torch
+
+    with torch.no_grad():
+        logits = torch.cat([actor(inputs(torch.from_numpy(held[s:s + 8192]))) for s in range(0, held.size, 8192)])
+    return logits - logits.gather(1, hints[held][:, None])
+
+
+def _choose(logits: Any, held: np.ndarray, masks: Any, hints: Any, margin: float) -> Any:
+    """The move with the highest output, the heuristic's move counting ``margin`` more."""
+    import torch
+
+    logits = logits.clone()
+    logits[torch.arange(held.size), hints[held]] += margin
+    return logits.masked_fill(~masks[held], -1e9).argmax(1)
+
+
+def _held_out(actor, inputs, held, masks, hints, best, adv) -> dict[str, float]:
+    chosen = _choose(_advantage_logits(actor, inputs, held, hints), held, masks, hints, 0.0)
+    return {"agreement": float((chosen == best[held]).float().mean()),
+            "advantage": float(adv[held].gather(1, chosen[:, None]).mean())}
+
+
+def _margins(actor, inputs, held, masks, hints, adv) -> list[dict[str, float]]:
+    """The held-out advantage per position of the policy with each margin (the search's
+    values there are independent of the fit, so this estimate is unbiased)."""
+    logits = _advantage_logits(actor, inputs, held, hints)
+    rows = []
+    for margin in MARGINS:
+        chosen = _choose(logits, held, masks, hints, margin)
+        rows.append({"margin": margin, "deviations": float((chosen != hints[held]).float().mean()),
+                     "advantage": float(adv[held].gather(1, chosen[:, None]).mean())})
+    return rows
+
+
+def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+
+
+# --------------------------------------------------------------------------- the run
+def _worker(game: str, players: int, samples: int, seconds: float, seed: int, batch: int, out: str,
+            log_path: str) -> dict[str, Any]:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    with open(log_path, "a") as log:
+        return label_positions(game, players, samples, seconds, seed, batch, out, log=log)
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = path.read_text().splitlines()
+    except OSError:
+        return ""
+    return lines[-1] if lines else ""
+
+
+def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:
+    """Label, fit, evaluate (see the module docstring); returns the figures."""
+    out, err = out or sys.stdout, err or sys.stderr
+    spec = get_spec(cfg.game)
+    cfg.game = spec.env_id
+    _check(cfg, spec)
+    players = cfg.num_players or spec.default_players
+    folder = Path(cfg.out)
+    if (folder / "policy.npz").exists():
+        raise ValueError(f"{str(folder)!r} holds a run already: train into another folder")
+    labels = folder / "labels"
+    labels.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
+    t0 = time.perf_counter()
+    label_seconds = max(cfg.minutes - cfg.fit_minutes, 0.0) * 60
+    print(f"training {spec.env_id} ({players} players) by search labels into {folder}: "
+          f"{label_seconds / 60:g} min of labelling on {cfg.workers} workers, then up to "
+          f"{cfg.fit_minutes:g} min of fit", file=out)
+    ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
+    with ctx.Pool(cfg.workers) as pool:
+        jobs = [pool.apply_async(_worker, (spec.name, players, cfg.samples, label_seconds, cfg.seed + 1 + k,
+                                           cfg.batch, str(labels / f"worker{k}"), str(labels / f"worker{k}.log")))
+                for k in range(cfg.workers)]
+        while not all(j.ready() for j in jobs):
+            time.sleep(5.0)
+            elapsed = time.perf_counter() - t0
+            done = min(elapsed / max(label_seconds, 1e-9), 1.0)
+            status = "; ".join(x for x in (_last_line(labels / f"worker{k}.log") for k in range(cfg.workers)) if x)
+            err.write(f"\r[{'#' * int(24 * done)}{'.' * (24 - int(24 * done))}] {elapsed / 60:5.1f} min  "
+                      f"{status[:150]}   ")
+            err.flush()
+        results = [j.get() for j in jobs]
+    err.write("\n")
+    positions = sum(r["positions"] for r in results)
+    matches = sum(r["matches"] for r in results)
+    share = sum(r["search_wins"] for r in results) / max(matches, 1)
+    print(f"labelled {positions:,} positions in {matches:,} matches (the search seat won {share:.1%} of them)",
+          file=out)
+    data = load_labels(sorted(labels.glob("worker*.npz")))
+    fit_seconds = max(cfg.minutes * 60 - (time.perf_counter() - t0), 60.0)
+    policy, summary = fit_policy(data, spec, players, cfg, fit_seconds, log=err, folder=folder)
+    del data
+    policy.save(folder / "policy.npz")
+    elapsed = time.perf_counter() - t0
+    print(f"fitted in {summary['fit_seconds']:.0f} s; margin {summary['margin']:g}; "
+          f"training took {elapsed / 60:.1f} min", file=out)
+    res = evaluate_policy(spec, policy, players, cfg.eval_matches, folder)
+    from cardenvs.train import _share_text
+
+    print(f"greedy policy, {cfg.eval_matches} matches each: {_share_text(res, 'heuristic', players)}; "
+          f"{_share_text(res, 'random', players)}", file=out)
+    print(f"policy: {folder / 'policy.npz'} (play it as ppo:{folder / 'policy.npz'})", file=out)
+    figures = {"positions": positions, "matches": matches, "search_share": share, "elapsed": elapsed,
+               "margin": summary["margin"], **res}
+    (folder / "summary.json").write_text(json.dumps(figures, indent=2) + "\n")
+    return figures
+
+
+def evaluate_policy(spec: Any, policy: Any, players: int, matches: int, folder: Path) -> dict[str, float]:
+    """The policy against heuristic players and against random players; into eval.csv."""
+    from cardenvs.agents import make_agent
+    from cardenvs.agents.evaluate import evaluate
+    from cardenvs.agents.ppo import PPOAgent
+
+    opts = {"num_players": players}
+    me = PPOAgent(spec, options=opts, policy=policy)
+    res: dict[str, float] = {}
+    for name in ("heuristic", "random"):
+        others = [make_agent(name, spec, seed=10_000 + k, options=opts) for k in range(1, players)]
+        r = evaluate(spec, [me, *others], matches, seed=1_000_003, options=opts)
+        res[f"vs_{name}"], res[f"vs_{name}_ci"], res[f"vs_{name}_truncated"] = r[0].win_rate, r[0].ci95, r[0].truncated
+    with open(folder / "eval.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["matches", "vs_heuristic", "vs_heuristic_ci95", "vs_heuristic_truncated", "vs_random",
+                    "vs_random_ci95", "vs_random_truncated"])
+        w.writerow([matches, f"{res['vs_heuristic']:.4f}", f"{res['vs_heuristic_ci']:.4f}",
+                    res["vs_heuristic_truncated"], f"{res['vs_random']:.4f}", f"{res['vs_random_ci']:.4f}",
+                    res["vs_random_truncated"]])
+    return res
+
+
+def _check(cfg: SearchConfig, spec: Any) -> None:
+    if not has_search(spec):
+        raise ValueError(f"{spec.name} cannot deal its unseen cards anew yet: train it with PPO")
+    for name in ("samples", "workers", "batch", "epochs", "minibatch", "eval_matches"):
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    for name in ("minutes", "fit_minutes"):
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
+            raise ValueError(f"{name} must be a positive number, got {v!r}")
+    if cfg.fit_minutes >= cfg.minutes:
+        raise ValueError(f"fit_minutes ({cfg.fit_minutes}) must be less than minutes ({cfg.minutes})")
+    if cfg.num_players is not None and not spec.min_players <= cfg.num_players <= spec.max_players:
+        raise ValueError(f"num_players must be in {spec.min_players}..{spec.max_players}, got {cfg.num_players!r}")

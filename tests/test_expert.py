@@ -1,0 +1,181 @@
+"""Search-labelled training (``cardenvs train GAME --method search``): the deal of the
+unseen cards, the rollout search's values, the labels, the fit and the CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cardenvs.agents import make_agent  # noqa: E402
+from cardenvs.agents.ppo import PolicyNetwork  # noqa: E402
+
+from cardenvs import get_spec, make_vec  # noqa: E402
+from cardenvs.cli import main  # noqa: E402
+from cardenvs.core.protocol import state_to_dict  # noqa: E402
+from cardenvs.core.vector import VecEnv  # noqa: E402
+from cardenvs.expert import (  # noqa: E402
+    SearchConfig,
+    deal_unseen,
+    fit_policy,
+    label_positions,
+    load_labels,
+    run_search,
+    search,
+)
+
+ODIN = get_spec("odin")
+GAME = ODIN.module
+
+
+def midround_states(n: int = 64, steps: int = 30, seed: int = 5):
+    """States some way into their first round (cards played, taken back, passed)."""
+    env = VecEnv(ODIN, n, seed=seed, auto_reset=False, auto_play_forced=True)
+    st = env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        legal = st.legal_action_mask
+        st = env.step(np.array([rng.choice(np.flatnonzero(m)) for m in legal]))
+    live = ~(st.terminated | st.truncated)
+    return env.states[live].copy(), st.current_player[live].copy()
+
+
+def observe(states, seats):
+    out = np.zeros((len(states), GAME.OBS_SIZE), GAME.OBS_DTYPE)
+    GAME.observe_batch(states, seats.astype(np.int64), out)
+    return out
+
+
+def test_the_unseen_cards_are_dealt_anew_and_the_seat_sees_the_same():
+    states, seats = midround_states()
+    assert len(states) > 20 and states["known"].any(), "the positions hold cards known to be in a hand"
+    before = states.copy()
+    after = states.copy()
+    deal_unseen(GAME, after, seats, np.random.default_rng(1))
+    # what the seat observes, and its own hand, are the same
+    np.testing.assert_array_equal(observe(before, seats), observe(after, seats))
+    # every hand keeps its size and its known cards; the unseen cards are the same cards
+    np.testing.assert_array_equal(before["hands"].sum(2), after["hands"].sum(2))
+    assert (after["hands"] >= after["known"]).all()
+    for i, seat in enumerate(seats):
+        np.testing.assert_array_equal(before["hands"][i, seat], after["hands"][i, seat])
+        unseen_before = before["aside"][i].astype(int) + before["hands"][i].astype(int).sum(0) \
+            - before["hands"][i, seat]
+        unseen_after = after["aside"][i].astype(int) + after["hands"][i].astype(int).sum(0) - after["hands"][i, seat]
+        np.testing.assert_array_equal(unseen_before, unseen_after)
+    # and the deal changed in most games (another player sees another hand)
+    others = [(before["hands"][i] != after["hands"][i]).any() for i in range(len(seats))]
+    assert np.mean(others) > 0.9
+    # the dealt states are consistent: the legal moves of the seat are the ones it had
+    masks = np.zeros((len(after), GAME.NUM_ACTIONS), np.bool_)
+    GAME.refresh_batch(before, masks, np.zeros((len(after), GAME.OBS_SIZE), GAME.OBS_DTYPE),
+                       np.zeros(len(after), np.int32))
+    masks_after = np.zeros_like(masks)
+    GAME.refresh_batch(after, masks_after, np.zeros((len(after), GAME.OBS_SIZE), GAME.OBS_DTYPE),
+                       np.zeros(len(after), np.int32))
+    np.testing.assert_array_equal(masks, masks_after)
+
+
+def test_the_search_values_are_the_rounds_played_out():
+    """The value of an action in one deal: play it, then heuristic players to the end of
+    the round in the ordinary env; the seat's round reward minus the others' mean."""
+    states, seats = midround_states(8)
+    heuristic = make_agent("heuristic", ODIN)
+    round_mode = GAME.make_template(num_players=4, reward_mode="round")["reward_mode"][0]
+    for i in range(3):
+        state, seat = states[i:i + 1].copy(), int(seats[i])
+        masks = np.zeros((1, GAME.NUM_ACTIONS), np.bool_)
+        GAME.refresh_batch(state, masks, np.zeros((1, GAME.OBS_SIZE), GAME.OBS_DTYPE), np.zeros(1, np.int32))
+        # one deal (samples=1) drawn by the search; replay the same deal by hand
+        rng_seed = 40 + i
+        (values,) = search(GAME, heuristic, state.copy(), np.array([seat]), masks, 1, 4, round_mode,
+                           np.random.default_rng(rng_seed))
+        dealt = state.copy()
+        deal_unseen(GAME, dealt, np.array([seat]), np.random.default_rng(rng_seed))
+        dealt["reward_mode"] = round_mode
+        for a, value in zip(np.flatnonzero(masks[0]), values, strict=True):
+            env = VecEnv(ODIN, 1, auto_reset=False, auto_play_forced=True, reward_mode="round")
+            env.reset(seed=0)
+            env.load_state_dict(0, state_to_dict(ODIN, dealt[0]))
+            st = env.step(np.array([a]))
+            total = st.rewards[0].astype(np.float64).copy()
+            while not (st.round_ended[0] or st.terminated[0] or st.truncated[0]):
+                st = env.step(heuristic.act_batch(st.observation, st.legal_action_mask))
+                total += st.rewards[0]
+            assert value == pytest.approx(total[seat] - (total.sum() - total[seat]) / 3)
+
+
+def test_labels_hold_the_search_seats_decisions(tmp_path):
+    out = tmp_path / "w"
+    r = label_positions("odin", 4, 2, 1e9, seed=3, batch=4, out=str(out), max_matches=4)
+    data = load_labels(sorted(tmp_path.glob("w.*.npz")))
+    n = len(data["obs"])
+    assert r["matches"] == 4 and r["positions"] == n > 50
+    rows = np.arange(n)
+    assert (data["mask"].sum(1) > 1).all()  # forced moves are not decisions
+    assert data["mask"][rows, data["hint"]].all() and data["mask"][rows, data["best"]].all()
+    np.testing.assert_array_equal(np.isnan(data["q"]), ~data["mask"])
+    q = np.where(data["mask"], data["q"].astype(np.float32), -np.inf)
+    np.testing.assert_array_equal(q[rows, data["best"]], q.max(1))  # the search plays its best move
+    # the same seed gives the same labels
+    label_positions("odin", 4, 2, 1e9, seed=3, batch=4, out=str(tmp_path / "again"), max_matches=4)
+    again = load_labels(sorted(tmp_path.glob("again.*.npz")))
+    for k in data:
+        np.testing.assert_array_equal(data[k], again[k])
+
+
+def test_the_fitted_policy_keeps_the_heuristics_move_unless_another_is_better_by_the_margin(tmp_path):
+    label_positions("odin", 4, 2, 1e9, seed=4, batch=4, out=str(tmp_path / "w"), max_matches=4)
+    data = load_labels(sorted(tmp_path.glob("w.*.npz")))
+    cfg = SearchConfig(game="odin", hidden=(32,), epochs=2, minibatch=64, torch_threads=1)
+    policy, summary = fit_policy(data, ODIN, 4, cfg, 60.0)
+    assert policy.heuristic_input and policy.hint_bonus == summary["margin"]
+    obs, masks, hints = data["obs"].astype(np.float32), data["mask"], data["hint"].astype(np.int64)
+    plain = PolicyNetwork({**policy.meta, "hint_bonus": 0.0}, policy.obs_mean, 1 / policy.inv_std, policy.weights)
+    raw = plain.logits(obs, hints)
+    rows = np.arange(len(obs))
+    np.testing.assert_allclose(policy.logits(obs, hints)[rows, hints], raw[rows, hints] + summary["margin"],
+                               rtol=1e-5)
+    # a margin above every advantage: the heuristic's move everywhere
+    keep = PolicyNetwork({**policy.meta, "hint_bonus": 1e9}, policy.obs_mean, 1 / policy.inv_std, policy.weights)
+    logits = np.where(masks, keep.logits(obs, hints), -np.inf)
+    np.testing.assert_array_equal(logits.argmax(1), hints)
+    with pytest.raises(ValueError, match="hint_bonus"):
+        PolicyNetwork({**policy.meta, "hint_bonus": -1.0}, policy.obs_mean, 1 / policy.inv_std, policy.weights)
+
+
+def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
+    folder = tmp_path / "run"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["train", "odin", "--method", "search", "--minutes", "0.3", "--fit-minutes", "0.1", "--workers",
+                 "1", "--samples", "2", "--eval-matches", "4", "--threads", "1", "--out", str(folder)], out, err)
+    assert code == 0, err.getvalue()
+    for name in ("policy.npz", "fit.csv", "margin.csv", "eval.csv", "summary.json", "config.json"):
+        assert (folder / name).is_file(), name
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
+    agent = make_agent(f"ppo:{folder / 'policy.npz'}", ODIN)
+    env = make_vec("odin", 32, seed=2, illegal_action="raise")
+    st = env.reset()
+    for _ in range(200):
+        st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
+    with pytest.raises(ValueError, match="holds a run already"):
+        run_search(SearchConfig(game="odin", out=str(folder)), out=io.StringIO(), err=io.StringIO())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "president", "--method", "search"], "cannot deal its unseen cards"),
+    (["train", "odin", "--samples", "4"], "--samples go with --method search"),
+    (["train", "odin", "--method", "search", "--decisions", "100"], "--decisions"),
+    (["train", "odin", "--method", "search", "--samples", "0"], "samples must be a positive integer"),
+    (["train", "odin", "--method", "search", "--minutes", "5", "--fit-minutes", "6"], "fit_minutes"),
+    (["train", "odin", "--method", "search", "--option", "target_score=5"], "default options"),
+])
+def test_cli_train_by_search_refuses_bad_settings(tmp_path, argv, message):
+    err = io.StringIO()
+    assert main([*argv, "--out", str(tmp_path / "x")], io.StringIO(), err) == 2
+    assert message in err.getvalue()
