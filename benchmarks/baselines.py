@@ -1,4 +1,4 @@
-"""The shipped PPO baselines: install a trained run as a game's baseline, and measure it.
+"""The shipped baselines: install a trained run as a game's baseline, and measure it.
 
     python benchmarks/baselines.py install GAME RUN_FOLDER   # policy.npz -> agents/baselines/GAME.npz,
                                                               # curve.png -> docs/images/GAME-ppo-curve.png
@@ -39,7 +39,7 @@ def install(game: str, run: Path) -> None:
         {"env_id": spec.env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}, indent=2) + "\n")
     images = ROOT / "docs" / "images"
     images.mkdir(exist_ok=True)
-    if (run / "curve.png").is_file():
+    if (run / "curve.png").is_file():  # a PPO run's learning curve (a search-labelled run has none)
         shutil.copyfile(run / "curve.png", images / f"{spec.name}-ppo-curve.png")
     print(f"installed {BASELINES / f'{spec.name}.npz'}")
 
@@ -60,8 +60,9 @@ def measure(games: list[str], matches: int) -> dict:
         agent = PPOAgent(spec, options=opts)
         train = json.loads((BASELINES / f"{spec.name}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
-               "train_minutes": train.get("minutes"), "train_options": {k: train[k] for k in
-                                                                         ("train_single_round", "train_reward_mode")}}
+               "train_minutes": train.get("minutes"),
+               "method": "search" if "samples" in train else "ppo",  # cardenvs train --method
+               "train_options": {k: train[k] for k in ("train_single_round", "train_reward_mode") if k in train}}
         for name in ("heuristic", "random"):
             others = [make_agent(name, spec, seed=k, options=opts) for k in range(1, meta["num_players"])]
             t = time.perf_counter()
@@ -80,8 +81,8 @@ def measure(games: list[str], matches: int) -> dict:
         cells = [f"{row[f'vs_{n}']['win_share']:.1%} ± {row[f'vs_{n}']['ci95']:.1%}"
                  + (f" ({row[f'vs_{n}']['truncated']} cut)" if row[f"vs_{n}"]["truncated"] else "")
                  for n in ("heuristic", "random")]
-        lines.append(f"| {row['env_id']} | {p} | {episode} | {row['train_minutes']:g} min | {cells[0]} | {cells[1]} "
-                     f"| {1 / p:.1%} |")
+        lines.append(f"| {row['env_id']} | {p} | {episode} | {row['train_minutes']:g} min "
+                     f"({row.get('method', 'ppo')}) | {cells[0]} | {cells[1]} | {1 / p:.1%} |")
     (RESULTS / "baselines.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
     return results
