@@ -184,7 +184,7 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
     def save() -> None:
         nonlocal shard, rec
         if out is not None and rec["obs"]:
-            np.savez(f"{out}.{shard}.npz", obs=np.array(rec["obs"]), mask=np.array(rec["mask"]),
+            np.savez_compressed(f"{out}.{shard}.npz", obs=np.array(rec["obs"]), mask=np.array(rec["mask"]),
                      hint=np.array(rec["hint"], np.int16), q=np.array(rec["q"], np.float16),
                      best=np.array(rec["best"], np.int16))
             shard += 1
