@@ -17,7 +17,8 @@ player's move in the same position, one-hot over ``NUM_ACTIONS`` after the norma
 observation: the network learns when to play it and when to play something else. Such
 a policy may also carry ``hint_bonus`` in the meta (``cardenvs train --method search``):
 that much is added to the heuristic's move's logit, so that it is kept unless another
-move scores higher by more than the bonus.
+move scores higher by more than the bonus. Such a policy's outputs are the values of
+moves, not logits of probabilities: it plays greedily only (``ppo-sample`` refuses it).
 """
 
 from __future__ import annotations
@@ -49,6 +50,16 @@ class PolicyNetwork:
         if meta.get("activation") not in ("tanh", "relu"):
             raise ValueError(f"policy: unknown activation {meta.get('activation')!r}")
         self.meta = meta
+        if "hint_bonus" in meta:
+            bonus = meta["hint_bonus"]
+            try:
+                ok = not isinstance(bonus, bool) and isinstance(bonus, (int, float)) and 0 <= float(bonus) < 1e30
+            except OverflowError:
+                ok = False
+            if not ok:
+                raise ValueError(f"policy: hint_bonus must be a number in [0, 1e30), got {bonus!r}")
+            if not self.heuristic_input:
+                raise ValueError("policy: hint_bonus needs heuristic_input (it is added to the heuristic's move)")
         self.obs_mean = np.asarray(obs_mean, dtype=np.float32)
         self.inv_std = (1.0 / np.asarray(obs_std, dtype=np.float32)).astype(np.float32)
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
@@ -65,9 +76,6 @@ class PolicyNetwork:
             raise ValueError("policy: the observation std must be positive, one per input")
         if not all(np.isfinite(w).all() for w in [self.obs_mean, std, *self.weights]):
             raise ValueError("policy: weights and statistics must be finite")
-        bonus = meta.get("hint_bonus", 0.0)
-        if isinstance(bonus, bool) or not isinstance(bonus, (int, float)) or not 0 <= bonus < float("inf"):
-            raise ValueError(f"policy: hint_bonus must be a finite number >= 0, got {bonus!r}")
 
     @property
     def env_id(self) -> str:
@@ -176,6 +184,9 @@ class PPOAgent(Agent):
             if trained is not None and given != trained:
                 warnings.warn(f"the policy was trained with {key}={trained}, and plays with {key}={given}",
                               stacklevel=2)
+        if sample and "hint_bonus" in policy.meta:
+            raise ValueError("this policy's outputs are the values of moves (cardenvs train --method search), "
+                             "not probabilities: play it greedily (ppo:PATH, not ppo-sample:PATH)")
         self.policy = policy
         self.sample = bool(sample)
         self._rng = np.random.default_rng(seed)

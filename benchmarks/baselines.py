@@ -61,7 +61,7 @@ def measure(games: list[str], matches: int) -> dict:
         train = json.loads((BASELINES / f"{spec.name}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
                "train_minutes": train.get("minutes"),
-               "method": "search" if "samples" in train else "ppo",  # cardenvs train --method
+               "method": train.get("method", "ppo"),  # cardenvs train --method
                "train_options": {k: train[k] for k in ("train_single_round", "train_reward_mode") if k in train}}
         for name in ("heuristic", "random"):
             others = [make_agent(name, spec, seed=k, options=opts) for k in range(1, meta["num_players"])]

@@ -734,7 +734,8 @@ def cmd_soak(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.method == "search":
         return cmd_train_search(args, out, err)
-    ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes)) if value]
+    ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes))
+               if value is not None]
     if ignored:
         raise CliError(f"{', '.join(ignored)} go with --method search")
     try:
@@ -748,7 +749,8 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                                 ("--single-round", args.single_round or None),
                                                 ("--heuristic-input", args.heuristic_input or None),
                                                 ("--teacher-until", args.teacher_until is not None or None),
-                                                ("--workers", args.workers), ("--ray", args.ray)) if value]
+                                                ("--workers", args.workers), ("--ray", args.ray),
+                                                ("--eval-matches", args.eval_matches)) if value is not None]
             if ignored:
                 raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
             trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err)
@@ -764,8 +766,10 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 train_single_round=args.train_episodes == "round",
                 train_reward_mode=args.train_reward,
                 num_envs=args.num_envs, torch_threads=args.threads,
-                eval_matches=args.eval_matches or 400, eval_every_minutes=args.eval_every,
-                workers=args.workers or 1, ray=args.ray, heuristic_input=args.heuristic_input,
+                eval_matches=400 if args.eval_matches is None else args.eval_matches,
+                eval_every_minutes=args.eval_every,
+                workers=1 if args.workers is None else args.workers, ray=args.ray,
+                heuristic_input=args.heuristic_input,
                 **({} if args.teacher_until is None else {"teacher_until": args.teacher_until}),
             )
             trainer = Trainer(config, out=out, err=err)
@@ -786,33 +790,34 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ("--train-episodes", args.train_episodes != "match" or None), ("--train-reward", args.train_reward),
         ("--heuristic-input", args.heuristic_input or None), ("--teacher-until", args.teacher_until),
         ("--num-envs", args.num_envs != 256 or None), ("--eval-every", args.eval_every != 5.0 or None),
-        ("--ray", args.ray)) if value]
+        ("--ray", args.ray)) if value is not None]
     if ppo_only:
         raise CliError(f"--method search takes none of {', '.join(ppo_only)} (they are PPO's)")
-    try:
-        from cardenvs.expert import SearchConfig, run_search
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise CliError(str(e)) from None
     if args.game is None:
         raise CliError("train needs a game")
     try:
-        spec, options = game_and_options(args)
-        players = options.pop("num_players", None)
-        if options:
-            raise CliError(f"--method search trains the game with its default options: drop {', '.join(options)}")
-        config = SearchConfig(
-            game=spec.env_id, num_players=players, seed=args.seed,
-            out=args.out or f"runs/{spec.name}-search-{args.seed}",
-            minutes=args.minutes if args.minutes is not None else 60.0,
-            workers=args.workers or (os.cpu_count() or 1), torch_threads=args.threads,
-            **({} if args.eval_matches is None else {"eval_matches": args.eval_matches}),
-            **({} if args.samples is None else {"samples": args.samples}),
-            **({} if args.fit_minutes is None else {"fit_minutes": args.fit_minutes}),
-        )
-        run_search(config, out=out, err=err)
-    except (ValueError, TypeError, ImportError) as e:
+        from cardenvs.expert import SearchConfig, check_run, run_search
+    except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
+    spec, options = game_and_options(args)
+    players = options.pop("num_players", None)
+    if options:
+        raise CliError(f"--method search trains the game with its default options: drop {', '.join(options)}")
+    settings = {"samples": args.samples, "fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches,
+                "minutes": args.minutes, "torch_threads": args.threads}
+    config = SearchConfig(
+        game=spec.env_id, num_players=players, seed=args.seed,
+        out=args.out or f"runs/{spec.name}-search-{args.seed}",
+        workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
+        **{k: v for k, v in settings.items() if v is not None},
+    )
+    try:  # every setting is checked before the run starts; what fails later is no usage error
+        check_run(config)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    run_search(config, out=out, err=err)
     return 0
+
 
 # --------------------------------------------------------------------------- entry point
 def _game_command(sub: Any, name: str, epilog: str | None, game_nargs: str | None = None, **kwargs: Any) -> Any:
@@ -949,13 +954,15 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--out", help="output folder (default runs/GAME-SEED)")
     tr.add_argument("--resume", metavar="FOLDER", help="continue the run in FOLDER (budgets are totals)")
     tr.add_argument("--num-envs", type=int, default=256, help="matches stepped together (default 256)")
-    tr.add_argument("--threads", type=int, help="torch threads (default 1 on a 2-core machine, else 2)")
+    tr.add_argument("--threads", type=int, help="torch threads (default 1 on a 2-core machine, else 2; "
+                    "--method search: one per core)")
     tr.add_argument("--eval-matches", type=int,
                     help="matches per evaluation (default 400 for each periodic one; 2000 for the final one "
                     "of --method search)")
     tr.add_argument("--eval-every", type=float, default=5.0, help="minutes between evaluations (default 5)")
     tr.add_argument("--workers", type=int, metavar="K",
-                    help="sample on K worker processes sharing the matches, the update on this one (default 1)")
+                    help="sample on K worker processes sharing the matches, the update on this one (default 1; "
+                    "--method search: K labelling processes, default one per core)")
     tr.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                     help="run the workers on Ray: a local instance, or the cluster at ADDRESS (auto, HOST:6379, "
                     "ray://HOST:10001); needs cardenvs[ray]")

@@ -21,14 +21,16 @@ advantages over the heuristic's move, by least squares over the legal actions. I
 the heuristic's move unless another one's learned advantage is above a margin (the
 policy's ``hint_bonus``). A tenth of the positions is held out: after each epoch the fit
 measures, on them, the search's value of the moves the policy would choose with each
-margin; it keeps the epoch and the margin that gain most there. The policy
+margin; it keeps the epoch and the margin that gain most there. (Held-out positions come
+from the same matches as the others, and the best of several choices is a little
+optimistic: the figure guides the fit, the evaluation in matches measures the policy.) The policy
 plays from its observation alone, like any ``ppo:PATH`` agent.
 
 The run writes into its folder: ``labels/`` (the recorded positions), ``fit.csv`` (the
 fit's epochs: training loss, the held-out positions' agreement with the search and the
 advantage of the policy's moves by the search's values), ``margin.csv``, ``eval.csv`` and
 ``policy.npz``. Its budget covers everything but the final evaluation: labelling until
-``minutes - fit_minutes``, then the fit.
+``minutes - fit_minutes``, then the fit (which always completes its first epoch).
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from cardenvs.registry import get_spec
 ROUND_OVER = EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED
 SHARD_SECONDS = 600.0  # a worker writes its positions this often (a crash loses less)
 # margins tried for the heuristic's move (in the search's value units); the last keeps it always
+MIN_POSITIONS = 100  # below this the held-out tenth says nothing
 MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1e9)
 
 
@@ -81,6 +84,7 @@ class SearchConfig:
     minibatch: int = 1024
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 2000
+    method: str = "search"  # what trained the run (``cardenvs train --method``)
 
 
 def has_search(spec: Any) -> bool:
@@ -102,7 +106,9 @@ def _step(game: Any, states: np.ndarray, actions: np.ndarray):
 
 
 def deal_unseen(game: Any, states: np.ndarray, seats: np.ndarray, rng: np.random.Generator) -> None:
-    """Deal anew, in place, the cards ``seats[i]`` cannot see in game i, and refresh."""
+    """Deal anew, in place, the cards ``seats[i]`` cannot see in game i, and refresh.
+    (The states come from the env and the seats from its ``current_player``: nothing
+    unchecked reaches the kernel.)"""
     n = len(states)
     game.deal_unseen_batch(states, seats.astype(np.int64), rng.random((n, game.UNSEEN_KEYS)))
     game.refresh_batch(states, np.empty((n, game.NUM_ACTIONS), np.bool_),
@@ -250,8 +256,9 @@ def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
 
 def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: SearchConfig, seconds: float,
                log: TextIO | None = None, folder: Path | None = None):
-    """Fit the residual policy to the search's values (see the module docstring); returns
-    the :class:`cardenvs.agents.ppo.PolicyNetwork` with its margin, and a summary."""
+    """Fit the residual policy to the search's values (see the module docstring) for up to
+    ``seconds`` (the first epoch always completes); returns the
+    :class:`cardenvs.agents.ppo.PolicyNetwork` with its margin, and a summary."""
     from cardenvs.train import _torch, build_networks, policy_network
 
     torch = _torch()
@@ -261,6 +268,9 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     game = spec.module
     A = game.NUM_ACTIONS
     n = len(data["obs"])
+    if n < MIN_POSITIONS:
+        raise ValueError(f"{n} labelled positions are too few to fit a policy (at least {MIN_POSITIONS}): "
+                         "give the labelling more time")
     obs = torch.from_numpy(data["obs"])  # float16, normalised a minibatch at a time (memory)
     mean, std = _mean_std(data["obs"])
     mean_t, std_t = torch.from_numpy(mean), torch.from_numpy(std)
@@ -281,15 +291,17 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     order = rng.permutation(n)
     held = order[: max(n // 10, 1)]  # held-out positions: the margin is chosen on them
     train = order[held.size:]
-    steps = max(cfg.epochs * (train.size // cfg.minibatch), 1)
+    steps = cfg.epochs * math.ceil(train.size / cfg.minibatch)
     step = 0
     rows = []
-    loss = torch.tensor(float("nan"))  # (a budget spent before the first minibatch)
     kept = None  # (best margin's row, every margin's rows, weights, epoch) of the best epoch so far
     for epoch in range(cfg.epochs):
+        if epoch and time.perf_counter() - t0 > seconds:  # the first epoch always runs
+            break
         rng.shuffle(train)
-        for s in range(0, train.size - cfg.minibatch + 1, cfg.minibatch):
-            if time.perf_counter() - t0 > seconds:
+        losses = []
+        for s in range(0, train.size, cfg.minibatch):
+            if epoch and time.perf_counter() - t0 > seconds:
                 break
             for group in opt.param_groups:
                 group["lr"] = cfg.learning_rate * max(1.0 - step / steps, 0.02)
@@ -300,20 +312,19 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
             opt.zero_grad()
             loss.backward()
             opt.step()
-        out = _held_out(actor, inputs, held, masks, hints, best, adv)
-        margins = _margins(actor, inputs, held, masks, hints, adv)
+            losses.append(loss.item())
+        margins, agreement = _held_out(actor, inputs, held, masks, hints, best, adv)
         top = max(margins, key=lambda r: r["advantage"])
-        rows.append({"epoch": epoch, "loss": loss.item(), **out, "best_margin": top["margin"],
+        rows.append({"epoch": epoch, "loss": float(np.mean(losses)), "agreement": agreement,
+                     "advantage": margins[0]["advantage"], "best_margin": top["margin"],
                      "advantage_at_best_margin": top["advantage"], "seconds": time.perf_counter() - t0})
         if kept is None or top["advantage"] > kept[0]["advantage"]:  # early stopping on the held-out positions
             kept = (top, margins, copy.deepcopy(actor.state_dict()), epoch)
         if log is not None:
-            print(f"fit epoch {epoch}: loss {loss.item():.4f}, held-out agreement with the search "
-                  f"{out['agreement']:.3f}; advantage per position {out['advantage']:+.4f}, "
+            print(f"fit epoch {epoch}: loss {rows[-1]['loss']:.4f}, held-out agreement with the search "
+                  f"{agreement:.3f}; advantage per position {margins[0]['advantage']:+.4f}, "
                   f"{top['advantage']:+.4f} with margin {top['margin']:g} ({time.perf_counter() - t0:.0f} s)",
                   file=log, flush=True)
-        if time.perf_counter() - t0 > seconds:
-            break
     top, margins, weights, kept_epoch = kept
     actor.load_state_dict(weights)
     margin = top["margin"]
@@ -358,22 +369,22 @@ def _choose(logits: Any, held: np.ndarray, masks: Any, hints: Any, margin: float
     return logits.masked_fill(~masks[held], -1e9).argmax(1)
 
 
-def _held_out(actor, inputs, held, masks, hints, best, adv) -> dict[str, float]:
-    chosen = _choose(_advantage_logits(actor, inputs, held, hints), held, masks, hints, 0.0)
-    return {"agreement": float((chosen == best[held]).float().mean()),
-            "advantage": float(adv[held].gather(1, chosen[:, None]).mean())}
-
-
-def _margins(actor, inputs, held, masks, hints, adv) -> list[dict[str, float]]:
-    """The held-out advantage per position of the policy with each margin (the search's
-    values there are independent of the fit, so this estimate is unbiased)."""
+def _held_out(actor, inputs, held, masks, hints, best, adv) -> tuple[list[dict[str, float]], float]:
+    """On the held-out positions: for each margin, how often the policy leaves the
+    heuristic's move and the search's value of its moves (advantage per position over the
+    heuristic's; the fit never saw those values, though it picks the best of several
+    epochs and margins on them, so the best figure is a little optimistic); and how often
+    the policy with no margin plays the search's own move."""
     logits = _advantage_logits(actor, inputs, held, hints)
     rows = []
+    agreement = 0.0
     for margin in MARGINS:
         chosen = _choose(logits, held, masks, hints, margin)
+        if margin == 0.0:
+            agreement = float((chosen == best[held]).float().mean())
         rows.append({"margin": margin, "deviations": float((chosen != hints[held]).float().mean()),
                      "advantage": float(adv[held].gather(1, chosen[:, None]).mean())})
-    return rows
+    return rows, agreement
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
@@ -386,7 +397,6 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 # --------------------------------------------------------------------------- the run
 def _worker(game: str, players: int, samples: int, seconds: float, seed: int, batch: int, out: str,
             log_path: str) -> dict[str, Any]:
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
     with open(log_path, "a") as log:
         return label_positions(game, players, samples, seconds, seed, batch, out, log=log)
 
@@ -399,27 +409,30 @@ def _last_line(path: Path) -> str:
     return lines[-1] if lines else ""
 
 
+def worker_seed(seed: int, worker: int) -> int:
+    """The labelling seed of worker ``worker`` of a run seeded ``seed`` (workers < 1000:
+    runs of different seeds label different matches)."""
+    return seed * 1000 + 1 + worker
+
+
 def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:
-    """Label, fit, evaluate (see the module docstring); returns the figures."""
+    """Label, fit, evaluate (see the module docstring); returns the figures. Call it under
+    ``if __name__ == "__main__":`` in a script: the workers are new processes that import it."""
     out, err = out or sys.stdout, err or sys.stderr
-    spec = get_spec(cfg.game)
-    cfg.game = spec.env_id
-    _check(cfg, spec)
+    spec = check_run(cfg)
     players = cfg.num_players or spec.default_players
     folder = Path(cfg.out)
-    if (folder / "policy.npz").exists():
-        raise ValueError(f"{str(folder)!r} holds a run already: train into another folder")
     labels = folder / "labels"
     labels.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     t0 = time.perf_counter()
-    label_seconds = max(cfg.minutes - cfg.fit_minutes, 0.0) * 60
+    label_seconds = (cfg.minutes - cfg.fit_minutes) * 60
     print(f"training {spec.env_id} ({players} players) by search labels into {folder}: "
           f"{label_seconds / 60:g} min of labelling on {cfg.workers} workers, then up to "
           f"{cfg.fit_minutes:g} min of fit", file=out)
     ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
     with ctx.Pool(cfg.workers) as pool:
-        jobs = [pool.apply_async(_worker, (spec.name, players, cfg.samples, label_seconds, cfg.seed + 1 + k,
+        jobs = [pool.apply_async(_worker, (spec.name, players, cfg.samples, label_seconds, worker_seed(cfg.seed, k),
                                            cfg.batch, str(labels / f"worker{k}"), str(labels / f"worker{k}.log")))
                 for k in range(cfg.workers)]
         while not all(j.ready() for j in jobs):
@@ -438,18 +451,19 @@ def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None 
     print(f"labelled {positions:,} positions in {matches:,} matches (the search seat won {share:.1%} of them)",
           file=out)
     data = load_labels(sorted(labels.glob("worker*.npz")))
-    fit_seconds = max(cfg.minutes * 60 - (time.perf_counter() - t0), 60.0)
+    # the rest of the budget (the fit always completes its first epoch)
+    fit_seconds = max(cfg.minutes * 60 - (time.perf_counter() - t0), 0.0)
     policy, summary = fit_policy(data, spec, players, cfg, fit_seconds, log=err, folder=folder)
     del data
     policy.save(folder / "policy.npz")
     elapsed = time.perf_counter() - t0
     print(f"fitted in {summary['fit_seconds']:.0f} s; margin {summary['margin']:g}; "
           f"training took {elapsed / 60:.1f} min", file=out)
-    res = evaluate_policy(spec, policy, players, cfg.eval_matches, folder)
-    from cardenvs.train import _share_text
+    res = evaluate_policy(spec, policy, cfg.eval_matches, folder)
+    from cardenvs.train import share_text
 
-    print(f"greedy policy, {cfg.eval_matches} matches each: {_share_text(res, 'heuristic', players)}; "
-          f"{_share_text(res, 'random', players)}", file=out)
+    print(f"greedy policy, {cfg.eval_matches} matches each: {share_text(res, 'heuristic', players)}; "
+          f"{share_text(res, 'random', players)}", file=out)
     print(f"policy: {folder / 'policy.npz'} (play it as ppo:{folder / 'policy.npz'})", file=out)
     figures = {"positions": positions, "matches": matches, "search_share": share, "elapsed": elapsed,
                "margin": summary["margin"], **res}
@@ -457,19 +471,11 @@ def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None 
     return figures
 
 
-def evaluate_policy(spec: Any, policy: Any, players: int, matches: int, folder: Path) -> dict[str, float]:
-    """The policy against heuristic players and against random players; into eval.csv."""
-    from cardenvs.agents import make_agent
-    from cardenvs.agents.evaluate import evaluate
-    from cardenvs.agents.ppo import PPOAgent
+def evaluate_policy(spec: Any, policy: Any, matches: int, folder: Path) -> dict[str, float]:
+    """The greedy policy against heuristic players and against random players; into eval.csv."""
+    from cardenvs.train import evaluate_greedy
 
-    opts = {"num_players": players}
-    me = PPOAgent(spec, options=opts, policy=policy)
-    res: dict[str, float] = {}
-    for name in ("heuristic", "random"):
-        others = [make_agent(name, spec, seed=10_000 + k, options=opts) for k in range(1, players)]
-        r = evaluate(spec, [me, *others], matches, seed=1_000_003, options=opts)
-        res[f"vs_{name}"], res[f"vs_{name}_ci"], res[f"vs_{name}_truncated"] = r[0].win_rate, r[0].ci95, r[0].truncated
+    res = evaluate_greedy(spec, policy, {"num_players": policy.meta["num_players"]}, matches, seed=1_000_003)
     with open(folder / "eval.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["matches", "vs_heuristic", "vs_heuristic_ci95", "vs_heuristic_truncated", "vs_random",
@@ -480,18 +486,58 @@ def evaluate_policy(spec: Any, policy: Any, players: int, matches: int, folder: 
     return res
 
 
-def _check(cfg: SearchConfig, spec: Any) -> None:
+def _positive_int(v: Any) -> bool:
+    return isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 1
+
+
+def check_config(cfg: SearchConfig) -> Any:
+    """Every setting of ``cfg``, checked before anything runs (ValueError/TypeError naming
+    it); returns the game's spec, and ``cfg.game`` becomes its env id."""
+    if not isinstance(cfg.game, str):
+        raise TypeError(f"game must be a game name or env id, got {cfg.game!r}")
+    spec = get_spec(cfg.game)
+    cfg.game = spec.env_id
     if not has_search(spec):
         raise ValueError(f"{spec.name} cannot deal its unseen cards anew yet: train it with PPO")
+    from cardenvs.agents import has_heuristic
+
+    if not has_heuristic(spec):
+        raise ValueError(f"{spec.name} has no heuristic player for the search to play")
+    if cfg.method != "search":
+        raise ValueError(f"method must be 'search', got {cfg.method!r}")
     for name in ("samples", "workers", "batch", "epochs", "minibatch", "eval_matches"):
         v = getattr(cfg, name)
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        if not _positive_int(v):
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    for name in ("minutes", "fit_minutes"):
+    if cfg.workers >= 1000:
+        raise ValueError(f"workers must be below 1000, got {cfg.workers!r}")
+    for name in ("minutes", "fit_minutes", "learning_rate"):
         v = getattr(cfg, name)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
             raise ValueError(f"{name} must be a positive number, got {v!r}")
     if cfg.fit_minutes >= cfg.minutes:
         raise ValueError(f"fit_minutes ({cfg.fit_minutes}) must be less than minutes ({cfg.minutes})")
-    if cfg.num_players is not None and not spec.min_players <= cfg.num_players <= spec.max_players:
-        raise ValueError(f"num_players must be in {spec.min_players}..{spec.max_players}, got {cfg.num_players!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or not 0 <= cfg.seed < 2**40:
+        raise ValueError(f"seed must be an integer in 0..2**40-1, got {cfg.seed!r}")
+    if cfg.torch_threads is not None and not _positive_int(cfg.torch_threads):
+        raise ValueError(f"torch_threads must be a positive integer or None, got {cfg.torch_threads!r}")
+    if not (isinstance(cfg.hidden, (tuple, list)) and cfg.hidden and all(_positive_int(h) for h in cfg.hidden)):
+        raise ValueError(f"hidden must be a non-empty sequence of positive layer sizes, got {cfg.hidden!r}")
+    if cfg.num_players is not None and not (
+            _positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= spec.max_players):
+        raise ValueError(f"num_players must be an integer in {spec.min_players}..{spec.max_players}, "
+                         f"got {cfg.num_players!r}")
+    if not isinstance(cfg.out, (str, os.PathLike)):
+        raise TypeError(f"out must be a folder path, got {cfg.out!r}")
+    return spec
+
+
+def check_run(cfg: SearchConfig) -> Any:
+    """:func:`check_config`, and the output folder must not hold a run (its labels would
+    mix with the new ones); returns the game's spec."""
+    spec = check_config(cfg)
+    folder = Path(cfg.out)
+    labels = folder / "labels"
+    if (folder / "policy.npz").exists() or (labels.is_dir() and any(labels.iterdir())):
+        raise ValueError(f"{str(folder)!r} holds a run already: train into another folder")
+    return spec

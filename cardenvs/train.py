@@ -252,6 +252,38 @@ def load_checkpoint_policy(path: str | os.PathLike):
     return policy_network(actor, ckpt["obs_mean"].numpy(), ckpt["obs_std"].numpy(), ckpt["policy_meta"])
 
 
+def evaluate_greedy(spec: Any, policy: Any, options: dict[str, Any], matches: int, seed: int) -> dict[str, float]:
+    """``policy`` played greedily against P-1 heuristic players and against P-1 random
+    players of the game ``options`` give: win shares, 95 % intervals, truncated matches."""
+    from cardenvs.agents import make_agent
+    from cardenvs.agents.evaluate import evaluate
+    from cardenvs.agents.ppo import PPOAgent
+
+    opts = {k: v for k, v in options.items() if k != "reward_mode"}
+    # a match nobody can win (an untrained policy and three random players of Classes
+    # can void round after round) would hold the run up for an hour: cut it short
+    # (counted as truncated) unless the run sets its own max_steps (0: never)
+    if "max_steps" not in opts:
+        opts["max_steps"] = EVAL_MAX_STEPS
+    me = PPOAgent(spec, options=opts, policy=policy)
+    players = policy.meta["num_players"]
+    out: dict[str, float] = {}
+    for name in ("heuristic", "random"):
+        others = [make_agent(name, spec, seed=10_000 + k, options=opts) for k in range(1, players)]
+        res = evaluate(spec, [me, *others], matches, seed=seed, options=opts)
+        out[f"vs_{name}"] = res[0].win_rate
+        out[f"vs_{name}_ci"] = res[0].ci95
+        out[f"vs_{name}_truncated"] = res[0].truncated
+    return out
+
+
+def share_text(res: dict[str, float], name: str, players: int) -> str:
+    """An evaluation's win share against ``name`` players, as text."""
+    trunc = res.get(f"vs_{name}_truncated", 0)
+    return (f"vs {players - 1} {name} {res[f'vs_{name}']:.1%} ± {res[f'vs_{name}_ci']:.1%}"
+            + (f" ({trunc} truncated)" if trunc else ""))
+
+
 # --------------------------------------------------------------------------- the trainer
 class Trainer:
     """A run: ``Trainer(config).train()``; ``Trainer.resume(folder)`` continues one."""
@@ -581,26 +613,8 @@ class Trainer:
 
     def evaluate(self, matches: int | None = None) -> dict[str, float]:
         """The greedy policy against P-1 heuristic players and against P-1 random players."""
-        from cardenvs.agents import make_agent
-        from cardenvs.agents.evaluate import evaluate
-        from cardenvs.agents.ppo import PPOAgent
-
-        matches = matches or self.cfg.eval_matches
-        opts = {k: v for k, v in self.cfg.game_options().items() if k != "reward_mode"}
-        # a match nobody can win (an untrained policy and three random players of Classes
-        # can void round after round) would hold the run up for an hour: cut it short
-        # (counted as truncated) unless the run sets its own max_steps (0: never)
-        if "max_steps" not in opts:
-            opts["max_steps"] = EVAL_MAX_STEPS
-        me = PPOAgent(self.spec, options=opts, policy=self.current_policy())
-        out: dict[str, float] = {}
-        for name in ("heuristic", "random"):
-            others = [make_agent(name, self.spec, seed=10_000 + k, options=opts) for k in range(1, self.P)]
-            res = evaluate(self.spec, [me, *others], matches, seed=1_000_003 + self.iteration, options=opts)
-            out[f"vs_{name}"] = res[0].win_rate
-            out[f"vs_{name}_ci"] = res[0].ci95
-            out[f"vs_{name}_truncated"] = res[0].truncated
-        return out
+        return evaluate_greedy(self.spec, self.current_policy(), self.cfg.game_options(),
+                               matches or self.cfg.eval_matches, seed=1_000_003 + self.iteration)
 
     # ------------------------------------------------------------------ the loop
     def train(self) -> dict[str, Any]:
@@ -692,8 +706,8 @@ class Trainer:
         split = ", ".join(f"{k} {100 * v / max(self.elapsed, 1e-9):.0f} %" for k, v in self.times.items())
         print(f"done: {self.iteration} iterations, {self.decisions:,} decisions in {self.elapsed / 60:.1f} min "
               f"({self.decisions / max(self.elapsed, 1e-9):,.0f} samples/s); time: {split}", file=self.out)
-        print(f"greedy policy, {c.eval_matches} matches each: {_share_text(last, 'heuristic', self.P)}; "
-              f"{_share_text(last, 'random', self.P)}", file=self.out)
+        print(f"greedy policy, {c.eval_matches} matches each: {share_text(last, 'heuristic', self.P)}; "
+              f"{share_text(last, 'random', self.P)}", file=self.out)
         print(f"policy: {self.folder / 'policy.npz'} (play it as ppo:{self.folder / 'policy.npz'})", file=self.out)
         return {"iterations": self.iteration, "decisions": self.decisions, "elapsed": self.elapsed,
                 "times": dict(self.times), **last}
@@ -732,7 +746,7 @@ class Trainer:
             for name in ("heuristic", "random"):
                 self.tb.add_scalar(f"eval/vs_{name}", res[f"vs_{name}"], self.decisions)
         self.err.write(f"\r[eval at {self.elapsed / 60:.1f} min, {self.decisions:,} decisions] "
-                       f"{_share_text(res, 'heuristic', self.P)}; {_share_text(res, 'random', self.P)}\n")
+                       f"{share_text(res, 'heuristic', self.P)}; {share_text(res, 'random', self.P)}\n")
         return res
 
     def _teacher_weight(self) -> float:
@@ -853,9 +867,3 @@ class Trainer:
 
 def _mean(values: deque) -> str:
     return f"{np.mean(values):.3f}" if values else ""
-
-
-def _share_text(res: dict[str, float], name: str, players: int) -> str:
-    trunc = res.get(f"vs_{name}_truncated", 0)
-    return (f"vs {players - 1} {name} {res[f'vs_{name}']:.1%} ± {res[f'vs_{name}_ci']:.1%}"
-            + (f" ({trunc} truncated)" if trunc else ""))

@@ -3,6 +3,7 @@ unseen cards, the rollout search's values, the labels, the fit and the CLI."""
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 
@@ -50,8 +51,11 @@ def observe(states, seats):
     return out
 
 
-def test_the_unseen_cards_are_dealt_anew_and_the_seat_sees_the_same():
+@pytest.mark.parametrize("who", ["to move", "next"])
+def test_the_unseen_cards_are_dealt_anew_and_the_seat_sees_the_same(who):
     states, seats = midround_states()
+    if who == "next":  # a seat that is not the one to move (whose selection may be in progress)
+        seats = (seats + 1) % states["num_players"]
     assert len(states) > 20 and states["known"].any(), "the positions hold cards known to be in a hand"
     before = states.copy()
     after = states.copy()
@@ -70,6 +74,8 @@ def test_the_unseen_cards_are_dealt_anew_and_the_seat_sees_the_same():
     # and the deal changed in most games (another player sees another hand)
     others = [(before["hands"][i] != after["hands"][i]).any() for i in range(len(seats))]
     assert np.mean(others) > 0.9
+    if who == "next":
+        return
     # the dealt states are consistent: the legal moves of the seat are the ones it had
     masks = np.zeros((len(after), GAME.NUM_ACTIONS), np.bool_)
     GAME.refresh_batch(before, masks, np.zeros((len(after), GAME.OBS_SIZE), GAME.OBS_DTYPE),
@@ -148,6 +154,47 @@ def test_the_fitted_policy_keeps_the_heuristics_move_unless_another_is_better_by
         PolicyNetwork({**policy.meta, "hint_bonus": -1.0}, policy.obs_mean, 1 / policy.inv_std, policy.weights)
 
 
+def test_the_fit_learns_where_another_move_is_better():
+    """Synthetic labels: a move beats the heuristic's by 1 point where one observation
+    feature is set, and loses by 1 elsewhere; a third move always loses. The policy must
+    play it exactly there."""
+    rng = np.random.default_rng(0)
+    n, A = 3000, GAME.NUM_ACTIONS
+    obs = (rng.random((n, GAME.OBS_SIZE)) < 0.3).astype(np.float16)
+    hint, other, worse = 0, 5, 9
+    mask = np.zeros((n, A), bool)
+    mask[:, [hint, other, worse]] = True
+    q = np.full((n, A), np.nan, np.float16)
+    q[:, hint] = 0.0
+    q[:, other] = np.where(obs[:, 7] == 1, 1.0, -1.0)
+    q[:, worse] = -0.5
+    best = np.where(obs[:, 7] == 1, other, hint).astype(np.int16)
+    data = {"obs": obs, "mask": mask, "hint": np.full(n, hint, np.int16), "q": q, "best": best}
+    cfg = SearchConfig(game="odin", hidden=(32,), epochs=8, minibatch=128, torch_threads=1, learning_rate=3e-3)
+    policy, summary = fit_policy(data, ODIN, 4, cfg, 120.0)
+    logits = np.where(mask, policy.logits(obs.astype(np.float32), data["hint"].astype(np.int64)), -np.inf)
+    assert (logits.argmax(1) == best).mean() > 0.97
+    assert summary["held_out_advantage"] > 0.9 * np.mean(obs[:, 7] == 1)
+    with pytest.raises(ValueError, match="too few"):
+        fit_policy({k: v[:50] for k, v in data.items()}, ODIN, 4, cfg, 60.0)
+
+
+def test_search_policies_play_greedily_and_bad_margins_are_refused(tmp_path):
+    label_positions("odin", 4, 2, 1e9, seed=5, batch=4, out=str(tmp_path / "w"), max_matches=4)
+    data = load_labels(sorted(tmp_path.glob("w.*.npz")))
+    cfg = SearchConfig(game="odin", hidden=(16,), epochs=1, minibatch=64, torch_threads=1)
+    policy, _ = fit_policy(data, ODIN, 4, cfg, 60.0)
+    policy.save(tmp_path / "policy.npz")
+    with pytest.raises(ValueError, match="greedily"):
+        make_agent(f"ppo-sample:{tmp_path / 'policy.npz'}", ODIN)
+    args = (policy.obs_mean, 1 / policy.inv_std, policy.weights)
+    for bad in (-1.0, 10**400, float("nan"), "0.1", True):
+        with pytest.raises(ValueError, match="hint_bonus"):
+            PolicyNetwork({**policy.meta, "hint_bonus": bad}, *args)
+    with pytest.raises(ValueError, match="needs heuristic_input"):
+        PolicyNetwork({**policy.meta, "heuristic_input": False}, *args)
+
+
 def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
@@ -158,11 +205,17 @@ def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
         assert (folder / name).is_file(), name
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
+    fit = list(csv.DictReader(open(folder / "fit.csv")))
+    assert fit and all(np.isfinite(float(r["loss"])) for r in fit)  # the fit took its steps
     agent = make_agent(f"ppo:{folder / 'policy.npz'}", ODIN)
     env = make_vec("odin", 32, seed=2, illegal_action="raise")
     st = env.reset()
     for _ in range(200):
         st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
+    with pytest.raises(ValueError, match="holds a run already"):
+        run_search(SearchConfig(game="odin", out=str(folder)), out=io.StringIO(), err=io.StringIO())
+    # labels left by a run that stopped early would mix with a new run's
+    (folder / "policy.npz").unlink()
     with pytest.raises(ValueError, match="holds a run already"):
         run_search(SearchConfig(game="odin", out=str(folder)), out=io.StringIO(), err=io.StringIO())
 
@@ -174,6 +227,13 @@ def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
     (["train", "odin", "--method", "search", "--samples", "0"], "samples must be a positive integer"),
     (["train", "odin", "--method", "search", "--minutes", "5", "--fit-minutes", "6"], "fit_minutes"),
     (["train", "odin", "--method", "search", "--option", "target_score=5"], "default options"),
+    (["train", "odin", "--samples", "0"], "--samples go with --method search"),
+    (["train", "odin", "--method", "search", "--threads", "0"], "torch_threads must be a positive integer"),
+    (["train", "odin", "--method", "search", "--workers", "0"], "workers must be a positive integer"),
+    (["train", "odin", "--method", "search", "--eval-matches", "0"], "eval_matches must be a positive integer"),
+    (["train", "odin", "--method", "search", "--players", "9"], "players"),
+    (["train", "odin", "--method", "search", "--seed", "-1"], "seed must be"),
+    (["train", "odin", "--eval-matches", "0"], "eval_matches must be a positive integer"),
 ])
 def test_cli_train_by_search_refuses_bad_settings(tmp_path, argv, message):
     err = io.StringIO()

@@ -610,11 +610,12 @@ def deal_unseen_batch(states, seats, keys):
         for q in range(P):
             if q != seat:
                 for c in range(NUM_CARDS):
-                    for _ in range(s.hands[q, c] - s.known[q, c]):
+                    # int64: uint8 - uint8 is unsigned in numba (a known card is always held)
+                    for _ in range(np.int64(s.hands[q, c]) - np.int64(s.known[q, c])):
                         pool[m] = c
                         m += 1
         for k in range(m - 1, 0, -1):  # Fisher-Yates
-            r = int(keys[i, k] * (k + 1))
+            r = min(np.int64(keys[i, k] * (k + 1)), k)  # a key of 1.0 would reach past k
             t = pool[k]
             pool[k] = pool[r]
             pool[r] = t
@@ -623,7 +624,7 @@ def deal_unseen_batch(states, seats, keys):
             if q != seat:
                 n = 0
                 for c in range(NUM_CARDS):
-                    n += s.hands[q, c] - s.known[q, c]
+                    n += np.int64(s.hands[q, c]) - np.int64(s.known[q, c])
                     s.hands[q, c] = s.known[q, c]
                 for _ in range(n):
                     s.hands[q, pool[k]] += 1
