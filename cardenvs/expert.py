@@ -60,8 +60,8 @@ from cardenvs.registry import get_spec
 
 ROUND_OVER = EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED
 SHARD_SECONDS = 600.0  # a worker writes its positions this often (a crash loses less)
-# margins tried for the heuristic's move (in the search's value units); the last keeps it always
 MIN_POSITIONS = 100  # below this the held-out tenth says nothing
+# margins tried for the heuristic's move (in the search's value units); the last keeps it always
 MARGINS = (0.0, 0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 1e9)
 
 
@@ -259,7 +259,7 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     """Fit the residual policy to the search's values (see the module docstring) for up to
     ``seconds`` (the first epoch always completes); returns the
     :class:`cardenvs.agents.ppo.PolicyNetwork` with its margin, and a summary."""
-    from cardenvs.train import _torch, build_networks, policy_network
+    from cardenvs.train import RunningStats, _torch, build_networks, policy_network
 
     torch = _torch()
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
@@ -272,7 +272,10 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
         raise ValueError(f"{n} labelled positions are too few to fit a policy (at least {MIN_POSITIONS}): "
                          "give the labelling more time")
     obs = torch.from_numpy(data["obs"])  # float16, normalised a minibatch at a time (memory)
-    mean, std = _mean_std(data["obs"])
+    stats = RunningStats(game.OBS_SIZE)
+    for s in range(0, n, 65536):  # a chunk at a time: a float64 copy of millions of rows would not fit
+        stats.update(data["obs"][s:s + 65536])
+    mean, std = stats.mean.astype(np.float32), stats.std()
     mean_t, std_t = torch.from_numpy(mean), torch.from_numpy(std)
     masks = torch.from_numpy(data["mask"])
     hints = torch.from_numpy(data["hint"].astype(np.int64))
@@ -336,19 +339,6 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     policy = policy_network(actor, mean, std, meta)
     return policy, {"positions": n, "epochs": rows, "kept_epoch": kept_epoch, "margin": margin,
                     "held_out_advantage": top["advantage"], "fit_seconds": time.perf_counter() - t0}
-
-
-def _mean_std(x: np.ndarray, chunk: int = 65536) -> tuple[np.ndarray, np.ndarray]:
-    """Per-column mean and standard deviation of ``x``, a chunk at a time (a float64 copy
-    of millions of observations would not fit in memory)."""
-    total = np.zeros(x.shape[1])
-    for s in range(0, len(x), chunk):
-        total += x[s:s + chunk].sum(0, dtype=np.float64)
-    mean = total / len(x)
-    sq = np.zeros(x.shape[1])
-    for s in range(0, len(x), chunk):
-        sq += ((x[s:s + chunk].astype(np.float64) - mean) ** 2).sum(0)
-    return mean.astype(np.float32), np.sqrt(sq / len(x) + 1e-8).astype(np.float32)
 
 
 def _advantage_logits(actor: Any, inputs: Any, held: np.ndarray, hints: Any) -> Any:
