@@ -38,7 +38,7 @@ def main() -> None:
         files = sorted(p for p in (args.run / "labels").glob("worker*.npz") if int(p.name.split(".")[1]) < shards)
         data = load_labels(files)
         policy, summary = fit_policy(data, spec, players, cfg, math.inf)
-        res = evaluate_greedy(spec, policy, {"num_players": players}, args.matches, seed=1_000_003)
+        res = evaluate_greedy(spec, policy, policy.meta["options"], args.matches, seed=1_000_003)
         point = {"label_minutes": shards * SHARD_SECONDS / 60, "positions": summary["positions"],
                  "margin": summary["margin"], "vs_heuristic": res["vs_heuristic"], "ci95": res["vs_heuristic_ci"]}
         print(json.dumps(point), flush=True)

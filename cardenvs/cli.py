@@ -734,8 +734,8 @@ def cmd_soak(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.method == "search":
         return cmd_train_search(args, out, err)
-    ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes))
-               if value is not None]
+    ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes),
+                                        ("--hands", args.hands)) if value is not None]
     if ignored:
         raise CliError(f"{', '.join(ignored)} go with --method search")
     try:
@@ -786,7 +786,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cardenvs train GAME --method search``: search-labelled training (cardenvs.expert)."""
     ppo_only = [flag for flag, value in (
-        ("--resume", args.resume), ("--decisions", args.decisions), ("--single-round", args.single_round or None),
+        ("--resume", args.resume), ("--decisions", args.decisions),
         ("--train-episodes", args.train_episodes != "match" or None), ("--train-reward", args.train_reward),
         ("--heuristic-input", args.heuristic_input or None), ("--teacher-until", args.teacher_until),
         ("--num-envs", args.num_envs != 256 or None), ("--eval-every", args.eval_every != 5.0 or None),
@@ -801,12 +801,12 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CliError(str(e)) from None
     spec, options = game_and_options(args)
     players = options.pop("num_players", None)
-    if options:
-        raise CliError(f"--method search trains the game with its default options: drop {', '.join(options)}")
-    settings = {"samples": args.samples, "fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches,
+    single = bool(options.pop("single_round", False)) or args.single_round
+    settings = {"samples": args.samples, "hands": args.hands, "fit_minutes": args.fit_minutes,
+                "eval_matches": args.eval_matches,
                 "minutes": args.minutes, "torch_threads": args.threads}
     config = SearchConfig(
-        game=spec.env_id, num_players=players, seed=args.seed,
+        game=spec.env_id, num_players=players, single_round=single, options=options, seed=args.seed,
         out=args.out or f"runs/{spec.name}-search-{args.seed}",
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
         **{k: v for k, v in settings.items() if v is not None},
@@ -934,8 +934,11 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--method", choices=("ppo", "search"), default="ppo",
                     help="ppo (default): self-play masked PPO; search: a rollout search over the heuristic "
                     "labels positions and a residual policy learns its action values (games that can deal "
-                    "their unseen cards anew: odin)")
+                    "their unseen cards anew: odin, rami51)")
     tr.add_argument("--samples", type=int, help="--method search: deals of the unseen cards per position (default 8)")
+    tr.add_argument("--hands", choices=("sampled", "true"),
+                    help="--method search: deal the other hands anew in each sample (sampled, the default), or "
+                    "search with them as they are and label the heuristic's matches (true)")
     tr.add_argument("--fit-minutes", type=float,
                     help="--method search: the part of the budget kept for the fit (default 8)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")

@@ -43,7 +43,7 @@ import multiprocessing
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -71,9 +71,15 @@ class SearchConfig:
 
     game: str
     num_players: int | None = None
+    single_round: bool = False  # the game is one round (labelled, fitted and evaluated so)
+    options: dict[str, Any] = field(default_factory=dict)  # other game options
     minutes: float = 60.0  # the whole budget: labelling, then the fit
     fit_minutes: float = 8.0  # the part of it kept for the fit
     samples: int = 8  # deals of the unseen cards per searched position
+    # "sampled": each deal one the seat cannot tell from the true one (the other hands dealt
+    # anew); "true": the other hands as they are, the undrawn cards dealt anew, and the seat
+    # plays the heuristic's move (see "What the search reads" in the module docstring)
+    hands: str = "sampled"
     workers: int = 2  # labelling processes
     batch: int = 64  # matches each worker plays side by side
     seed: int = 0
@@ -85,6 +91,13 @@ class SearchConfig:
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 2000
     method: str = "search"  # what trained the run (``cardenvs train --method``)
+
+    def game_options(self, players: int) -> dict[str, Any]:
+        """The game the policy is for (``players`` seats)."""
+        opts = {**self.options, "num_players": players}
+        if self.single_round:
+            opts["single_round"] = True
+        return opts
 
 
 def has_search(spec: Any) -> bool:
@@ -105,12 +118,13 @@ def _step(game: Any, states: np.ndarray, actions: np.ndarray):
     return obs, masks, rewards, events
 
 
-def deal_unseen(game: Any, states: np.ndarray, seats: np.ndarray, rng: np.random.Generator) -> None:
-    """Deal anew, in place, the cards ``seats[i]`` cannot see in game i, and refresh.
-    (The states come from the env and the seats from its ``current_player``: nothing
-    unchecked reaches the kernel.)"""
+def deal_unseen(game: Any, states: np.ndarray, seats: np.ndarray, rng: np.random.Generator,
+                keep_hands: bool = False) -> None:
+    """Deal anew, in place, the cards ``seats[i]`` cannot see in game i (``keep_hands``:
+    only those no one holds), and refresh. (The states come from the env and the seats
+    from its ``current_player``: nothing unchecked reaches the kernel.)"""
     n = len(states)
-    game.deal_unseen_batch(states, seats.astype(np.int64), rng.random((n, game.UNSEEN_KEYS)))
+    game.deal_unseen_batch(states, seats.astype(np.int64), rng.random((n, game.UNSEEN_KEYS)), bool(keep_hands))
     game.refresh_batch(states, np.empty((n, game.NUM_ACTIONS), np.bool_),
                        np.empty((n, game.OBS_SIZE), game.OBS_DTYPE), np.empty(n, np.int32))
 
@@ -139,16 +153,18 @@ def rollout_values(game: Any, heuristic: Any, states: np.ndarray, actions: np.nd
 
 
 def search(game: Any, heuristic: Any, states: np.ndarray, seats: np.ndarray, masks: np.ndarray, samples: int,
-           players: int, round_mode: int, rng: np.random.Generator | None) -> list[np.ndarray]:
+           players: int, round_mode: int, rng: np.random.Generator | None,
+           keep_hands: bool = False) -> list[np.ndarray]:
     """The search's value of every legal action in each of ``states`` (one array per
-    state, over ``np.flatnonzero(masks[i])``), all searched in one batch. ``rng=None``
+    state, over ``np.flatnonzero(masks[i])``), all searched in one batch. ``keep_hands``
+    deals only the cards no one holds (the search reads the other hands). ``rng=None``
     searches the true deal instead, ``samples`` times the same (it sees every card: an
     upper bound for measurements, not a fair player)."""
     legal = [np.flatnonzero(m) for m in masks]
     deals = np.repeat(states, samples)  # state-major: state i's deals, then state i+1's
     deal_seats = np.repeat(seats, samples)
     if rng is not None:
-        deal_unseen(game, deals, deal_seats, rng)
+        deal_unseen(game, deals, deal_seats, rng, keep_hands)
     counts = np.repeat([len(x) for x in legal], samples)
     tries = np.repeat(deals, counts)  # each deal once per legal action
     tries["reward_mode"] = round_mode
@@ -164,22 +180,31 @@ def search(game: Any, heuristic: Any, states: np.ndarray, seats: np.ndarray, mas
 
 def label_positions(game_name: str, players: int, samples: int, seconds: float, seed: int, batch: int,
                     out: str | None, max_matches: int | None = None, log: TextIO | None = None, *,
-                    control: bool = False, true_deal: bool = False) -> dict[str, Any]:
+                    options: dict[str, Any] | None = None, hands: str = "sampled", control: bool = False,
+                    true_deal: bool = False) -> dict[str, Any]:
     """Play matches for ``seconds`` (or ``max_matches``): one seat (rotated) by the search,
     the others by the heuristic; record every decision of the search seat with more than
     one legal action. Writes ``{out}.{k}.npz`` shards (obs, mask, hint: the heuristic's
     move, q: the search's action values, NaN where illegal, best: the search's move) when
     ``out`` is given; returns the counts, the search seat's wins (ties shared) and how
-    many of its moves were not the heuristic's. For measurements: ``control`` plays the
-    heuristic's move after each search, ``true_deal`` searches the true deal (not fair)."""
+    many of its moves were not the heuristic's. ``options``: the game's other options
+    (checked by the caller). ``hands``: see :class:`SearchConfig`. For measurements:
+    ``control`` plays the heuristic's move after each search, ``true_deal`` searches the
+    true deal (not fair)."""
     from cardenvs.agents import make_agent
     from cardenvs.core.vector import VecEnv
 
     spec = get_spec(game_name)
     game = spec.module
-    heuristic = make_agent("heuristic", spec, options={"num_players": players})
-    round_mode = game.make_template(num_players=players, reward_mode="round")["reward_mode"][0]
+    opts = {**(options or {}), "num_players": players}
+    heuristic = make_agent("heuristic", spec, options=opts)
+    # a match of one round is valued by its outcome (its match rewards: the win), a longer one
+    # by each round's rewards (its points: the win of a round says too little about a match)
+    value_mode = "match" if opts.get("single_round") else "round"
+    round_mode = game.make_template(**{**opts, "reward_mode": value_mode})["reward_mode"][0]
     rng = np.random.default_rng([seed, 7])
+    true_hands = hands == "true"
+    control = control or true_hands  # a search that reads the other hands is no fair player: it only labels
     first = seed * 10_000_000  # the match seeds of this worker
     unlike = 0
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "q", "best")}
@@ -198,7 +223,7 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
 
     while time.perf_counter() - t0 < seconds and (max_matches is None or played < max_matches):
         n = batch
-        venv = VecEnv(spec, n, auto_reset=False, auto_play_forced=True, num_players=players)
+        venv = VecEnv(spec, n, auto_reset=False, auto_play_forced=True, **opts)
         st = venv.reset(seeds=np.arange(first + played, first + played + n))
         seat = (np.arange(n) + played) % players
         total = np.zeros((n, players))
@@ -208,12 +233,13 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
             rows = np.flatnonzero(~done & (st.current_player == seat) & (st.legal_action_mask.sum(1) > 1))
             if rows.size:
                 values = search(game, heuristic, venv.states[rows], seat[rows], st.legal_action_mask[rows],
-                                samples, players, round_mode, None if true_deal else rng)
+                                samples, players, round_mode, None if true_deal else rng, true_hands)
                 for i, v in zip(rows, values, strict=True):
                     legal = np.flatnonzero(st.legal_action_mask[i])
                     q = np.full(game.NUM_ACTIONS, np.nan, np.float32)
                     q[legal] = v
-                    best = int(legal[int(np.argmax(v))])
+                    # ties (common when the value is the win) go to the heuristic's move
+                    best = int(acts[i]) if v[legal == acts[i]][0] >= v.max() else int(legal[int(np.argmax(v))])
                     rec["obs"].append(st.observation[i].astype(np.float16))
                     rec["mask"].append(st.legal_action_mask[i])
                     rec["hint"].append(acts[i])
@@ -334,7 +360,7 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     if folder is not None:
         _write_csv(folder / "fit.csv", rows)
         _write_csv(folder / "margin.csv", margins)
-    meta = {"env_id": spec.env_id, "num_players": players, "options": {"num_players": players},
+    meta = {"env_id": spec.env_id, "num_players": players, "options": cfg.game_options(players),
             "activation": "tanh", "heuristic_input": True, "hint_bonus": float(margin)}
     policy = policy_network(actor, mean, std, meta)
     return policy, {"positions": n, "epochs": rows, "kept_epoch": kept_epoch, "margin": margin,
@@ -385,10 +411,11 @@ def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
 
 
 # --------------------------------------------------------------------------- the run
-def _worker(game: str, players: int, samples: int, seconds: float, seed: int, batch: int, out: str,
-            log_path: str) -> dict[str, Any]:
+def _worker(game: str, players: int, options: dict[str, Any], hands: str, samples: int, seconds: float, seed: int,
+            batch: int, out: str, log_path: str) -> dict[str, Any]:
     with open(log_path, "a") as log:
-        return label_positions(game, players, samples, seconds, seed, batch, out, log=log)
+        return label_positions(game, players, samples, seconds, seed, batch, out, log=log, options=options,
+                               hands=hands)
 
 
 def _last_line(path: Path) -> str:
@@ -417,12 +444,15 @@ def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None 
     (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     t0 = time.perf_counter()
     label_seconds = (cfg.minutes - cfg.fit_minutes) * 60
-    print(f"training {spec.env_id} ({players} players) by search labels into {folder}: "
+    print(f"training {spec.env_id} ({players} players{', single round' if cfg.single_round else ''}) by search "
+          f"labels into {folder}: "
           f"{label_seconds / 60:g} min of labelling on {cfg.workers} workers, then up to "
           f"{cfg.fit_minutes:g} min of fit", file=out)
     ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
     with ctx.Pool(cfg.workers) as pool:
-        jobs = [pool.apply_async(_worker, (spec.name, players, cfg.samples, label_seconds, worker_seed(cfg.seed, k),
+        jobs = [pool.apply_async(_worker, (spec.name, players, cfg.game_options(players), cfg.hands, cfg.samples,
+                                           label_seconds,
+                                           worker_seed(cfg.seed, k),
                                            cfg.batch, str(labels / f"worker{k}"), str(labels / f"worker{k}.log")))
                 for k in range(cfg.workers)]
         while not all(j.ready() for j in jobs):
@@ -465,7 +495,7 @@ def evaluate_policy(spec: Any, policy: Any, matches: int, folder: Path) -> dict[
     """The greedy policy against heuristic players and against random players; into eval.csv."""
     from cardenvs.train import evaluate_greedy
 
-    res = evaluate_greedy(spec, policy, {"num_players": policy.meta["num_players"]}, matches, seed=1_000_003)
+    res = evaluate_greedy(spec, policy, policy.meta["options"], matches, seed=1_000_003)
     with open(folder / "eval.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["matches", "vs_heuristic", "vs_heuristic_ci95", "vs_heuristic_truncated", "vs_random",
@@ -493,6 +523,8 @@ def check_config(cfg: SearchConfig) -> Any:
 
     if not has_heuristic(spec):
         raise ValueError(f"{spec.name} has no heuristic player for the search to play")
+    if cfg.hands not in ("sampled", "true"):
+        raise ValueError(f"hands must be 'sampled' or 'true', got {cfg.hands!r}")
     if cfg.method != "search":
         raise ValueError(f"method must be 'search', got {cfg.method!r}")
     for name in ("samples", "workers", "batch", "epochs", "minibatch", "eval_matches"):
@@ -517,6 +549,14 @@ def check_config(cfg: SearchConfig) -> Any:
             _positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= spec.max_players):
         raise ValueError(f"num_players must be an integer in {spec.min_players}..{spec.max_players}, "
                          f"got {cfg.num_players!r}")
+    if not isinstance(cfg.single_round, (bool, np.bool_)):
+        raise ValueError(f"single_round must be True or False, got {cfg.single_round!r}")
+    if not isinstance(cfg.options, dict):
+        raise TypeError(f"options must be a dict of game options, got {cfg.options!r}")
+    taken = sorted({"num_players", "single_round", "reward_mode"} & set(cfg.options))
+    if taken:  # the search sets the reward mode; players and single rounds have fields of their own
+        raise ValueError(f"options may not set {', '.join(taken)}")
+    spec.module.make_template(**cfg.game_options(cfg.num_players or spec.default_players))  # the game checks the rest
     if not isinstance(cfg.out, (str, os.PathLike)):
         raise TypeError(f"out must be a folder path, got {cfg.out!r}")
     return spec

@@ -21,6 +21,7 @@ from cardenvs.core.protocol import state_to_dict  # noqa: E402
 from cardenvs.core.vector import VecEnv  # noqa: E402
 from cardenvs.expert import (  # noqa: E402
     SearchConfig,
+    check_config,
     deal_unseen,
     fit_policy,
     label_positions,
@@ -226,7 +227,9 @@ def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
     (["train", "odin", "--method", "search", "--decisions", "100"], "--decisions"),
     (["train", "odin", "--method", "search", "--samples", "0"], "samples must be a positive integer"),
     (["train", "odin", "--method", "search", "--minutes", "5", "--fit-minutes", "6"], "fit_minutes"),
-    (["train", "odin", "--method", "search", "--option", "target_score=5"], "default options"),
+    (["train", "odin", "--method", "search", "--option", "reward_mode=round"], "options may not set reward_mode"),
+    (["train", "odin", "--method", "search", "--option", "target_score=0"], "target_score"),
+    (["train", "odin", "--hands", "true"], "--hands go with --method search"),
     (["train", "odin", "--samples", "0"], "--samples go with --method search"),
     (["train", "odin", "--method", "search", "--threads", "0"], "torch_threads must be a positive integer"),
     (["train", "odin", "--method", "search", "--workers", "0"], "workers must be a positive integer"),
@@ -239,3 +242,129 @@ def test_cli_train_by_search_refuses_bad_settings(tmp_path, argv, message):
     err = io.StringIO()
     assert main([*argv, "--out", str(tmp_path / "x")], io.StringIO(), err) == 2
     assert message in err.getvalue()
+
+
+# --------------------------------------------------------------------------- Rami 51
+RAMI = get_spec("rami51")
+RAMI_GAME = RAMI.module
+RAMI_OPTIONS = {"num_players": 4, "single_round": True}
+
+
+def rami_midturn_states(n: int = 48, steps: int = 40, seed: int = 6):
+    """Rami 51 states after some random play: hands, a stock, melds on the table, turns
+    in progress (cards taken from the discard pile and not laid yet among them)."""
+    env = VecEnv(RAMI, n, seed=seed, auto_reset=False, auto_play_forced=True, **RAMI_OPTIONS)
+    st = env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        st = env.step(np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in st.legal_action_mask]))
+    live = ~(st.terminated | st.truncated)
+    return env.states[live].copy(), st.current_player[live].astype(np.int64)
+
+
+def rami_unseen(states, seats):
+    """Per game: the multiset of the cards of the stock and of every hand but the seat's."""
+    out = []
+    for i, seat in enumerate(seats):
+        counts = states["hands"][i].astype(int).sum(0) - states["hands"][i, seat]
+        np.add.at(counts, states["stock"][i][:states["stock_n"][i]], 1)
+        out.append(counts)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("who", ["to move", "next"])
+@pytest.mark.parametrize("keep_hands", [False, True])
+def test_rami51_unseen_cards_are_dealt_anew_and_the_seat_sees_the_same(who, keep_hands):
+    states, seats = rami_midturn_states()
+    if who == "next":
+        seats = (seats + 1) % 4
+    before, after = states.copy(), states.copy()
+    deal_unseen(RAMI_GAME, after, seats, np.random.default_rng(2), keep_hands)
+    obs = [np.zeros((len(states), RAMI_GAME.OBS_SIZE), RAMI_GAME.OBS_DTYPE) for _ in range(2)]
+    RAMI_GAME.observe_batch(before, seats, obs[0])
+    RAMI_GAME.observe_batch(after, seats, obs[1])
+    np.testing.assert_array_equal(obs[0], obs[1])
+    np.testing.assert_array_equal(before["hands"].sum(2), after["hands"].sum(2))
+    np.testing.assert_array_equal(before["stock_n"], after["stock_n"])
+    np.testing.assert_array_equal(rami_unseen(before, seats), rami_unseen(after, seats))
+    for field in ("pile", "pile_n", "meld_slot", "num_melds"):
+        np.testing.assert_array_equal(before[field], after[field])
+    rows = np.arange(len(seats))
+    np.testing.assert_array_equal(before["hands"][rows, seats], after["hands"][rows, seats])
+    stock_moved = np.mean([(before["stock"][i] != after["stock"][i]).any() for i in rows])
+    assert stock_moved > 0.9 and (before["rng"] != after["rng"]).all()
+    hands_moved = np.mean([(before["hands"][i] != after["hands"][i]).any() for i in rows])
+    if keep_hands:
+        np.testing.assert_array_equal(before["hands"], after["hands"])
+    else:
+        assert hands_moved > 0.9
+        # a card taken from the discard pile and not laid yet was seen: it stays with its taker
+        cur = before["current"].astype(np.int64)
+        pending = np.flatnonzero((before["pending"] >= 0) & ~before["pending_used"] & (cur != seats))
+        for i in pending:
+            assert after["hands"][i, cur[i], before["pending"][i]] >= 1
+    if who == "to move":  # the dealt states give the seat the legal moves it had
+        masks = [np.zeros((len(states), RAMI_GAME.NUM_ACTIONS), np.bool_) for _ in range(2)]
+        for m, st in zip(masks, (before, after), strict=True):
+            RAMI_GAME.refresh_batch(st, m, np.zeros((len(st), RAMI_GAME.OBS_SIZE), RAMI_GAME.OBS_DTYPE),
+                                    np.zeros(len(st), np.int32))
+        np.testing.assert_array_equal(masks[0], masks[1])
+
+
+def test_rami51_pending_cards_of_the_player_to_move_stay_with_it():
+    """Enough positions where another seat's taken discard is still in its hand."""
+    found = 0
+    for seed in range(6, 12):
+        states, cur = rami_midturn_states(seed=seed, steps=41)
+        seats = (cur + 1) % 4
+        rows = np.flatnonzero((states["pending"] >= 0) & ~states["pending_used"])
+        if not rows.size:
+            continue
+        after = states.copy()
+        deal_unseen(RAMI_GAME, after, seats, np.random.default_rng(seed))
+        for i in rows:
+            assert after["hands"][i, cur[i], states["pending"][i]] >= 1
+            assert after["drawn"][i] == -1  # which card it drew is not seen
+        found += rows.size
+    assert found >= 3
+
+
+def test_rami51_single_round_labels_value_the_win_and_keep_the_options(tmp_path):
+    r = label_positions("rami51", 4, 2, 1e9, seed=3, batch=6, out=str(tmp_path / "w"), max_matches=12,
+                        options={"single_round": True}, hands="true")
+    data = load_labels(sorted(tmp_path.glob("w.*.npz")))
+    n = len(data["obs"])
+    assert r["matches"] == 12 and r["positions"] == n >= 100
+    # one deal's value is 4/3 (the seat wins), -4/9 (another seat does) or 0 (a void round):
+    # the mean of two deals is one of their half-sums
+    half_sums = np.array(sorted({(a + b) / 2 for a in (4 / 3, -4 / 9, 0.0) for b in (4 / 3, -4 / 9, 0.0)}))
+    q = data["q"][data["mask"]].astype(np.float64)
+    assert np.abs(q[:, None] - half_sums[None]).min(1).max() < 2e-3
+    assert len(np.unique(q)) > 2
+    cfg = SearchConfig(game="rami51", num_players=4, single_round=True, hidden=(16,), epochs=1, minibatch=64,
+                       torch_threads=1)
+    policy, _ = fit_policy(data, RAMI, 4, cfg, 60.0)
+    assert policy.meta["options"] == RAMI_OPTIONS
+    agent = make_agent_from_policy(policy, tmp_path)
+    env = make_vec("rami51", 8, seed=4, illegal_action="raise", **RAMI_OPTIONS)
+    st = env.reset()
+    for _ in range(100):
+        st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
+
+
+def make_agent_from_policy(policy, folder):
+    policy.save(folder / "policy.npz")
+    return make_agent(f"ppo:{folder / 'policy.npz'}", RAMI, options=RAMI_OPTIONS)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"options": {"reward_mode": "round"}}, "options may not set reward_mode"),
+    ({"options": {"single_round": True}}, "options may not set single_round"),
+    ({"options": {"decks": 9}}, "decks"),
+    ({"options": ["decks"]}, "options must be a dict"),
+    ({"single_round": "yes"}, "single_round must be True or False"),
+    ({"hands": "all"}, "hands must be 'sampled' or 'true'"),
+])
+def test_search_config_refuses_bad_game_settings(settings, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        check_config(SearchConfig(game="rami51", **settings))

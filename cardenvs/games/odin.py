@@ -590,15 +590,16 @@ UNSEEN_KEYS = 4 * NUM_CARDS  # random keys per game that deal_unseen_batch may u
 
 
 @njit(cache=True)
-def deal_unseen_batch(states, seats, keys):
+def deal_unseen_batch(states, seats, keys, keep_hands):
     """Deal anew, in game i, the cards seat ``seats[i]`` cannot see: the other hands
     (but the cards known to be in them, taken from the table) and the cards set aside.
     Every hand keeps its size; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of them) drive
     the shuffle. What the seat observes is unchanged: this samples the deals it cannot
-    tell apart (a rollout search's determinisation). The caller refreshes the states
-    (``refresh_batch``) before stepping them."""
+    tell apart (a rollout search's determinisation). ``keep_hands`` leaves the other
+    hands as they are: the set-aside cards have no order, so nothing changes. The caller
+    refreshes the states (``refresh_batch``) before stepping them."""
     pool = np.empty(UNSEEN_KEYS, dtype=np.int64)
-    for i in range(states.shape[0]):
+    for i in range(states.shape[0] * (not keep_hands)):
         s = states[i]
         P = s.num_players
         seat = seats[i]

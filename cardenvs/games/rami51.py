@@ -1075,6 +1075,38 @@ def observe(s, viewer, out):
             q = 0
 
 
+UNSEEN_KEYS = MAX_CARDS + 1  # random keys per game that deal_unseen_batch may use
+
+
+@njit(cache=True)
+def deal_unseen_batch(states, seats, keys, keep_hands):
+    """Deal anew, in game i, the cards seat ``seats[i]`` cannot see: the stock and the
+    other hands, but the card the player to move took from the discard pile and has not
+    laid yet (everyone saw it taken). Every hand and the stock keep their sizes, the
+    discard pile and the table stay; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of them)
+    drive the shuffle and reseed the game's random stream (the stock's later rebuilds).
+    What the seat observes is unchanged: this samples the deals it cannot tell apart (a
+    rollout search's determinisation). ``keep_hands`` leaves the other hands as they are
+    (the stock alone is shuffled). The caller refreshes the states (``refresh_batch``)
+    before stepping them."""
+    known = np.zeros((MAX_PLAYERS, NUM_TYPES), dtype=np.int64)
+    for i in range(states.shape[0]):
+        s = states[i]
+        seat = seats[i]
+        known[:] = 0
+        cur = s.current
+        if keep_hands:
+            for q in range(MAX_PLAYERS):
+                for c in range(NUM_TYPES):
+                    known[q, c] = s.hands[q, c]
+        elif s.phase != PHASE_OVER and cur != seat:
+            if s.pending >= 0 and not s.pending_used:
+                known[cur, s.pending] = 1
+            s.drawn = -1  # which card it drew is not seen (only a timeout's default reads it)
+        T.redeal_unseen(s, seat, known, keys[i])
+        s.wit_valid = False  # the mover's hand may have changed: its masks are searched anew
+
+
 # --------------------------------------------------------------------------- batch kernels
 # One compiled function holds the whole per-game step, and the resets and loaded states go
 # through it as pseudo-actions: numba links, re-optimises and emits every callee into each

@@ -117,6 +117,48 @@ def deal(s, decks, jokers_per_deck, hand_size, dealer, num_players, skip):
     recount(s)
 
 
+# --------------------------------------------------------------------------- what a seat cannot see
+@njit(cache=True, no_cpython_wrapper=True)
+def redeal_unseen(s, seat, known, keys):
+    """Deal anew the cards ``seat`` cannot see: the stock and the other hands (but
+    ``known[q, c]`` cards of type c in hand q, which stay). Every hand and the stock keep
+    their sizes; ``keys`` (uniform in [0, 1), one per card of the stock and the other
+    hands, and one more) drive the shuffle, the last one reseeds ``s.rng`` (the stock's
+    later rebuilds are unknown too). The discard pile and the table are seen, and stay."""
+    P = s.hands.shape[0]
+    pool = np.empty(s.stock.shape[0], dtype=np.int64)
+    m = 0
+    for i in range(s.stock_n):
+        pool[m] = s.stock[i]
+        m += 1
+    for q in range(P):
+        if q != seat:
+            for c in range(NUM_TYPES):
+                # int64: uint8 - uint8 is unsigned in numba (a known card is always held)
+                for _ in range(np.int64(s.hands[q, c]) - np.int64(known[q, c])):
+                    pool[m] = c
+                    m += 1
+    for k in range(m - 1, 0, -1):  # Fisher-Yates
+        r = min(np.int64(keys[k] * (k + 1)), k)  # a key of 1.0 would reach past k
+        t = pool[k]
+        pool[k] = pool[r]
+        pool[r] = t
+    k = 0
+    for q in range(P):
+        if q != seat:
+            n = 0
+            for c in range(NUM_TYPES):
+                n += np.int64(s.hands[q, c]) - np.int64(known[q, c])
+                s.hands[q, c] = known[q, c]
+            for _ in range(n):
+                s.hands[q, pool[k]] += 1
+                k += 1
+    for i in range(s.stock_n):
+        s.stock[i] = pool[k]
+        k += 1
+    s.rng = np.uint64(min(keys[keys.shape[0] - 1], 1.0 - 2.0**-53) * 2.0**53)
+
+
 # --------------------------------------------------------------------------- stock and discard pile
 @njit(cache=True, no_cpython_wrapper=True)
 def rebuild_stock(s):
