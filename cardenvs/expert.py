@@ -12,6 +12,18 @@ one-step search over the heuristic player:
 - values each action by the mean over the deals of (the seat's round reward - the
   others' mean).
 
+A match of one round (``single_round``) is valued by its outcome, the game's match rewards
+(the win); a longer one by each round's rewards (its points). Ties go to the heuristic's move.
+
+What the search reads (``SearchConfig.hands``): "sampled" (the default) deals every card the
+seat cannot see anew, uniformly, and the seat plays the search's move. "true" keeps the
+other hands as they are and deals only the cards no one holds (a rummy's stock), and the
+seat plays the heuristic's move (the search is then no fair player, so it only labels).
+The fit still sees the observation alone: over many positions that look the same to the
+seat it learns the values' mean, over hands as they occur in play, where a uniform deal
+gives the other players hands that heuristic players would not hold (Rami 51's keep the
+cards that meld, so they are nearer to going out than a random hand).
+
 The search itself reads the game's state, so it is no agent; what it teaches is. Worker
 processes play matches, one seat by the search and the others by the heuristic, and
 record every decision of the search seat: the observation, the mask, the heuristic's move
