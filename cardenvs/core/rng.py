@@ -52,6 +52,17 @@ def shuffle(s, arr, n):
         arr[j] = tmp
 
 
+@njit(cache=True, no_cpython_wrapper=True, inline="always")
+def shuffle_by_keys(arr, n, keys):
+    """Fisher-Yates shuffle of ``arr[:n]`` in place, drawn from the caller's uniform keys
+    in [0, 1] (``keys[k]`` picks the swap at position k), not from a game's stream."""
+    for k in range(n - 1, 0, -1):
+        r = min(np.int64(keys[k] * (k + 1)), k)  # a key of 1.0 would reach past k
+        t = arr[k]
+        arr[k] = arr[r]
+        arr[r] = t
+
+
 def check_seed(seed: Any, name: str = "seed") -> int:
     """A seed must be an integer 0 <= seed < 2**64 (TypeError or ValueError naming it)."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):

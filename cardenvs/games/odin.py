@@ -35,7 +35,7 @@ from cardenvs.core.protocol import (
     Field,
     check_int_option,
 )
-from cardenvs.core.rng import rand_below, shuffle
+from cardenvs.core.rng import rand_below, shuffle, shuffle_by_keys
 from cardenvs.core.step import close_step, reset_drivers
 
 # --------------------------------------------------------------------------- layout
@@ -615,11 +615,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
                     for _ in range(np.int64(s.hands[q, c]) - np.int64(s.known[q, c])):
                         pool[m] = c
                         m += 1
-        for k in range(m - 1, 0, -1):  # Fisher-Yates
-            r = min(np.int64(keys[i, k] * (k + 1)), k)  # a key of 1.0 would reach past k
-            t = pool[k]
-            pool[k] = pool[r]
-            pool[r] = t
+        shuffle_by_keys(pool, m, keys[i])
         k = 0
         for q in range(P):
             if q != seat:

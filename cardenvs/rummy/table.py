@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.cards import JOKER, RANKS, card_id, card_str
-from cardenvs.core.rng import shuffle
+from cardenvs.core.rng import shuffle, shuffle_by_keys
 from cardenvs.rummy.melds import (
     ACE_HIGH,
     ACE_LOW,
@@ -138,11 +138,7 @@ def redeal_unseen(s, seat, known, keys):
                 for _ in range(np.int64(s.hands[q, c]) - np.int64(known[q, c])):
                     pool[m] = c
                     m += 1
-    for k in range(m - 1, 0, -1):  # Fisher-Yates
-        r = min(np.int64(keys[k] * (k + 1)), k)  # a key of 1.0 would reach past k
-        t = pool[k]
-        pool[k] = pool[r]
-        pool[r] = t
+    shuffle_by_keys(pool, m, keys)
     k = 0
     for q in range(P):
         if q != seat:
