@@ -1,11 +1,12 @@
 """Each game's own cold compile: what a new user waits for on the first use of one game.
 
 Every run is a new process with an empty numba cache (``NUMBA_CACHE_DIR`` pointed at a
-fresh folder) that imports cardenvs and takes the first AEC reset and step of one game;
-then, in the same process, the first vector-env reset and step with the compiled random
-sampler (mostly loaded from what the AEC step compiled: both run the same kernels). A
-second process on the same cache shows the warm load. The rounds alternate the games so
-that a drift of the machine's speed spreads over all of them.
+fresh folder) that imports cardenvs and takes the first AEC reset and step of one game
+(the compile child of ``anchors.py``, given one game); then, in the same process, the
+first vector-env reset and step with the compiled random sampler (mostly loaded from
+what the AEC step compiled: both run the same kernels). A second process on the same
+cache shows the warm load. The rounds alternate the games so that a drift of the
+machine's speed spreads over all of them.
 
     python benchmarks/cold_compile.py                          # every game, 3 rounds
     python benchmarks/cold_compile.py --games frime --rounds 7
@@ -13,7 +14,7 @@ that a drift of the machine's speed spreads over all of them.
         --markdown benchmarks/results/cold_compile.md
 
 Reported per game: the median, lowest and highest of the cold first AEC step (wall time
-from before ``import cardenvs``; the process's CPU time beside it), the first vector step
+from before ``import cardenvs``), the first vector step
 after it, and the warm load. Compile work is single-threaded, so on a busy machine the
 figures grow with the load; run it on an idle one. Before each cold run a fixed piece of
 pure-Python work is timed (``reference_s``): on a shared machine whose speed drifts from
@@ -28,38 +29,15 @@ import json
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from anchors import spawn  # the anchors' measured child: import, then the first steps
 
 # Frime's own cold compile: import and first AEC reset/step, median of the rounds.
 TARGETS_S = {"frime": 20.0}
-
-
-def child(game: str) -> dict:
-    """Runs in the measured process: import, first AEC step, first vector step."""
-    wall0, cpu0 = time.perf_counter(), time.process_time()
-    import numpy as np
-
-    import cardenvs
-    from cardenvs.core.vector import RandomSampler
-
-    import_s = time.perf_counter() - wall0
-    env = cardenvs.make(cardenvs.get_spec(game).env_id)
-    env.reset(seed=0)
-    obs = env.observe(env.agent_selection)
-    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    aec_s, aec_cpu_s = time.perf_counter() - wall0, time.process_time() - cpu0
-    t = time.perf_counter()
-    venv = cardenvs.make_vec(cardenvs.get_spec(game).env_id, num_envs=4, seed=0)
-    state = venv.reset()
-    venv.step(RandomSampler(0)(state.legal_action_mask))
-    return {"import_s": import_s, "aec_s": aec_s, "aec_cpu_s": aec_cpu_s,
-            "vector_s": time.perf_counter() - t}
 
 
 def reference_seconds() -> float:
@@ -72,17 +50,16 @@ def reference_seconds() -> float:
     return time.perf_counter() - t
 
 
-def spawn(game: str, cache: str) -> dict:
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    t = time.perf_counter()
-    proc = subprocess.run([sys.executable, __file__, "--child", game], capture_output=True,
-                          text=True, env=env, cwd=str(ROOT), timeout=900)
-    wall = time.perf_counter() - t
-    for line in reversed(proc.stdout.splitlines()):
-        if line.startswith("{"):
-            return dict(json.loads(line), process_s=wall)
-    tail = " | ".join((proc.stderr or proc.stdout).strip().splitlines()[-5:])
-    raise RuntimeError(f"{game}: the measured process exited {proc.returncode}: {tail}")
+def cold_run(game: str, cache: str) -> dict:
+    """One measured process (anchors' compile child, one game, one thread): seconds of the
+    import, of the first AEC reset and step, and of the first vector step after them."""
+    res, wall = spawn(sys.executable, {"kind": "compile", "games": [game], "threads": 1},
+                      env={"NUMBA_CACHE_DIR": cache})
+    if "compile" not in res:
+        raise RuntimeError(f"{game}: the measured process failed: {res.get('error') or res.get('reason')}")
+    out = res["compile"]
+    phases = out["games"][game]
+    return {"aec_s": out["import_s"] + phases["aec_s"], "vector_s": phases["vector_s"], "process_s": wall}
 
 
 def summarise(values: list[float]) -> dict:
@@ -90,18 +67,14 @@ def summarise(values: list[float]) -> dict:
 
 
 def main() -> None:
-    from cardenvs.registry import list_games
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--games", nargs="+", default=None, help="game names (default: every game)")
     ap.add_argument("--rounds", type=int, default=3, help="cold runs of each game (default 3)")
     ap.add_argument("--json", type=Path, help="write the runs and the summary here")
     ap.add_argument("--markdown", type=Path, help="write the summary table here")
     args = ap.parse_args()
-    if args.child:
-        print(json.dumps(child(args.child)))
-        return
+    from cardenvs.registry import list_games
+
     games = args.games or [g.name for g in list_games()]
     if args.rounds < 1:
         ap.error("--rounds must be at least 1")
@@ -110,19 +83,19 @@ def main() -> None:
         for game in games:
             reference = reference_seconds()
             with tempfile.TemporaryDirectory(prefix="cardenvs-cold-") as cache:
-                cold = spawn(game, cache)
-                warm = spawn(game, cache)
+                cold = cold_run(game, cache)
+                warm = cold_run(game, cache)
             cold["warm_aec_s"] = warm["aec_s"]
             cold["reference_s"] = reference
             runs[game].append(cold)
             print(f"round {r + 1}/{args.rounds}  {game:10s} cold: first AEC step {cold['aec_s']:5.1f} s "
-                  f"(CPU {cold['aec_cpu_s']:5.1f} s), then vector {cold['vector_s']:4.1f} s; "
+                  f"; then vector {cold['vector_s']:4.1f} s; "
                   f"warm {warm['aec_s']:4.1f} s; reference {reference:.2f} s", flush=True)
     summary = {g: {k: summarise([run[k] for run in runs[g]])
-                   for k in ("aec_s", "aec_cpu_s", "vector_s", "warm_aec_s", "reference_s")} for g in games}
-    lines = ["| game | cold: import + first AEC step, median (low-high) | its CPU time, median "
+                   for k in ("aec_s", "vector_s", "warm_aec_s", "reference_s")} for g in games}
+    lines = ["| game | cold: import + first AEC step, median (low-high) "
              "| then first vector step | warm load | reference work, median | target |",
-             "|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|"]
     verdicts = []
     for g in games:
         s = summary[g]
@@ -133,7 +106,7 @@ def main() -> None:
             verdict = f"<= {limit:g} s: {'pass' if ok else 'FAIL'}"
             verdicts.append(ok)
         lines.append(f"| {g} | {s['aec_s']['median']:.1f} s ({s['aec_s']['min']:.1f}-{s['aec_s']['max']:.1f}) "
-                     f"| {s['aec_cpu_s']['median']:.1f} s | {s['vector_s']['median']:.1f} s "
+                     f"| {s['vector_s']['median']:.1f} s "
                      f"| {s['warm_aec_s']['median']:.1f} s | {s['reference_s']['median']:.2f} s | {verdict} |")
     print("\n".join(lines))
     meta = {"rounds": args.rounds, "python": platform.python_version(), "machine": platform.machine(),
