@@ -51,12 +51,12 @@ def _layout(game: Any) -> np.ndarray:
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _wild(c):
     return c // 4 == 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _points(c):
     """Ace 15, T J Q K 10, 3-9 5, 2 20."""
     r = c // 4
@@ -67,7 +67,7 @@ def _points(c):
     return 10 if r >= 9 else 5
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _top(obs, L):
     for c in range(52):
         if obs[L[_TOP] + c] > 0.5:
@@ -75,7 +75,7 @@ def _top(obs, L):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
     first = -1
     for a in range(mask.shape[0]):
@@ -119,7 +119,7 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide_batch(obs, masks, L, T, out):
     for i in range(obs.shape[0]):
         out[i] = _decide(obs[i], masks[i], L, T)

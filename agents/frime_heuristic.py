@@ -56,12 +56,12 @@ def _layout(game: Any) -> np.ndarray:
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _wild(c):
     return c == 52 or c // 4 == 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _points(c):
     if _wild(c):
         return 0
@@ -69,7 +69,7 @@ def _points(c):
     return 1 if r == 0 else min(r + 1, 10)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _one_hot(obs, base):
     for c in range(53):
         if obs[base + c] > 0.5:
@@ -77,7 +77,7 @@ def _one_hot(obs, base):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
     first = -1
     for a in range(mask.shape[0]):
@@ -128,7 +128,7 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide_batch(obs, masks, L, T, out):
     for i in range(obs.shape[0]):
         out[i] = _decide(obs[i], masks[i], L, T)

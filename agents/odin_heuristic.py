@@ -66,7 +66,7 @@ def _layout(game: Any) -> np.ndarray:
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _shape(bits):
     """Pairs of cards sharing a colour, plus pairs sharing a value."""
     s = 0
@@ -81,7 +81,7 @@ def _shape(bits):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _digits(bits):
     """The play's value: digits largest first."""
     val = np.int64(0)
@@ -92,7 +92,7 @@ def _digits(bits):
     return val
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _value_sum(bits):
     s = 0
     for c in range(NC * NV):
@@ -101,7 +101,7 @@ def _value_sum(bits):
     return s
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _uniform(bits):
     cols = 0
     vals = np.int64(0)
@@ -113,7 +113,7 @@ def _uniform(bits):
     return cols <= 1 or popcount(vals) <= 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _best_take(hand, table):
     """The covered card to keep: the best fit, then the highest; and its fit score."""
     best = -1
@@ -127,7 +127,7 @@ def _best_take(hand, table):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _score_follow(orig, play, table, n_table, T, endgame):
     """Score of following with ``play`` from the hand ``orig`` (before the selection)."""
     rest = orig & ~play
@@ -145,7 +145,7 @@ def _score_follow(orig, play, table, n_table, T, endgame):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
     """The heuristic's action for one observation; -1 if nothing is legal."""
     first = -1
@@ -244,7 +244,7 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide_batch(obs, masks, L, T, out):
     for i in range(obs.shape[0]):
         out[i] = _decide(obs[i], masks[i], L, T)

@@ -59,19 +59,19 @@ def _layout(game: Any) -> np.ndarray:
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _play(L, rank, count):
     return L[_PLAY0] + rank * L[_MAX_PER_RANK] + count - 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _stuck_after(hand, held, rank, count, two):
     """Playing ``count`` cards of ``rank`` would leave only 2s (out at once, ranked last)."""
     left = held - count
     return rank != two and left > 0 and left == hand[two]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
     """The heuristic's action for one observation; -1 if nothing is legal."""
     first = -1
@@ -195,7 +195,7 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide_batch(obs, masks, L, T, out):
     for i in range(obs.shape[0]):
         out[i] = _decide(obs[i], masks[i], L, T)

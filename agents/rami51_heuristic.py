@@ -54,7 +54,7 @@ def _layout(game: Any) -> np.ndarray:
     return L
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _penalty(c):
     if c == 52:
         return 20
@@ -64,7 +64,7 @@ def _penalty(c):
     return min(r + 1, 10)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _partners(obs, L, T, c):
     """How well card c fits the hand: other cards of its rank, and of its suit near it."""
     h = L[_HAND]
@@ -86,7 +86,7 @@ def _partners(obs, L, T, c):
     return score
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
     """The heuristic's action for one observation; -1 if nothing is legal."""
     n = mask.shape[0]
@@ -138,7 +138,7 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _decide_batch(obs, masks, L, T, out):
     for i in range(obs.shape[0]):
         out[i] = _decide(obs[i], masks[i], L, T)

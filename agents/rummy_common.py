@@ -5,7 +5,7 @@ from __future__ import annotations
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def run_partners(obs, hand, c):
     """Cards in hand (counts at ``obs[hand:hand + 52]``) that could share a meld with the
     natural card c in a rummy whose runs go 3 .. K A: the others of its rank, and those

@@ -55,7 +55,7 @@ def seat_advantages(
     return advantages, advantages + values
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _seat_gae(rewards, values, players, dones, last_values, gamma, lam, advantages):
     """Backwards over time, per game: each seat keeps the rewards it received since its
     next decision, and that decision's value and advantage."""

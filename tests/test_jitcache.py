@@ -76,3 +76,31 @@ def test_locator_answers_numba_s_other_attributes():
 
     assert copy.copy(locator).get_cache_path() == locator.get_cache_path()  # no endless lookup of _inner
     assert pickle.loads(pickle.dumps(locator)).get_cache_path() == locator.get_cache_path()
+
+
+def test_every_kernel_skips_the_c_callback_wrapper():
+    # numba wraps every compiled function in a C-callable copy for use as a first-class
+    # function value, which no kernel of the project is: no_cfunc_wrapper=True on each
+    # saves its lowering and machine code in every cold compile (docs/adding-a-game.md)
+    import importlib
+    import pkgutil
+
+    from numba.core.registry import CPUDispatcher
+
+    import agents
+
+    modules = []
+    for package in (cardenvs, agents):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if info.name.endswith("__main__"):
+                continue
+            try:
+                modules.append(importlib.import_module(info.name))
+            except ImportError:  # an optional extra (torch, ray) that is not installed
+                continue
+    kernels = {id(v): (m.__name__, k, v) for m in modules for k, v in vars(m).items()
+               if isinstance(v, CPUDispatcher) and v.py_func.__module__ == m.__name__}
+    assert len(kernels) > 100
+    missing = sorted(f"{mod}.{name}" for mod, name, d in kernels.values()
+                     if not d.targetoptions.get("no_cfunc_wrapper"))
+    assert not missing, missing

@@ -20,17 +20,17 @@ def _debruijn_index() -> np.ndarray:
 _DEBRUIJN_INDEX = _debruijn_index()
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def bit(c):
     return np.int64(1) << np.int64(c)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def has(bits, c):
     return (bits >> np.int64(c)) & 1 != 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def popcount(x):
     n = 0
     while x:
@@ -39,14 +39,14 @@ def popcount(x):
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def low_index(x):
     """Index of the lowest set bit of ``x`` (x != 0)."""
     low = x & -x
     return _DEBRUIJN_INDEX[((low * np.int64(_DEBRUIJN)) >> np.int64(58)) & np.int64(63)]
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def scatter(out, base, bits, value):
     """``out[base + c] = value`` for every bit c of ``bits``."""
     while bits:
@@ -54,7 +54,7 @@ def scatter(out, base, bits, value):
         bits &= bits - 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def bits_of(values, base, n):
     """The set of c in 0..n-1 with ``values[base + c] > 0`` (counts, or a 0/1 observation block)."""
     bits = np.int64(0)

@@ -36,7 +36,7 @@ def borrowed(typingctx, arr):
     return arr(arr), codegen
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def keep_alive(owner):
     """A use of ``owner`` after the last use of its borrowed views: numba frees a variable
     after its last use, so the owner of borrowed views must be used again after them."""

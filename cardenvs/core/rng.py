@@ -22,27 +22,27 @@ _S11 = np.uint64(11)
 _MASK64 = (1 << 64) - 1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _mix(z):
     z = (z ^ (z >> _S30)) * _MIX1
     z = (z ^ (z >> _S27)) * _MIX2
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def next_u64(s):
     """Advance ``s.rng`` and return 64 random bits."""
     s.rng = s.rng + _GOLDEN
     return _mix(s.rng)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rand_below(s, n):
     """Uniform integer in ``[0, n)`` (n small: the modulo bias is below 2**-50)."""
     return np.int64((next_u64(s) >> _S11) % np.uint64(n))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def shuffle(s, arr, n):
     """Fisher-Yates shuffle of ``arr[:n]`` in place."""
     for i in range(n - 1, 0, -1):
@@ -52,7 +52,7 @@ def shuffle(s, arr, n):
         arr[j] = tmp
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def shuffle_by_keys(arr, n, keys):
     """Fisher-Yates shuffle of ``arr[:n]`` in place, drawn from the caller's uniform keys
     in [0, 1] (``keys[k]`` picks the swap at position k), not from a game's stream."""

@@ -17,7 +17,7 @@ from cardenvs.core.protocol import (
 )
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def close_step(s, rewards, phase_over):
     """After a player's action (applied or penalised): count the step, truncate the match
     at ``max_steps``, add the step's rewards per seat into ``rewards`` (zeroed by the
@@ -66,7 +66,7 @@ def reset_drivers(step_batch: Callable, max_players: int) -> tuple[Callable, Cal
     return reset_batch, refresh_batch
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def only_legal(legal, n):
     """The one legal action among ``legal[:n]`` (nonzero entries), or -1 when there are
     none or several: a forced move is played for the player (MODE_AUTO_FORCED)."""

@@ -276,7 +276,7 @@ class VecEnv(PicklesBySpec):
         return self._state
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _first_illegal(masks, actions, finished):
     """Index of the first game whose action is not legal (finished games take anything); -1 if none."""
     for i in range(masks.shape[0]):
@@ -286,7 +286,7 @@ def _first_illegal(masks, actions, finished):
     return -1
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _split_events(events, flags, forced):
     """EVENT_* bits into the terminated, truncated, round_ended and illegal rows of
     ``flags``, and the count of forced moves into ``forced``."""
@@ -299,7 +299,7 @@ def _split_events(events, flags, forced):
         forced[i] = e >> EVENT_FORCED_SHIFT
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def _sample_legal(masks, rng_state, out):
     """One uniformly random legal action per row (xorshift64* over ``rng_state``): the
     k-th legal action, k uniform below their count. Each row is packed into 64-bit words

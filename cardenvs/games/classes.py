@@ -176,13 +176,13 @@ OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
 # --------------------------------------------------------------------------- rounds
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def num_decks(num_players):
     """Two 52-card decks for 2-4 players, three for 5-6."""
     return np.int64(2) if num_players <= 4 else np.int64(3)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _reset_turn(s):
     s.build_kind = 0
     s.item = -1
@@ -190,7 +190,7 @@ def _reset_turn(s):
     T.clear_build(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _start_round(s, rnd):
     """Deal 13 cards each (one turned up to start the discard pile, the rest the stock);
     the player left of the dealer moves first. Past MAX_ROUND rounds (only a turn cap of a
@@ -209,7 +209,7 @@ def _start_round(s, rnd):
     s.current = (s.dealer + 1) % s.num_players
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_match(s):
     """Everyone starts at class ``first_class`` (1) with 0 points; round 1 is dealt by a
     dealer drawn at random."""
@@ -242,7 +242,7 @@ WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_ITEMS = range(7)
 WS_ROWS = WS_ITEMS + CONTRACT_ITEMS
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _contract_rows(s, p):
     """Number of melds in p's contract."""
     n = 0
@@ -252,12 +252,12 @@ def _contract_rows(s, p):
     return n
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _meld_size(s, p, item):
     return np.int64(CONTRACTS[s.level[p] - 1, item, 1]) if item >= 0 else np.int64(FREE_MELD_SIZE)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _used_ranks(s, item):
     """Ranks of the sets of the contract laid so far this turn (the last ``item`` melds)."""
     used = 0
@@ -267,7 +267,7 @@ def _used_ranks(s, item):
     return used
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
     """With the hand H (the meld's cards out of it), can the meld in progress be
     finished, and (``item`` >= 0) the contract's melds after it laid too? A set takes
@@ -345,7 +345,7 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
                            scr_used, distinct)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _take_wild(H):
     """Take one 2 from the counts H (by suit: 2c first); returns it, -1 if none."""
     for c in range(4, 8):
@@ -355,7 +355,7 @@ def _take_wild(H):
     return -1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _build_now(s):
     """(key, lo, n, has_nat, last suit, 2s started) of the meld being built."""
     n = np.int64(s.build_n)
@@ -374,7 +374,7 @@ def _build_now(s):
     return c0 // 4, NONE, n, has_nat, last % 4, wilds_started
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _next_ok(s, p, H, item, kind, rep, wild, ws):
     """With the card rep (a 2 standing for it when ``wild``) added to the meld being built
     (a new one of ``kind`` when none is), can it still be finished?"""
@@ -400,7 +400,7 @@ def _next_ok(s, p, H, item, kind, rep, wild, ws):
     return ok
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _holds(s, p, H, contract, kind, ws):
     """Does the hand H hold p's whole contract (``contract``), or else one meld of
     ``kind``? One search, where asking each first card would take dozens."""
@@ -433,7 +433,7 @@ def _holds(s, p, H, contract, kind, ws):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _first_cards(s, p, H, item, kind, ws):
     """Mark the cards that may start the meld being built. A run starts at the 3 .. the
     queen (the ace is only high), with a natural card or a 2; a set starts with a natural
@@ -449,7 +449,7 @@ def _first_cards(s, p, H, item, kind, ws):
             s.legal[WILD0 + c] = 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask_build(s, p, H, ws):
     """The cards that may come next in the meld being built, and closing it."""
     T.hand_of(s, p, H)
@@ -483,7 +483,7 @@ def _mask_build(s, p, H, ws):
         s.legal[CLOSE] = 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _layoff_cards(s, p, m, ext, write):
     """Cards of p that extend table meld m (written to the mask when ``write``); returns
     how many ways."""
@@ -505,7 +505,7 @@ def _layoff_cards(s, p, m, ext, write):
     return found
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask_play(s, p, H, ws):
     """Discards; the contract while it is not laid; once it is, new melds and lay-offs."""
     for c in range(NUM_FACES):
@@ -527,7 +527,7 @@ def _mask_play(s, p, H, ws):
             s.legal[LAYOFF0 + m] = 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask(s, H, ws):
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
@@ -551,7 +551,7 @@ def _mask(s, H, ws):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _end_turn(s):
     """The turn ends with a discard: the next player's turn, or, at the turn cap, the
     round ends void. Returns True when a round ended."""
@@ -565,7 +565,7 @@ def _end_turn(s):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _void_round(s):
     """A round that stalled: nobody scores or moves up a class, even with a contract laid;
     the next round is dealt. A single-round match is truncated (cut short, as by a time
@@ -580,7 +580,7 @@ def _void_round(s):
     _start_round(s, np.int64(s.round) + 1)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _finish_round(s):
     """Someone's hand is empty: everyone adds the cards left in hand to their points;
     those who laid their contract advance one class. After the round in which someone
@@ -608,7 +608,7 @@ def _finish_round(s):
     _start_round(s, np.int64(s.round) + 1)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _finish_match(s):
     """The winners: among the players who completed class 10 in the last round, the
     fewest points; a tie is shared. A single round: the fewest points of the round among
@@ -635,7 +635,7 @@ def _finish_match(s):
     s.phase = PHASE_OVER
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _after_lay(s, p):
     """After a card left the hand for the table: an empty hand ends the round."""
     if s.held[p] == 0:
@@ -645,7 +645,7 @@ def _after_lay(s, p):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _start_build(s, kind, item):
     s.build_kind = kind
     s.item = item
@@ -653,7 +653,7 @@ def _start_build(s, kind, item):
     s.phase = PHASE_BUILD
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _close(s, p):
     """Lay the meld being built; the contract's next meld follows, or the contract is laid."""
     rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
@@ -672,7 +672,7 @@ def _close(s, p):
     return _after_lay(s, p)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def apply_action(s, a, H):
     """Apply a legal action of the player to move; returns True when a round ended."""
     p = np.int64(s.current)
@@ -727,7 +727,7 @@ def apply_action(s, a, H):
     return _close(s, p)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -736,7 +736,7 @@ def penalise(s, offender):
 
 
 # --------------------------------------------------------------------------- observation
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def observe(s, viewer, out):
     """What ``viewer`` sees: own hand, the discard pile, the table, the turn in progress,
     public seat data; never another hand or the stock."""
@@ -806,7 +806,7 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
@@ -863,7 +863,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     keep_alive(ws)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
     n = states.shape[0]
@@ -878,7 +878,7 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, m
 reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def observe_batch(states, viewer, obs):
     """Observation of seat ``viewer[i]`` in game i."""
     for i in range(states.shape[0]):

@@ -183,17 +183,17 @@ OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
 # --------------------------------------------------------------------------- rounds
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def cards_dealt(rnd):
     return np.int64(rnd) + 2
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def doubled(rnd):
     return rnd >= DOUBLED_FROM
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _reset_turn(s):
     s.going_out = False
     s.build_kind = 0
@@ -201,7 +201,7 @@ def _reset_turn(s):
     T.clear_build(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _start_round(s, rnd):
     """Deal round ``rnd`` (rnd + 2 cards each, one turned up, the rest the stock); the
     player left of the dealer moves first."""
@@ -216,7 +216,7 @@ def _start_round(s, rnd):
     s.current = (s.dealer + 1) % s.num_players
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_match(s):
     """Every player starts with 500 cents and pays 50 into the pot; round 1 (or
     ``first_round``) is dealt by a dealer drawn at random."""
@@ -248,12 +248,12 @@ def new_match(s):
 # not, compiles the search again inside itself. So the search is reached through few,
 # wide functions (``_splits``, ``_next_ok`` for both meld kinds, ``_mask``) rather than a
 # tower of small ones, and small helpers are inlined (``inline="always"``).
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _wilds(H):
     return np.int64(H[JOKER]) + np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _isolated_ok(H, W):
     """A natural card with no other natural of its rank or of its suit within two
     positions ("isolated") needs two frimes near it in its meld, and a frime is near at
@@ -275,7 +275,7 @@ def _isolated_ok(H, W):
     return isolated <= W
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _splits(H, empty_ok):
     """Can the cards H be laid entirely as melds? (No card left: ``empty_ok``.) Cheap
     necessary conditions come before the search and its allocations: every natural card
@@ -290,7 +290,7 @@ def _splits(H, empty_ok):
     return viable(RULES, H, W) and _isolated_ok(H, W) and split_all(RULES, H)
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _take_wild(H):
     """Take one frime from the counts H (jokers first, then the 2s by suit); returns it."""
     if H[JOKER] > 0:
@@ -303,7 +303,7 @@ def _take_wild(H):
     return -1
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _build_state(s):
     """(key, next suit or position, frimes started) of the meld being built."""
     n = s.build_n
@@ -316,7 +316,7 @@ def _build_state(s):
     return np.int64(s.build_rep[0]) // 4, np.int64(s.build_rep[n - 1]) % 4, frimes
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _next_ok(s, H, kind, rep, wild):
     """With the card rep (a frime standing for it when ``wild``) added to the meld of
     ``kind`` being built (taken out of H), can the meld still be finished? A run goes on
@@ -380,7 +380,7 @@ def _next_ok(s, H, kind, rep, wild):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _layoff_cards(s, p, m, ext, write):
     """Cards of p that extend table meld m (written to the mask when ``write``); returns
     how many."""
@@ -404,7 +404,7 @@ def _layoff_cards(s, p, m, ext, write):
     return found
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask(s, H):
     """The legal actions of the player to move, into ``s.legal``. Returns how many there
     are in the lay phase (apply_action ends a last turn whose only one is END_TURN), 0 in
@@ -507,12 +507,12 @@ def _mask(s, H):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _buy_price(s):
     return BUY_PRICE * (2 if doubled(s.round) else 1)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _end_turn(s, H):
     """The turn of the player to move ends: the next player's turn, a last turn, or the
     end of the round. Returns True when a round ended."""
@@ -532,7 +532,7 @@ def _end_turn(s, H):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _settle_round(s, pts, flocons):
     """Round rewards: the pairwise settlement of this round's flocons and points."""
     P = s.num_players
@@ -546,7 +546,7 @@ def _settle_round(s, pts, flocons):
         s.rewards[q] += cents / 100.0
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _finish_round(s):
     """Score the round: every hand's points (doubled in rounds of 10-13 cards); then the
     next round or the end of the match."""
@@ -568,7 +568,7 @@ def _finish_round(s):
     _next_round(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _void_round(s):
     """A round that stalled: nobody scores (the buys made in it stay paid); the next
     round is dealt, or the match ends after the last one. A single-round match is
@@ -582,7 +582,7 @@ def _void_round(s):
     _next_round(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _next_round(s):
     """The dealer moves left and deals the next round; after round 11 (or the one round
     of ``single_round``) the match ends."""
@@ -593,7 +593,7 @@ def _next_round(s):
     _start_round(s, np.int64(s.round) + 1)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _pay_out(s):
     """Pairwise settlement, then the pot to the lowest score (more flocons break a tie;
     still tied, shared, an indivisible cent going in seat order from seat 0). Also run
@@ -634,7 +634,7 @@ def _pay_out(s):
             s.rewards[q] += (pot_share[q] - ANTE) / 100.0
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _pay_out_truncated(s):
     """A truncated match is paid out on its finished rounds: the unfinished round scores
     nothing (the flocon of its going out is withdrawn)."""
@@ -644,14 +644,14 @@ def _pay_out_truncated(s):
     _pay_out(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _finish_match(s):
     _pay_out(s)
     s.terminated = True
     s.phase = PHASE_OVER
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _close(s, p, H):
     """Lay the meld being built; a going out that laid the last card is complete."""
     T.lay_meld(RULES, s, p, np.int64(s.build_kind), s.build_rep, s.build_phys, s.build_n)
@@ -667,7 +667,7 @@ def _close(s, p, H):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def apply_action(s, a, H):
     """Apply a legal action of the player to move; returns True when a round ended. A
     last turn ends at once when ending it is the only legal action left (``_mask`` <= 1)."""
@@ -750,7 +750,7 @@ def apply_action(s, a, H):
     return ended
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -759,7 +759,7 @@ def penalise(s, offender):
 
 
 # --------------------------------------------------------------------------- observation
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def observe(s, viewer, out):
     """What ``viewer`` sees: own hand, the discard pile (its top and the card to buy),
     the table, the turn in progress, public seat data; never another hand or the stock."""
@@ -823,7 +823,7 @@ def observe(s, viewer, out):
             q = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _has_last_turn(s, q):
     """Seat q still has its last turn to play (somebody is out; q is not, and comes
     within the last turns left, counted from the player to move)."""
@@ -835,7 +835,7 @@ def _has_last_turn(s, q):
 
 
 # --------------------------------------------------------------------------- batch kernels
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
@@ -900,7 +900,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     keep_alive(before)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
     n = states.shape[0]
@@ -915,7 +915,7 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, m
 reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def observe_batch(states, viewer, obs):
     """Observation of seat ``viewer[i]`` in game i."""
     for i in range(states.shape[0]):

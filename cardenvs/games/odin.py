@@ -137,7 +137,7 @@ OBS_DTYPE = np.float32
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _uniform(bits):
     """The cards of ``bits`` are all one colour or all one value (an empty set is too)."""
     if bits == 0:
@@ -152,7 +152,7 @@ def _uniform(bits):
     return colours == 1 or popcount(values) == 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _digits(cards):
     """The value of a set of cards (uint8 vector): its digits, largest first."""
     v = np.int64(0)
@@ -163,7 +163,7 @@ def _digits(cards):
     return v
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def recount(s):
     """Rebuild every derived field from the cards."""
     P = s.num_players
@@ -187,7 +187,7 @@ def recount(s):
             _note_selected(s, c)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _note_selected(s, c):
     """Derived selection fields after card c (below every card selected) joins it."""
     col = c // NUM_VALUES
@@ -205,14 +205,14 @@ def _note_selected(s, c):
     s.sel_value = s.sel_value * 10 + v
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _add_card(s, p, c):
     s.hands[p, c] = 1
     s.hand_bits[p] |= bit(c)
     s.held[p] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _remove_card(s, p, c):
     s.hands[p, c] = 0
     s.hand_bits[p] &= ~bit(c)
@@ -220,7 +220,7 @@ def _remove_card(s, p, c):
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _clear_selection(s):
     s.selected[:] = 0
     s.sel_bits = 0
@@ -231,7 +231,7 @@ def _clear_selection(s):
     s.sel_rank = -1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _clear_table(s):
     s.table[:] = 0
     s.table_bits = 0
@@ -240,7 +240,7 @@ def _clear_table(s):
     s.last_player = -1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _deal(s):
     """Shuffle the deck (the first ``colours`` colours) and deal 9 cards each; the rest is set aside."""
     P = s.num_players
@@ -265,7 +265,7 @@ def _deal(s):
     recount(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _start_round(s):
     """Deal a round; the round's leader (moving left every round) leads."""
     s.round += 1
@@ -274,7 +274,7 @@ def _start_round(s):
     s.current = s.round_leader
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_match(s):
     """Reset every match field (options and rng are kept) and deal round 1."""
     P = s.num_players
@@ -291,7 +291,7 @@ def new_match(s):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _best_colour_play(prefix, lower, need):
     """``prefix`` followed by the ``need`` highest values of the 9-bit set ``lower``."""
     v = prefix
@@ -304,7 +304,7 @@ def _best_colour_play(prefix, lower, need):
     return v
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _completable(s, H, c):
     """Following: can the selection plus card c (below the selection) still become a
     legal play with cards of ``H`` below c? Sizes n or n+1 of the table's n, one
@@ -344,7 +344,7 @@ def _completable(s, H, c):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def legal_mask(s):
     """Compute the current player's legal actions into ``legal_pass``, ``legal_play``,
     ``legal_select`` and ``legal_take``."""
@@ -391,7 +391,7 @@ def legal_mask(s):
     s.legal_select = legal
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def is_legal(s, a):
     """Whether action ``a`` is in the legal set computed by :func:`legal_mask`."""
     if a == PASS:
@@ -406,7 +406,7 @@ def is_legal(s, a):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _pass_turn(s, p):
     """The next player moves; when everybody else passed, the table is discarded and
     the player who made it leads."""
@@ -420,7 +420,7 @@ def _pass_turn(s, p):
     s.current = q
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _select(s, p, c):
     _remove_card(s, p, c)
     s.known[p, c] = 0
@@ -430,7 +430,7 @@ def _select(s, p, c):
     _note_selected(s, c)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _commit(s, p, take):
     """The selection becomes the table. The covered play: card ``take`` (if >= 0)
     goes to the hand, the rest is discarded. Returns True when the hand is empty."""
@@ -459,7 +459,7 @@ def _commit(s, p, take):
     return emptied
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _end_round(s):
     """Every card left in a hand is a point; end the match or deal the next round."""
     P = s.num_players
@@ -483,7 +483,7 @@ def _end_round(s):
     _start_round(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _match_outcome(s, best):
     """Zero-sum outcome: the lowest totals share +1, the others share -1 (all tied: 0)."""
     P = s.num_players
@@ -500,7 +500,7 @@ def _match_outcome(s, best):
             s.rewards[p] -= 1.0 / (P - winners)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def apply_action(s, a):
     """Apply a legal action of the current player; return True when a round ended."""
     p = s.current
@@ -522,7 +522,7 @@ def apply_action(s, a):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -531,7 +531,7 @@ def penalise(s, offender):
 
 
 # --------------------------------------------------------------------------- observation
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def observe(s, viewer, out):
     """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the selection,
     the table, the discards, the cards each opponent is known to hold (taken from the
@@ -589,7 +589,7 @@ def observe(s, viewer, out):
 UNSEEN_KEYS = 4 * NUM_CARDS  # random keys per game that deal_unseen_batch may use
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def deal_unseen_batch(states, seats, keys, keep_hands):
     """Deal anew, in game i, the cards seat ``seats[i]`` cannot see: the other hands
     (but the cards known to be in them, taken from the table) and the cards set aside.
@@ -636,7 +636,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
 # One compiled function holds the whole per-game step; resets and loaded states go through
 # it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
 # the rules would compile them all again (docs/adding-a-game.md, "cold compile").
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
@@ -693,7 +693,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         current[i] = s.current
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _only_legal(s):
     """The one legal action computed by :func:`legal_mask`, or -1 when there are none or
     several (MODE_AUTO_FORCED plays it for the player)."""
@@ -709,7 +709,7 @@ def _only_legal(s):
     return TAKE0 + low_index(s.legal_take)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
     n = states.shape[0]
@@ -724,14 +724,14 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, m
 reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def observe_batch(states, viewer, obs):
     """Observation of seat ``viewer[i]`` in game i."""
     for i in range(states.shape[0]):
         observe(states[i], viewer[i], obs[i])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def mask_batch(states):
     """Recompute the legal mask of every game in place (for measuring the mask's cost)."""
     n = 0

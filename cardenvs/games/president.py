@@ -134,28 +134,28 @@ OBS_DTYPE = np.float32
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _pres_rank(card):
     """President rank of a card id (3 -> 0, ..., A -> 11, 2 -> 12)."""
     return (card // 4 + NUM_RANKS - 2) % NUM_RANKS
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def play_action(rank, count):
     return PLAY0 + rank * MAX_PER_RANK + count - 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def rank_count(s, p, rank):
     return np.int64(s.rank_counts[p, rank])
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def hand_size(s, p):
     return np.int64(s.held[p])
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def recount(s):
     """Rebuild the derived per-rank counts from the hands."""
     for p in range(MAX_PLAYERS):
@@ -168,14 +168,14 @@ def recount(s):
         s.held[p] = n
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _add_card(s, p, card):
     s.hands[p, card] += 1
     s.rank_counts[p, _pres_rank(card)] += 1
     s.held[p] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _take_card(s, p, rank, lowest_first):
     """Remove one card of ``rank`` from p's hand (lowest or highest suit); return its id."""
     base = _STD_RANK[rank] * 4
@@ -190,7 +190,7 @@ def _take_card(s, p, rank, lowest_first):
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _deal(s):
     """Shuffle the decks and deal every card, one at a time, from the dealer's left."""
     P = s.num_players
@@ -218,7 +218,7 @@ def _deal(s):
     s.given[:] = -1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _start_round(s):
     """Deal a round. Round 1: the first holder of 3♣ from the dealer's left leads it.
     Later rounds: trou A deals and gives the president their highest card, then the
@@ -252,7 +252,7 @@ def _start_round(s):
     s.current = s.president
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_match(s):
     """Reset every match field (options and rng are kept) and deal round 1."""
     P = s.num_players
@@ -270,7 +270,7 @@ def new_match(s):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def legal_mask(s):
     """Compute the current player's legal actions into ``s.legal``."""
     mask = s.legal
@@ -310,7 +310,7 @@ def legal_mask(s):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _clear_pile(s):
     s.pile_rank = -1
     s.pile_count = 0
@@ -319,7 +319,7 @@ def _clear_pile(s):
     s.matched = False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _lead_after_clear(s, seat):
     """After the pile clears the same player leads again, or the next one in play."""
     _clear_pile(s)
@@ -327,7 +327,7 @@ def _lead_after_clear(s, seat):
     s.current = seat if not s.out[seat] else next_seat(s.out, seat, s.num_players)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _pass_turn(s, seat, skips):
     """Move the turn on from ``seat``, skipping ``skips`` players in play. When the
     turn comes back to the player who made the top play the pile clears and they
@@ -349,7 +349,7 @@ def _pass_turn(s, seat, skips):
         return
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _next_offer(s, after):
     """Next seat after ``after`` (before the last player, clockwise from their left)
     to be asked whether they complete the four on the pile; -1 if none.
@@ -377,7 +377,7 @@ def _next_offer(s, after):
             return q
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _end_round(s):
     """Rank the players, score +2 president and +1 vice, and end the match or deal again."""
     P = s.num_players
@@ -415,7 +415,7 @@ def _end_round(s):
     _start_round(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _match_outcome(s, best):
     """Zero-sum outcome: the winners share +1, the others share -1 (all tied: 0)."""
     P = s.num_players
@@ -432,7 +432,7 @@ def _match_outcome(s, best):
             s.rewards[p] -= 1.0 / (P - winners)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _play(s, p, rank, count):
     """Player p plays ``count`` cards of ``rank`` (in turn or completing a four)."""
     for _ in range(count):
@@ -473,7 +473,7 @@ def _play(s, p, rank, count):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def apply_action(s, a):
     """Apply a legal action of the current player; return True when a round ended."""
     p = s.current
@@ -499,7 +499,7 @@ def apply_action(s, a):
     return _play(s, p, rank, count)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -508,7 +508,7 @@ def penalise(s, offender):
 
 
 # --------------------------------------------------------------------------- observation
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def observe(s, viewer, out):
     """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the pile, the
     cards played, public seat data; never another player's cards."""
@@ -552,7 +552,7 @@ def observe(s, viewer, out):
 # One compiled function holds the whole per-game step; resets and loaded states go through
 # it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
 # the rules would compile them all again (docs/adding-a-game.md, "cold compile").
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
@@ -605,7 +605,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         current[i] = s.current
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
     n = states.shape[0]
@@ -620,7 +620,7 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, m
 reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def observe_batch(states, viewer, obs):
     """Observation of seat ``viewer[i]`` in game i."""
     for i in range(states.shape[0]):

@@ -192,7 +192,7 @@ OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _deal(s):
     """Shuffle the decks (52 cards and 2 jokers each); 14 cards to every player still in
     the match, one at a time from the dealer's left; the next card turned up starts the
@@ -202,7 +202,7 @@ def _deal(s):
     s.turns = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _reset_turn(s):
     s.turn_points = 0
     s.turn_clean = False
@@ -214,7 +214,7 @@ def _reset_turn(s):
     T.clear_build(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _start_round(s):
     """Deal; the player left of the dealer moves first (no checks yet: see _enter_turn).
     Past MAX_ROUND rounds (only a turn cap of a few turns or a huge elimination score gets
@@ -230,7 +230,7 @@ def _start_round(s):
     s.current = next_seat(s.eliminated, s.dealer, s.num_players)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_match(s):
     """Reset every match field (options and rng are kept) and deal round 1."""
     P = s.num_players
@@ -248,7 +248,7 @@ def new_match(s):
     _start_round(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _enter_turn(s, p, ws):
     """Give the turn to p. A player who cannot draw at all (the stock is empty and cannot
     be rebuilt from the discard pile, and the discard top cannot be used) makes the round
@@ -286,7 +286,7 @@ WORKSPACE_DTYPE = np.dtype(
 )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def workspace():
     """The masks' work arrays: a one-record array of WORKSPACE_DTYPE. The kernels take its
     record ``owner[0]``, passed as one pointer; the caller keeps ``owner`` alive."""
@@ -303,7 +303,7 @@ def workspace():
     return owner
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _hand_nw(s, p, N):
     """Natural counts of p's hand into N; returns the jokers held."""
     for c in range(NUM_FACES):
@@ -312,13 +312,13 @@ def _hand_nw(s, p, N):
     return np.int64(s.hands[p, JOKER])
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _clear_binfo(b):
     for f in range(P.B_FIELDS):  # constant bounds: a few stores, not a memset call
         b[f] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _binfo(s, b):
     """Summary of the meld being built (see melds.B_*)."""
     _clear_binfo(b)
@@ -367,7 +367,7 @@ def _binfo(s, b):
         b[B_PTS_RUN] = pts
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _needs(s, p):
     """(points still needed for the opening, a clean run still needed)."""
     if s.opened[p]:
@@ -375,7 +375,7 @@ def _needs(s, p):
     return max(0, np.int64(s.opening_points) - np.int64(s.turn_points)), not s.turn_clean
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _x_open(s):
     """The card taken from the discard, while it still has to be laid (else -1)."""
     if s.pending >= 0 and not s.pending_used:
@@ -383,7 +383,7 @@ def _x_open(s):
     return np.int64(-1)
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     """Cheap necessary conditions for an opening: the cards some meld could hold are worth
     the points still needed, X (when it must be laid) is one of them or can go on a table
@@ -396,7 +396,7 @@ def _quick_opening(s, N, W, need_pts, need_clean, X, budget):
     return not need_clean or P.run_starts(P.with_high_aces(P.natural_bits(N)), M.ZERO) != 0
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _lay_x_quick(s, N, W, X, budget):
     """An opened player with nothing else to do: can the natural card X (in N) be laid,
     in a meld of 3 (longer ones hold a 3-card meld with X) or on a table meld?"""
@@ -427,7 +427,7 @@ def _lay_x_quick(s, N, W, X, budget):
     return _chain_quick(s, N, W, X, budget)
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _chain_quick(s, N, W, X, budget):
     r = X // 4
     t = X % 4
@@ -461,7 +461,7 @@ def _chain_quick(s, N, W, X, budget):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _any_meld_quick(N, W):
     """Does the hand hold any meld (3 cards; longer ones hold one)?"""
     if W >= 3:
@@ -470,7 +470,7 @@ def _any_meld_quick(N, W):
     return P.run_starts(P.with_high_aces(h), W) != 0 or (P.ranks_with_suits(h, np.int64(3) - W) & h) != 0
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _own_run_takes_joker(N, X, need_pts, need_clean):
     """May a taken joker X be laid off on the clean run the opening still has to lay?
     Laid off after the run, it leaves the run clean (in the run it would not be). Any
@@ -491,7 +491,7 @@ def _own_run_takes_joker(N, X, need_pts, need_clean):
     return True
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
     """Can p finish the turn from here (hand N/W, the meld being built binfo, the card X
     still to lay, the table as it is), given the candidate rows cw[:K]? ``total``: the
@@ -515,7 +515,7 @@ def _plan(s, p, N, W, X, binfo, min_win, K, ws, total, srem):
                            srem)
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _take_ok(s, p, ws):
     """May p take the top of the discard pile? It must be laid this turn (opening with
     it when p has not opened), keeping a card to discard."""
@@ -540,7 +540,7 @@ def _take_ok(s, p, ws):
     return _plan(s, p, N, W, X, binfo, M.ZERO, K, ws, NONE, NONE)
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _keep_witnesses(s, ws, found):
     """Keep the witnesses of the search just run (see melds.record_witnesses) in the state,
     and stop recording. They are the first cards of the melds of a plan that finishes the
@@ -557,7 +557,7 @@ def _keep_witnesses(s, ws, found):
 
 # --------------------------------------------------------------------------- legal actions
 # The mask of each phase; step_batch picks the phase's (the draw phase's is two lines there).
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _mask_play(s, p, ws, trusted):
     """Discards, a new meld, lay-offs. ``trusted``: the position was reached by legal
     actions, so it is no dead end; False for positions loaded from outside, which are
@@ -604,7 +604,7 @@ def _mask_play(s, p, ws, trusted):
                     break
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _layoff_ok(s, p, m, c, pos, joker, ws):
     """May p lay card c (a joker standing for c) at ``pos`` of table meld m, and still
     finish the turn (a card kept, the card taken from the discard laid)?"""
@@ -629,7 +629,7 @@ def _layoff_ok(s, p, m, c, pos, joker, ws):
     return ok
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _next_cards(s, out):
     """Cards that may come next in the meld being built (canonical order); -1: any."""
     n = s.build_n
@@ -663,7 +663,7 @@ def _next_cards(s, out):
     return k
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
     """After adding rep (a joker standing for it) to the meld being built, can the turn
     still be finished? N/W: the hand now (restored on return); ``srem`` its points
@@ -694,7 +694,7 @@ def _build_ok(s, p, rep, joker, K, ws, N, W, total, srem, u0):
     return ok
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _meld_value(s, binfo):
     """(kind, points, clean) of the meld being built if it were laid now; kind 0 if it is
     not a valid meld yet. ``binfo``: a work array (see _binfo)."""
@@ -709,7 +709,7 @@ def _meld_value(s, binfo):
     return KIND_RUN, binfo[B_PTS_RUN], binfo[B_JOKER] == 0
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _first_card_bound(c, joker, N, W, K, ws):
     """Most opening points a turn can reach when its meld being built starts with c (a
     joker standing for c): over the candidate melds starting with c (longer melds split
@@ -766,7 +766,7 @@ def _first_card_bound(c, joker, N, W, K, ws):
     return best
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _index_first_cards(cw, K, first, after):
     """Chain the candidate melds by their first card: ``first[c]`` is the first row starting
     with card c (-1: none), ``after[j]`` the next one (rows in increasing order)."""
@@ -780,7 +780,7 @@ def _index_first_cards(cw, K, first, after):
             first[c] = j
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _mask_build(s, p, ws, trusted):
     """The cards that may come next in the meld being built (a joker with the card it
     stands for), and closing it. ``trusted``: the position was reached by legal actions
@@ -870,7 +870,7 @@ def _mask_build(s, p, ws, trusted):
     s.opened[p] = keep_op
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _first_joker_possible(s, p, c):
     """Cheap filter for a meld opened by a joker standing for c: two more cards must be
     at hand (naturals or the other jokers) for a run up from c or a set of c's rank with
@@ -895,7 +895,7 @@ def _first_joker_possible(s, p, c):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _close(s, p, ws):
     """Lay the meld being built in the first free slot; count it for the opening."""
     kind, pts, clean = _meld_value(s, ws[2])
@@ -909,7 +909,7 @@ def _close(s, p, ws):
     T.clear_build(s)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _finish_round(s, winner):
     """Score the round (the winner 0, the others their cards; a void round scores
     nothing), eliminate players at the elimination score, end the match or deal again.
@@ -947,7 +947,7 @@ def _finish_round(s, winner):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def apply_action(s, a, ws):
     """Apply a legal action of the current player (``ws``: the work arrays). Returns (a
     round ended, the seat whose turn starts now or -1); starting that turn
@@ -1019,7 +1019,7 @@ def apply_action(s, a, ws):
     return False, np.int64(next_seat(s.eliminated, p, s.num_players))
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -1028,7 +1028,7 @@ def penalise(s, offender):
 
 
 # --------------------------------------------------------------------------- observation
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def observe(s, viewer, out):
     """What ``viewer`` sees, into ``out`` (OBS_DTYPE, OBS_SIZE): own hand, the discard pile,
     the table melds, the turn in progress, public seat data; never another player's
@@ -1078,7 +1078,7 @@ def observe(s, viewer, out):
 UNSEEN_KEYS = MAX_CARDS + 1  # random keys per game that deal_unseen_batch may use
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def deal_unseen_batch(states, seats, keys, keep_hands):
     """Deal anew, in game i, the cards seat ``seats[i]`` cannot see: the stock and the
     other hands, but the card the player to move took from the discard pile and has not
@@ -1118,7 +1118,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
 ACT_MASK = -4
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), start the next turn, auto-reset a finished match (MODE_AUTO_RESET), play
@@ -1216,7 +1216,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     keep_alive(owner)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
     n = states.shape[0]
@@ -1231,7 +1231,7 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, m
 reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def observe_batch(states, viewer, obs):
     """Observation of seat ``viewer[i]`` in game i."""
     for i in range(states.shape[0]):

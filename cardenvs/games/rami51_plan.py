@@ -60,7 +60,7 @@ from cardenvs.rummy.melds import (
 
 
 # --------------------------------------------------------------------------- Rami 51 values
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rank_value(rank):
     """Rami value of a rank in a set (and in hand): ace 11, 2-10 face value, J Q K 10."""
     if rank == 0:
@@ -68,7 +68,7 @@ def rank_value(rank):
     return min(rank + 1, 10)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def run_value(pos):
     """Rami value of a card at a run position: ace 1 low, 11 high."""
     if pos == ACE_LOW:
@@ -76,7 +76,7 @@ def run_value(pos):
     return rank_value(pos_rank(pos))
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def rami_penalty(c):
     """Points of a card left in hand in rami51: joker 20, ace 11, faces 10, 2-10 face value."""
     if c == JOKER:
@@ -116,7 +116,7 @@ BK_SET = 2
 BK_RUN = 3
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def clean_all_natural(cw, k, L, N):
     """Every position of row k is a natural card present in the hand (none needs a wild)."""
     for i in range(L):
@@ -126,7 +126,7 @@ def clean_all_natural(cw, k, L, N):
     return True
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _window_row(cw, k, kind, L, N, X):
     """Fill the summary fields of row k from its cards and values (already written)."""
     cw[k, CW_KIND] = kind
@@ -150,7 +150,7 @@ def _window_row(cw, k, kind, L, N, X):
     cw[k, CW_BAN] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _has_natural(cw, k, L, N):
     for i in range(L):
         c = cw[k, CW_CARD + i]
@@ -198,7 +198,7 @@ PLAN_DTYPE = np.dtype(
 )
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def new_plan_buffers():
     """The planner's work arrays, allocated once and reused: a one-record array of
     PLAN_DTYPE (cw, tmp, order, bound, stack, undo, low_ace, scratch, bound0, row_bits).
@@ -209,7 +209,7 @@ def new_plan_buffers():
     return bufs
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def clear_plan_buffers(pb):
     """Zero what the planner reads before writing (the search rows and stacks are always
     written first: left as they are, which saves clearing 70 KB on every AEC step)."""
@@ -220,7 +220,7 @@ def clear_plan_buffers(pb):
     pb.row_bits[:] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _at_least(c0, c1, c2, c3, k):
     """Bits whose bit-sliced 4-bit count (c3 c2 c1 c0) is at least k."""
     gt = ZERO
@@ -235,7 +235,7 @@ def _at_least(c0, c1, c2, c3, k):
     return gt | eq
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def plan_windows(rules, N, W, X, pb, long_runs):
     """Candidate melds of a hand for :func:`plan_feasible` (into the workspace ``pb``):
     runs of 3..5 positions (3..5+W with ``long_runs``) and sets, each holding at least
@@ -412,7 +412,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
     return K
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, pb, K,
                 own_run):
     """Append to ``cw`` (from row K) the lay-off chains that would put card X on a table
@@ -430,7 +430,7 @@ def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table
     return K
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slots, num_melds, cw, K, own_run):
     if X == JOKER:
         # a joker laid off anywhere a card can go: one row is enough (they are all alike)
@@ -518,7 +518,7 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
     return K
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     """Take the cards of candidate j from the hand, naturals first, wilds for the rest.
     Returns (wilds used, points gained, drop of the points potential ``srem``), or
@@ -562,7 +562,7 @@ def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     return used, pts, drop
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _untake(cw, j, L, N, low_ace, undo):
     for i in range(L - 1, -1, -1):
         c = cw[j, CW_CARD + i]
@@ -576,7 +576,7 @@ def _untake(cw, j, L, N, low_ace, undo):
             low_ace[c] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _record_row(cw, j, undo_row, scratch):
     """Add the first card of candidate j, as the search took it, to the witness masks."""
     kind = cw[j, CW_KIND]
@@ -592,7 +592,7 @@ def _record_row(cw, j, undo_row, scratch):
         scratch[SC_WIT_WILD] |= ONE << c
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _swapped(cw, j, undo_row):
     """Did taking candidate j swap an ace with an earlier low ace (which then turns wild)?"""
     for i in range(cw[j, CW_LEN]):
@@ -601,7 +601,7 @@ def _swapped(cw, j, undo_row):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _record_dfs_plan(cw, stack, undo, depth, d, scratch):
     """The search found a plan (levels 0..d-1 of its stack): record its melds' first cards.
     A plan with an ace swap is skipped (which ace ended up wild is not tracked)."""
@@ -615,7 +615,7 @@ def _record_dfs_plan(cw, stack, undo, depth, d, scratch):
             _record_row(cw, j, undo[depth + e], scratch)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def record_witnesses(pb, on):
     """Start (``on``) or stop recording witnesses: while on, each plan the planner finds adds
     the first card of every meld it lays (and whether a wild stands for it) to
@@ -628,7 +628,7 @@ def record_witnesses(pb, on):
     scratch[SC_WIT_WILD] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win, nwin, last_x, depth):
     """Is there a multiset of candidates j0.. (taken in non-decreasing order) that reaches
     the points, holds X, adds min_win melds, within ``budget`` cards and ``W`` wilds?
@@ -710,7 +710,7 @@ def _dfs(pb, K, j0, N, W, budget, pts, srem, need_pts, X, xbase, need_x, min_win
             _untake(cw, j, cw[j, CW_LEN], N, low_ace, undo[depth + d])
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _completion(rules, binfo, idx, cw, row):
     """Write the idx-th completion of the meld being built into row ``row`` of ``cw``
     (its new cards only; may be none); returns its kind (KIND_SET/KIND_RUN), 0 to skip
@@ -767,7 +767,7 @@ def _completion(rules, binfo, idx, cw, row):
     return -1
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def points_potential(N, u0):
     """Points of the naturals of N among the cards ``u0`` (a bit mask), each at its best value."""
     srem = ZERO
@@ -787,19 +787,19 @@ FACE_BITS = np.int64((1 << NUM_FACES) - 1)
 RUN_START_BITS = np.int64((1 << 48) - 1)  # 3-card windows start at positions 0..11
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def natural_bits(N):
     """Card bits of the naturals held in N (jokers not included)."""
     return bits_of(N, 0, NUM_FACES)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def with_high_aces(h):
     """Card bits with the aces also at position 13 (bits 52..55), above the kings."""
     return h | ((h & np.int64(15)) << np.int64(NUM_FACES))
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def run_starts(e, W):
     """Bit 4p + t for each 3-card run window (positions p..p+2 of suit t) holding at least
     3 - W of the cards ``e`` (card bits with high aces)."""
@@ -815,7 +815,7 @@ def run_starts(e, W):
     return st & RUN_START_BITS
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def ranks_with_suits(h, k):
     """Card bits of every card of the ranks of which h holds at least k suits (1 <= k <= 4)."""
     x = h - ((h >> ONE) & np.int64(0x5555555555555))
@@ -824,7 +824,7 @@ def ranks_with_suits(h, k):
     return ge * np.int64(15)
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def coverage(rules, N, W):
     """Bit mask of the natural cards of N that some meld of at most W wilds could hold (a
     necessary condition for laying a card, and the cards whose points an opening can
@@ -872,13 +872,13 @@ def coverage(rules, N, W):
     return cover
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def reset_bans(cw, K):
     for j in range(K):
         cw[j, CW_BAN] = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _root_bound(pb, K, N, W):
     """Points any plan can reach: the naturals that melds without wilds hold, plus the
     best naturals outside them that melds with wilds add (each such meld needs at least
@@ -928,7 +928,7 @@ def _root_bound(pb, K, N, W):
     return total + top
 
 
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win, binfo, pb, K, last_x, srem_in=-1):
     """The turn planner. Is there a way to finish the turn: complete the meld being built
     (``binfo``, may be empty), lay further melds from the candidates ``cw[:K]`` of the
@@ -1020,7 +1020,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
                        brow, kind, L, base, may_be_clean, srem):
     """Take the completion in row ``brow``, then search the rest of the turn. Bans (see
@@ -1076,7 +1076,7 @@ def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, bin
     return ok
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def last_x_row(cw, K):
     last = -1
     for j in range(K):
@@ -1085,7 +1085,7 @@ def last_x_row(cw, K):
     return last
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def opening_feasible(rules, counts, threshold, X, max_cards):
     """Does the hand ``counts`` (length 53) hold melds worth ``threshold`` points or more
     (jokers 0, ace 1 low in a run, else 11) including a clean run, using card X when

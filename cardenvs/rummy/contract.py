@@ -64,7 +64,7 @@ for _i, _items in enumerate(
 N_OPTIONS = 4 * NUM_POS  # an item's windows: a set's rank, a run's (suit, lowest position)
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def shortfall(N, D, A, R):
     """Cards the naturals N cannot give to the demands: the wild cards must cover it.
     D: specific cards; A: any card of a rank; R = (rank, lowest suit, count): cards of
@@ -94,7 +94,7 @@ def shortfall(N, D, A, R):
     return short
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def naturals_distinct(N, win_mask, nwin):
     """Hall's condition: every group of melds (rows of ``win_mask``: bit c set when the
     natural card c would serve) has at least as many natural cards as melds."""
@@ -116,7 +116,7 @@ def naturals_distinct(N, win_mask, nwin):
     return True
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def run_cards_mask(rules, suit, lo, hi):
     """Bit mask of the natural cards at run positions lo..hi (suit -1: every suit)."""
     m = ZERO
@@ -127,7 +127,7 @@ def run_cards_mask(rules, suit, lo, hi):
     return m
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _apply(rules, kind, size, opt, D, A, win_mask, w, sign, used, distinct_ranks):
     """Add (sign 1) or remove (sign -1) the demands of window ``opt`` of an item; returns
     False (nothing changed) when the window does not exist."""
@@ -165,7 +165,7 @@ def _apply(rules, kind, size, opt, D, A, win_mask, w, sign, used, distinct_ranks
     return True
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _window_possible(rules, kind, size, opt, N, W, D):
     """A quick necessary condition for window ``opt`` of an item, before its demands are
     added: the cards not yet demanded give it a natural card and cover it with the wild
@@ -201,7 +201,7 @@ def _window_possible(rules, kind, size, opt, N, W, D):
     return missing < size or rules[R_MIN_NATURAL] == 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, distinct_ranks):
     """Can the natural cards N and ``W`` wild cards give, besides the demands already in
     D, A and R (see :func:`shortfall`; and the ``nwin0`` natural rows already in
@@ -259,7 +259,7 @@ def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, 
         _apply(rules, items[d, 0], items[d, 1], applied[d], D, A, win_mask, nwin0 + d, -ONE, used, distinct_ranks)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def contract_feasible(rules, counts, items, distinct_ranks):
     """Does the hand ``counts`` (length 53) hold the melds ``items`` (rows (kind, size):
     KIND_SET of size 3 or 4 = brelan/carré, KIND_RUN of size n = séquence of n; rows of

@@ -94,26 +94,26 @@ def rules_classes(run_same_suit: bool = True) -> np.ndarray:
     return np.array([0, 1, 3, 0, 0, 3, 2, 13, 1, int(bool(run_same_suit))], dtype=np.int64)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def pos_rank(pos):
     """Rank index (A=0 .. K=12) of a run position (0 and 13 are the ace)."""
     return 0 if pos == ACE_HIGH else pos
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def card_at(suit, pos):
     """Card id at run position ``pos`` of ``suit``."""
     return pos_rank(pos) * 4 + suit
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def is_wild(rules, c):
     if c == JOKER:
         return rules[R_JOKER_WILD] != 0
     return c // 4 == 1 and rules[R_TWOS_WILD] != 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def frime_penalty(c):
     """Frime: ace 1, 3-9 face value, T J Q K 10, frimes (2s, jokers) 0 (before doubling)."""
     if c == JOKER:
@@ -126,7 +126,7 @@ def frime_penalty(c):
     return min(r + 1, 10)
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def classes_penalty(c):
     """Classes: ace 15, T J Q K 10, 3-9 5, 2 20."""
     r = c // 4
@@ -139,7 +139,7 @@ def classes_penalty(c):
     return 5
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def run_window_ok(rules, lo, hi):
     """Positions lo..hi form a run window under the rules (length, range, no K-A-2)."""
     if lo < rules[R_POS_LO] or hi > rules[R_POS_HI] or hi - lo + 1 < rules[R_RUN_MIN]:
@@ -147,7 +147,7 @@ def run_window_ok(rules, lo, hi):
     return not (lo == ACE_LOW and hi == ACE_HIGH)
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def suit_positions(rules, N, t):
     """Bit mask of the run positions (``R_POS_LO..R_POS_HI``) whose natural card of suit t
     the hand N holds (an ace sets both its low and its high position where both exist)."""
@@ -163,7 +163,7 @@ def suit_positions(rules, N, t):
 
 
 # --------------------------------------------------------------------------- is it a meld?
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def meld_options(rules, counts, out):
     """Every interpretation of the cards ``counts`` (length 53) as one meld; returns how
     many rows were written to ``out`` (int64, (n, 5)):
@@ -295,7 +295,7 @@ def meld_options(rules, counts, out):
 
 
 # --------------------------------------------------------------------------- extensions
-@njit(cache=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def extension_options(rules, kind, key, lo, hi, occupied, size, out):
     """Cards that extend a table meld by one card; returns how many rows were written to
     ``out`` (int64, (n, 2)): ``(card, position)``. A natural of that card, or a wild

@@ -29,7 +29,7 @@ from cardenvs.rummy.melds import (
 
 
 # --------------------------------------------------------------------------- full split (frime)
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _lowest_natural(rules, R):
     """The lowest natural card left, in run-position order (2s first when they are
     natural, the ace first when it may be low, last when only high); -1 if none."""
@@ -48,7 +48,7 @@ def _lowest_natural(rules, R):
     return -1
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _leftover_ok(rules, W, cap):
     """Can ``W`` wilds that no meld needed still be laid (absorbed or as a wild meld)?"""
     if W == 0 or W <= cap:
@@ -61,7 +61,7 @@ def _leftover_ok(rules, W, cap):
     return False
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def viable(rules, R, W):
     """A cheap necessary condition at a node of the search: every natural card left has a
     meld it could still be in, a set (its rank's naturals, or distinct suits, and the
@@ -113,7 +113,7 @@ SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
 MAX_LEVELS = 64
 
 
-@njit(cache=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _split_option(rules, R, W, c, idx, avail, took):
     """Apply option ``idx`` for placing the lowest natural ``c`` (runs through it, then
     sets with each choice of the other naturals of its rank). Returns (status, taken,
@@ -196,7 +196,7 @@ def _split_option(rules, R, W, c, idx, avail, took):
     return 1, n, need, room, n_nat
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def split_all(rules, counts):
     """Can every card of ``counts`` (length 53) be laid as melds (frime's going out)?
     Exact: the lowest natural card left must be in a meld; each meld holding it is tried

@@ -52,7 +52,7 @@ from cardenvs.rummy.melds import (
 
 
 # --------------------------------------------------------------------------- hands
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def recount(s):
     """``held`` from ``hands`` (after a deal or a scenario load)."""
     for p in range(s.hands.shape[0]):
@@ -62,27 +62,27 @@ def recount(s):
         s.held[p] = n
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def hand_of(s, p, H):
     """Copy p's card counts into H (a search's scratch, changed freely)."""
     for c in range(NUM_TYPES):
         H[c] = s.hands[p, c]
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def add_card(s, p, c):
     s.hands[p, c] += 1
     s.held[p] += 1
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def remove_card(s, p, c):
     s.hands[p, c] -= 1
     s.held[p] -= 1
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def deal(s, decks, jokers_per_deck, hand_size, dealer, num_players, skip):
     """Shuffle ``decks`` decks (52 cards and ``jokers_per_deck`` jokers each); deal
     ``hand_size`` cards to every seat not in ``skip``, one at a time from the dealer's
@@ -118,7 +118,7 @@ def deal(s, decks, jokers_per_deck, hand_size, dealer, num_players, skip):
 
 
 # --------------------------------------------------------------------------- what a seat cannot see
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def redeal_unseen(s, seat, known, keys):
     """Deal anew the cards ``seat`` cannot see: the stock and the other hands (but
     ``known[q, c]`` cards of type c in hand q, which stay). Every hand and the stock keep
@@ -156,7 +156,7 @@ def redeal_unseen(s, seat, known, keys):
 
 
 # --------------------------------------------------------------------------- stock and discard pile
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def rebuild_stock(s):
     """An empty stock is rebuilt from the discard pile but its top card, shuffled."""
     n = s.pile_n - 1
@@ -170,7 +170,7 @@ def rebuild_stock(s):
     s.pile_n = 1
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def draw_stock(s, p):
     """p draws the top of the stock (rebuilt first when empty); returns the card."""
     if s.stock_n == 0:
@@ -182,7 +182,7 @@ def draw_stock(s, p):
     return c
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def take_discard(s, p):
     """p takes the top of the discard pile; returns the card."""
     c = s.pile[s.pile_n - 1]
@@ -192,7 +192,7 @@ def take_discard(s, p):
     return c
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def buy_under_top(s, p):
     """p takes the card just under the discard top (the top stays); returns the card."""
     n = s.pile_n
@@ -204,7 +204,7 @@ def buy_under_top(s, p):
     return c
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def discard_card(s, p, c):
     """p puts card c on the discard pile."""
     remove_card(s, p, c)
@@ -213,7 +213,7 @@ def discard_card(s, p, c):
 
 
 # --------------------------------------------------------------------------- the table
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def clear_table(s):
     s.meld_kind[:] = 0
     s.meld_key[:] = 0
@@ -224,7 +224,7 @@ def clear_table(s):
     s.num_melds = 0
 
 
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def run_pos(rules, rep, first):
     """Run position of card ``rep``: an ace is low when it starts a run and runs may
     start below the 2, else high."""
@@ -234,7 +234,7 @@ def run_pos(rules, rep, first):
     return r
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def set_size(s, m):
     """Cards in the set of slot m."""
     n = ZERO
@@ -244,7 +244,7 @@ def set_size(s, m):
     return n
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def table_extensions(rules, s, m, ext):
     """(card, slot) pairs that extend table meld m by one card (a natural of that card,
     or a wild standing for it): a run's positions below and above, a set's missing suits
@@ -270,7 +270,7 @@ def table_extensions(rules, s, m, ext):
     return n
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def place(s, m, pos, phys):
     """Put card ``phys`` in slot ``pos`` of table meld m (a run: the position, which may
     extend it; a set: the slot ``table_extensions`` gave)."""
@@ -282,7 +282,7 @@ def place(s, m, pos, phys):
             s.meld_hi[m] = pos
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def unplace(s, m, pos, lo, hi):
     """Undo :func:`place` (``lo``/``hi``: the run's ends before)."""
     s.meld_slot[m, pos] = -1
@@ -290,7 +290,7 @@ def unplace(s, m, pos, lo, hi):
     s.meld_hi[m] = hi
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def lay_meld(rules, s, p, kind, reps, physs, n):
     """Lay a new meld of ``n`` cards (``physs[i]`` standing for ``reps[i]``, in canonical
     order: a run from its lowest position up, a set by suit) in the first free slot for
@@ -317,7 +317,7 @@ def lay_meld(rules, s, p, kind, reps, physs, n):
     return m
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def take_back_last_meld(s):
     """Undo :func:`lay_meld` (a search that looked at the table with the meld on it)."""
     m = s.num_melds - 1
@@ -335,7 +335,7 @@ def take_back_last_meld(s):
 # A new meld is built card by card in canonical order (a run from its lowest position up,
 # a set by suit), in ``build_rep[i]`` (the card the i-th card stands for), ``build_phys[i]``
 # (the card itself) and ``build_n``.
-@njit(cache=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def clear_build(s):
     for i in range(s.build_rep.shape[0]):
         s.build_rep[i] = -1
@@ -347,7 +347,7 @@ def clear_build(s):
 MELD_FEATURES = 12  # per meld, see observe_table
 
 
-@njit(cache=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def observe_table(rules, s, viewer, out, o_melds, stride, o_table):
     """The table seen by ``viewer``: per meld slot (from ``o_melds``, ``stride`` >=
     MELD_FEATURES entries each; a game may put more features after the first 12)
