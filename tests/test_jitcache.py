@@ -85,12 +85,12 @@ def test_every_kernel_skips_the_c_callback_wrapper():
     import importlib
     import pkgutil
 
+    import cardenvs.agents
     from numba.core.registry import CPUDispatcher
 
-    import agents
-
     modules = []
-    for package in (cardenvs, agents):
+    # cardenvs.agents is the checkout's agents/ folder, which walking cardenvs/ does not reach
+    for package in (cardenvs, cardenvs.agents):
         for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
             if info.name.endswith("__main__"):
                 continue
@@ -101,6 +101,7 @@ def test_every_kernel_skips_the_c_callback_wrapper():
     kernels = {id(v): (m.__name__, k, v) for m in modules for k, v in vars(m).items()
                if isinstance(v, CPUDispatcher) and v.py_func.__module__ == m.__name__}
     assert len(kernels) > 100
+    assert any(mod.startswith("cardenvs.agents.") for mod, _, _ in kernels.values())
     missing = sorted(f"{mod}.{name}" for mod, name, d in kernels.values()
                      if not d.targetoptions.get("no_cfunc_wrapper"))
     assert not missing, missing
