@@ -16,7 +16,7 @@ import cardenvs
 from cardenvs.core.vector import RandomSampler
 from cardenvs.games import frime as F
 from cardenvs.rummy import melds as M
-from cardenvs.rummy.split import split_all
+from cardenvs.rummy.split import hand_splits, split_all
 
 
 def make(**options):
@@ -167,8 +167,8 @@ def test_sets_with_identical_cards_and_a_meld_of_frimes_only():
 
 
 def test_aces_are_only_above_the_king():
-    assert not split_all(F.RULES, M.hand_counts("Ah 2h 3h 9c"))  # no A-2-3
-    assert split_all(F.RULES, M.hand_counts("Qh Kh Ah"))
+    assert not hand_splits(F.RULES, M.hand_counts("Ah 2h 3h 9c"))  # no A-2-3
+    assert hand_splits(F.RULES, M.hand_counts("Qh Kh Ah"))
     env = make()
     load(env, hands=hands("Qh Kh 9c", "9s 9d Jh", "5s 6s Qd", "7c 8d Ad"), pile=["Ah"], current=0, phase="draw")
     act(env, "take", "discard 9c", "out", "run", "Qh", "Kh", "Ah", "close")
@@ -303,7 +303,7 @@ def test_every_masked_step_of_a_going_out_can_be_finished(seed):
         pool = hand + d["pile"][-1:]
         for k in range(len(pool)):
             rest = pool[:k] + pool[k + 1:]
-            if split_all(F.RULES, M.hand_counts(" ".join(rest))):
+            if hand_splits(F.RULES, M.hand_counts(" ".join(rest))):
                 act(env, "take", "discard " + pool[k], "out")
                 paths = _walk_going_out(env)
                 assert paths >= 1
@@ -490,7 +490,7 @@ def test_going_out_masks_reach_exactly_every_split(seed):
         n = int(rng.integers(3, 7))
         hand = pool[:n]
         counts = np.bincount(hand, minlength=53)
-        if sum(counts[c] for c in F.WILD_TYPES) > 2 or not split_all(F.RULES, counts):
+        if sum(counts[c] for c in F.WILD_TYPES) > 2 or not hand_splits(F.RULES, counts):
             continue
         env = make()
         others = ["9c 9d Jh", "5s 6s Qd", "7c 8d Ad"]
@@ -686,7 +686,8 @@ def test_the_quick_split_filter_never_refuses_a_hand_that_splits():
 
     @njit
     def both(H):
-        return F._splits(H, F.FALSE), split_all(F.RULES, H)
+        owner = np.zeros(1, dtype=F.WORKSPACE_DTYPE)
+        return F._splits(H, F.FALSE, owner[0]), split_all(F.RULES, H, owner[0].split)
 
     rng = np.random.default_rng(3)
     deck = np.repeat(np.arange(53), F.deck_counts(None))

@@ -479,13 +479,13 @@ def test_frime_melds():
 
 
 def test_frime_split_scripted():
-    assert S.split_all(FRIME, counts("3h 4h 5h 7c 7c 7d"))
-    assert not S.split_all(FRIME, counts("3h 4h 5h 7c 7d"))
-    assert S.split_all(FRIME, counts("3h 4h 5h 7c 7d 2s"))  # the frime completes the sevens
-    assert S.split_all(FRIME, counts("3h 4h 5h 2s 2c"))  # frimes absorbed by the run (2 3 4 5 / 3 4 5 6 7)
-    assert S.split_all(FRIME, counts("3h 4h 5h 2s 2c 2d"))  # or as their own meld
-    assert not S.split_all(FRIME, counts("Ah 2h 3h"))  # ace high only: A 2 3 is no run... but
-    assert S.split_all(FRIME, counts("Kh Ah 2h"))  # K A + frime: Q K A
+    assert S.hand_splits(FRIME, counts("3h 4h 5h 7c 7c 7d"))
+    assert not S.hand_splits(FRIME, counts("3h 4h 5h 7c 7d"))
+    assert S.hand_splits(FRIME, counts("3h 4h 5h 7c 7d 2s"))  # the frime completes the sevens
+    assert S.hand_splits(FRIME, counts("3h 4h 5h 2s 2c"))  # frimes absorbed by the run (2 3 4 5 / 3 4 5 6 7)
+    assert S.hand_splits(FRIME, counts("3h 4h 5h 2s 2c 2d"))  # or as their own meld
+    assert not S.hand_splits(FRIME, counts("Ah 2h 3h"))  # ace high only: A 2 3 is no run... but
+    assert S.hand_splits(FRIME, counts("Kh Ah 2h"))  # K A + frime: Q K A
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -494,7 +494,7 @@ def test_frime_split_brute_force(seed):
     seen = [0, 0]
     for _ in range(150):
         hand = random_hand(rng, int(rng.integers(3, 8)), ranks=[0, 1, 2, 3, 4, 12], suits=[0, 1], jokers=1)
-        got = S.split_all(FRIME, counts(hand))
+        got = S.hand_splits(FRIME, counts(hand))
         want = ref_split(FRIME, hand)
         assert got == want, [card_str(c) for c in hand]
         seen[want] += 1
@@ -508,7 +508,7 @@ def test_split_other_rules_brute_force():
         seen = [0, 0]
         for _ in range(150):
             hand = meld_rich_hand(rules, rng, int(rng.integers(3, 8)))
-            got = S.split_all(rules, counts(hand))
+            got = S.hand_splits(rules, counts(hand))
             want = ref_split(rules, hand)
             assert got == want, [card_str(c) for c in hand]
             seen[want] += 1

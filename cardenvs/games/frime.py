@@ -46,7 +46,7 @@ from cardenvs.core.step import check_playable, close_step, only_legal, reset_dri
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, frime_penalty
-from cardenvs.rummy.split import split_all, viable
+from cardenvs.rummy.split import SPLIT_DTYPE, hand_splits, split_all, viable
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
@@ -182,6 +182,23 @@ SEAT_FEATURES = 10  # present, held, money, flocons, score, out first, last turn
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
+# The step's work arrays, one record per batch call (see ``workspace``): the split
+# search's (cardenvs.rummy.split.SPLIT_DTYPE), a hand's counts, the meld search's stack
+# and a meld's extensions. The mask and search kernels take it as one pointer and
+# allocate nothing, so they compile without numba's reference counting (``_nrt=False``):
+# the counts of the arrays they passed around, and the allocations in every split
+# search, were about a third of a step.
+WORKSPACE_DTYPE = np.dtype(
+    [
+        ("split", SPLIT_DTYPE),
+        ("H", np.int64, (NUM_TYPES,)),  # a hand's counts, changed freely by the searches
+        ("took", np.int64, (32,)),  # _next_ok: the card taken at each depth
+        ("choice", np.int64, (32,)),  # _next_ok: the next choice at each depth
+        ("ext", np.int64, (16, 2)),  # (card, slot) extensions of a table meld
+    ]
+)
+
+
 # --------------------------------------------------------------------------- rounds
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def cards_dealt(rnd):
@@ -275,8 +292,8 @@ def _isolated_ok(H, W):
     return isolated <= W
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _splits(H, empty_ok):
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _splits(H, empty_ok, ws):
     """Can the cards H be laid entirely as melds? (No card left: ``empty_ok``.) Cheap
     necessary conditions come before the search and its allocations: every natural card
     has a meld it could be in (the search's own node check) and there are as many frimes
@@ -287,7 +304,7 @@ def _splits(H, empty_ok):
     if n == 0:
         return empty_ok
     W = _wilds(H)
-    return viable(RULES, H, W) and _isolated_ok(H, W) and split_all(RULES, H)
+    return viable(RULES, H, W) and _isolated_ok(H, W) and split_all(RULES, H, ws.split)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
@@ -316,8 +333,8 @@ def _build_state(s):
     return np.int64(s.build_rep[0]) // 4, np.int64(s.build_rep[n - 1]) % 4, frimes
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _next_ok(s, H, kind, rep, wild):
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _next_ok(s, H, kind, rep, wild, ws):
     """With the card rep (a frime standing for it when ``wild``) added to the meld of
     ``kind`` being built (taken out of H), can the meld still be finished? A run goes on
     at each position up from rep's (the natural card there, or a frime); a set takes
@@ -335,7 +352,7 @@ def _next_ok(s, H, kind, rep, wild):
             return False
         H[rep] -= 1
         w = np.int64(rep)
-    ok = n >= 3 and (not need_all or _splits(H, TRUE))
+    ok = n >= 3 and (not need_all or _splits(H, TRUE, ws))
     if not ok:
         # the choice at depth d: a run's 0 (the natural at position pos + d) or 1 (a
         # frime); a set's 0..3 (a natural of that suit, suits in order) or 4 (a frime,
@@ -344,8 +361,8 @@ def _next_ok(s, H, kind, rep, wild):
         suit = rep % 4
         pos = T.run_pos(RULES, np.int64(rep), FALSE) + 1
         rank = rep // 4
-        took = np.empty(32, dtype=np.int64)
-        choice = np.zeros(32, dtype=np.int64)
+        took = ws.took
+        choice = ws.choice
         choice[0] = 0 if run else (4 if wild else suit)
         d = 0
         while d >= 0:
@@ -368,7 +385,7 @@ def _next_ok(s, H, kind, rep, wild):
                 if got < 0:
                     continue
                 took[d] = got
-            if n + d + 1 >= 3 and (not need_all or _splits(H, TRUE)):
+            if n + d + 1 >= 3 and (not need_all or _splits(H, TRUE, ws)):
                 for i in range(d + 1):
                     H[took[i]] += 1
                 ok = True
@@ -380,7 +397,7 @@ def _next_ok(s, H, kind, rep, wild):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _layoff_cards(s, p, m, ext, write):
     """Cards of p that extend table meld m (written to the mask when ``write``); returns
     how many."""
@@ -404,8 +421,8 @@ def _layoff_cards(s, p, m, ext, write):
     return found
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mask(s, H):
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _mask(s, H, ws):
     """The legal actions of the player to move, into ``s.legal``. Returns how many there
     are in the lay phase (apply_action ends a last turn whose only one is END_TURN), 0 in
     the other phases."""
@@ -439,15 +456,15 @@ def _mask(s, H):
                 if r == 1 or run_ok and set_ok:
                     continue
                 # a run from c (a natural or a frime there)
-                if not run_ok and r != 0 and (_next_ok(s, H, RUN, np.int64(c), FALSE)
-                                              or _next_ok(s, H, RUN, np.int64(c), TRUE)):
+                if not run_ok and r != 0 and (_next_ok(s, H, RUN, np.int64(c), FALSE, ws)
+                                              or _next_ok(s, H, RUN, np.int64(c), TRUE, ws)):
                     run_ok = True
                 # a set of c's rank, started by a natural of it (its lowest suit first) or a frime
                 if not set_ok and c % 4 == 0:
                     for t in range(4):
-                        if not set_ok and H[r * 4 + t] > 0 and _next_ok(s, H, SET, np.int64(r * 4 + t), FALSE):
+                        if not set_ok and H[r * 4 + t] > 0 and _next_ok(s, H, SET, np.int64(r * 4 + t), FALSE, ws):
                             set_ok = True
-                    if not set_ok and _next_ok(s, H, SET, np.int64(c), TRUE):
+                    if not set_ok and _next_ok(s, H, SET, np.int64(c), TRUE, ws):
                         set_ok = True
             s.legal[NEW_RUN] = run_ok
             s.legal[NEW_SET] = set_ok
@@ -455,7 +472,7 @@ def _mask(s, H):
         if not s.going_out:
             s.legal[END_TURN] = 1
             n += 1
-            ext = np.zeros((16, 2), dtype=np.int64)
+            ext = ws.ext
             for m in range(s.num_melds):
                 if s.meld_owner[m] == s.out_player and _layoff_cards(s, p, np.int64(m), ext, FALSE) > 0:
                     s.legal[LAYOFF0 + m] = 1
@@ -471,38 +488,37 @@ def _mask(s, H):
                 for c in range(NUM_FACES):
                     if c // 4 == 0 or c // 4 == 1:
                         continue  # a run starts at the 3 .. the queen (the ace is only high)
-                    if _next_ok(s, H, kind, np.int64(c), FALSE):
+                    if _next_ok(s, H, kind, np.int64(c), FALSE, ws):
                         s.legal[ADD0 + c] = 1
-                    if _next_ok(s, H, kind, np.int64(c), TRUE):
+                    if _next_ok(s, H, kind, np.int64(c), TRUE, ws):
                         s.legal[FRIME0 + c] = 1
             elif nxt <= ACE_HIGH:
                 c = card_at(key, nxt)
-                if _next_ok(s, H, kind, c, FALSE):
+                if _next_ok(s, H, kind, c, FALSE, ws):
                     s.legal[ADD0 + c] = 1
-                if _next_ok(s, H, kind, c, TRUE):
+                if _next_ok(s, H, kind, c, TRUE, ws):
                     s.legal[FRIME0 + c] = 1
         else:
             if n == 0:
                 for c in range(NUM_FACES):
                     if c // 4 == 1:
                         continue
-                    if _next_ok(s, H, kind, np.int64(c), FALSE):
+                    if _next_ok(s, H, kind, np.int64(c), FALSE, ws):
                         s.legal[ADD0 + c] = 1
-                    if c % 4 == 0 and _next_ok(s, H, kind, np.int64(c), TRUE):
+                    if c % 4 == 0 and _next_ok(s, H, kind, np.int64(c), TRUE, ws):
                         s.legal[FRIME0 + c] = 1
             else:
                 if not frimes:
                     for t in range(nxt, 4):
                         c = key * 4 + t
-                        if _next_ok(s, H, kind, c, FALSE):
+                        if _next_ok(s, H, kind, c, FALSE, ws):
                             s.legal[ADD0 + c] = 1
-                if _next_ok(s, H, kind, key * 4, TRUE):
+                if _next_ok(s, H, kind, key * 4, TRUE, ws):
                     s.legal[FRIME0 + key * 4] = 1
-        if n >= 3 and (not s.going_out or _splits(H, TRUE)):
+        if n >= 3 and (not s.going_out or _splits(H, TRUE, ws)):
             s.legal[CLOSE] = 1
     elif s.phase == PHASE_LAYOFF:
-        ext = np.zeros((16, 2), dtype=np.int64)
-        _layoff_cards(s, p, np.int64(s.target), ext, TRUE)
+        _layoff_cards(s, p, np.int64(s.target), ws.ext, TRUE)
     return n
 
 
@@ -512,10 +528,12 @@ def _buy_price(s):
     return BUY_PRICE * (2 if doubled(s.round) else 1)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=True)
 def _end_turn(s, H):
     """The turn of the player to move ends: the next player's turn, a last turn, or the
-    end of the round. Returns True when a round ended."""
+    end of the round. Returns True when a round ended. (It allocates when a round ends,
+    so it keeps numba's reference counting, ``_nrt=True``, said explicitly: a callee
+    takes the option of its caller otherwise, and apply_action has none.)"""
     p = np.int64(s.current)
     s.turns += 1
     if s.out_player >= 0 and p != s.out_player:
@@ -667,8 +685,8 @@ def _close(s, p, H):
     return False
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def apply_action(s, a, H):
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def apply_action(s, a, H, ws):
     """Apply a legal action of the player to move; returns True when a round ended. A
     last turn ends at once when ending it is the only legal action left (``_mask`` <= 1)."""
     p = np.int64(s.current)
@@ -693,12 +711,12 @@ def apply_action(s, a, H):
         T.discard_card(s, p, a - DISCARD0)
         if s.out_player < 0:
             T.hand_of(s, p, H)
-            if _splits(H, FALSE):
+            if _splits(H, FALSE, ws):
                 s.phase = PHASE_CHOOSE
                 return False
             return _end_turn(s, H)
         s.phase = PHASE_LAY
-        if _mask(s, H) <= 1:
+        if _mask(s, H, ws) <= 1:
             return _end_turn(s, H)
         return False
     if a == GO_OUT:
@@ -732,7 +750,7 @@ def apply_action(s, a, H):
             s.build_n = n + 1
             return False
         m = np.int64(s.target)
-        ext = np.zeros((16, 2), dtype=np.int64)
+        ext = ws.ext
         k = T.table_extensions(RULES, s, m, ext)
         for i in range(k):
             if ext[i, 0] == rep or (s.meld_kind[m] == KIND_SET and wild):
@@ -740,12 +758,12 @@ def apply_action(s, a, H):
                 break
         s.target = -1
         s.phase = PHASE_LAY
-        if s.held[p] == 0 or _mask(s, H) <= 1:
+        if s.held[p] == 0 or _mask(s, H, ws) <= 1:
             return _end_turn(s, H)
         return False
     # CLOSE
     ended = _close(s, p, H)
-    if not ended and s.phase == PHASE_LAY and not s.going_out and (s.held[p] == 0 or _mask(s, H) <= 1):
+    if not ended and s.phase == PHASE_LAY and not s.going_out and (s.held[p] == 0 or _mask(s, H, ws) <= 1):
         return _end_turn(s, H)
     return ended
 
@@ -843,7 +861,9 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     to move. ACT_HOLD leaves a game alone (see core.protocol)."""
     auto_reset = (mode & MODE_AUTO_RESET) != 0
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
-    H = np.zeros(NUM_TYPES, dtype=np.int64)
+    owner = np.zeros(1, dtype=WORKSPACE_DTYPE)
+    ws = owner[0]
+    H = ws.H
     before = np.zeros(MAX_PLAYERS, dtype=np.float32)
     obs = borrowed(obs)
     rewards = borrowed(rewards)
@@ -868,7 +888,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                 for q in range(MAX_PLAYERS):
                     s.rewards[q] = 0.0
                 if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                    if apply_action(s, a, H):
+                    if apply_action(s, a, H, ws):
                         ev |= EVENT_ROUND_END
                 else:
                     penalise(s, s.current)
@@ -884,7 +904,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                             ev |= EVENT_REWARD
                 if (s.terminated or s.truncated) and auto_reset:
                     new_match(s)
-            _mask(s, H)
+            _mask(s, H, ws)
             if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
                 break
             a = only_legal(s.legal, NUM_ACTIONS)
@@ -896,7 +916,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
         observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-    keep_alive(H)
+    keep_alive(owner)
     keep_alive(before)
 
 
@@ -1159,7 +1179,7 @@ def validate_state(rec) -> None:
                              f"turn, have melds on the table")
     if phase in (PHASE_LAY, PHASE_BUILD, PHASE_LAYOFF) and not rec["going_out"] and out < 0:
         raise ValueError("scenario: before anybody is out, melds are laid only when going out")
-    if phase == PHASE_CHOOSE and (out >= 0 or not split_all(RULES, rec["hands"][cur].astype(np.int64))):
+    if phase == PHASE_CHOOSE and (out >= 0 or not hand_splits(RULES, rec["hands"][cur])):
         raise ValueError("scenario: the choose phase (go out or end the turn) needs nobody out yet and a hand "
                          "that splits into melds")
     if phase == PHASE_LAYOFF and (rec["going_out"] or out < 0 or int(rec["meld_owner"][target]) != out):

@@ -61,7 +61,7 @@ def _leftover_ok(rules, W, cap):
     return False
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def viable(rules, R, W):
     """A cheap necessary condition at a node of the search: every natural card left has a
     meld it could still be in, a set (its rank's naturals, or distinct suits, and the
@@ -111,6 +111,21 @@ def viable(rules, R, W):
 
 SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
 MAX_LEVELS = 64
+MAX_TAKEN = 24  # cards one meld of the search takes at most
+
+# The search's work arrays, one record that the caller owns (a game's step keeps one for
+# the whole batch): passed as one pointer, with constant shapes, and no allocation in the
+# search, so that it compiles without numba's reference counting (``_nrt=False``). The
+# counts and wilds of every level were allocated at each call, and the reference counts
+# of the arrays passed at each node were about a third of Frime's step.
+SPLIT_DTYPE = np.dtype(
+    [
+        ("R", np.int64, (NUM_TYPES,)),  # the natural cards left
+        ("lv", np.int64, (6, MAX_LEVELS)),  # per level: card, option, wilds, room, naturals left, taken
+        ("took", np.int64, (MAX_LEVELS, MAX_TAKEN)),  # per level: the cards its meld took
+        ("avail", np.int64, (MAX_LEVELS, 4)),  # per level: other naturals of the card's rank, per suit
+    ]
+)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
@@ -196,19 +211,21 @@ def _split_option(rules, R, W, c, idx, avail, took):
     return 1, n, need, room, n_nat
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def split_all(rules, counts):
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+def split_all(rules, counts, work):
     """Can every card of ``counts`` (length 53) be laid as melds (frime's going out)?
     Exact: the lowest natural card left must be in a meld; each meld holding it is tried
     (runs of 3..5 positions through it, longer when every meld needs a natural card, and
     sets with every choice of the other naturals of its rank); wilds no meld needs must be
     absorbed by the melds (sets without an upper size, runs up to their range) or form a
-    meld of wilds where allowed."""
-    R = np.zeros(NUM_TYPES, dtype=np.int64)
+    meld of wilds where allowed. ``work``: a record of SPLIT_DTYPE (see
+    :func:`hand_splits` for a call from Python)."""
+    R = work.R
     W = np.int64(0)  # typed: a literal 0 here compiled the search twice
     left = np.int64(0)
     for c in range(NUM_TYPES):
         if is_wild(rules, c):
+            R[c] = 0
             W += counts[c]
         else:
             R[c] = counts[c]
@@ -219,16 +236,16 @@ def split_all(rules, counts):
         return _leftover_ok(rules, W, ZERO)
     # depth-first over the melds holding the lowest natural left (an explicit stack; one
     # function with its caller: each compiled layer above the search compiles it again)
-    # the stack's scalar columns as rows of one allocation (contiguous rows: fast indexing)
-    lv = np.empty((6, MAX_LEVELS), dtype=np.int64)
+    # the stack's scalar columns as rows of one array (contiguous rows: fast indexing)
+    lv = work.lv
     lv_c = lv[0]
     lv_idx = lv[1]
     lv_w = lv[2]
     lv_cap = lv[3]
     lv_left = lv[4]
     lv_n = lv[5]
-    lv_took = np.empty((MAX_LEVELS, 24), dtype=np.int64)
-    lv_avail = np.empty((MAX_LEVELS, 4), dtype=np.int64)
+    lv_took = work.took
+    lv_avail = work.avail
     d = 0
     lv_w[0] = W
     lv_cap[0] = 0
@@ -285,3 +302,7 @@ def split_all(rules, counts):
             R[lv_took[d, i]] += 1
 
 
+def hand_splits(rules: np.ndarray, counts: np.ndarray) -> bool:
+    """:func:`split_all` from Python, with a work record of its own."""
+    work = np.zeros(1, dtype=SPLIT_DTYPE)
+    return bool(split_all(rules, np.ascontiguousarray(counts, dtype=np.int64), work[0]))
