@@ -295,7 +295,7 @@ def _isolated_ok(H, W):
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _splits(H, empty_ok, ws):
     """Can the cards H be laid entirely as melds? (No card left: ``empty_ok``.) Cheap
-    necessary conditions come before the search and its allocations: every natural card
+    necessary conditions come before the search: every natural card
     has a meld it could be in (the search's own node check) and there are as many frimes
     as isolated cards. Most hands fail them: the search was 97 % of a discard's cost."""
     n = 0
