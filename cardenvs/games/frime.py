@@ -182,7 +182,7 @@ SEAT_FEATURES = 10  # present, held, money, flocons, score, out first, last turn
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
-# The step's work arrays, one record per batch call (see ``workspace``): the split
+# The step's work arrays, one record per batch call (``step_batch`` owns it): the split
 # search's (cardenvs.rummy.split.SPLIT_DTYPE), a hand's counts, the meld search's stack
 # and a meld's extensions. The mask and search kernels take it as one pointer and
 # allocate nothing, so they compile without numba's reference counting (``_nrt=False``):
@@ -334,13 +334,14 @@ def _build_state(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
-def _next_ok(s, H, kind, rep, wild, ws):
+def _next_ok(s, kind, rep, wild, ws):
     """With the card rep (a frime standing for it when ``wild``) added to the meld of
-    ``kind`` being built (taken out of H), can the meld still be finished? A run goes on
-    at each position up from rep's (the natural card there, or a frime); a set takes
-    naturals of rep's rank in the suits from rep's on (none once it holds a frime), then
-    frimes. Depth-first with an explicit stack: numba's cache cannot reload a recursive
-    function (a cached recursive kernel crashed on its next load)."""
+    ``kind`` being built (taken out of the hand's counts ``ws.H``), can the meld still be
+    finished? A run goes on at each position up from rep's (the natural card there, or a
+    frime); a set takes naturals of rep's rank in the suits from rep's on (none once it
+    holds a frime), then frimes. Depth-first with an explicit stack: numba's cache cannot
+    reload a recursive function (a cached recursive kernel crashed on its next load)."""
+    H = ws.H
     need_all = s.going_out
     n = np.int64(s.build_n) + 1  # the meld's cards, rep included
     if wild:
@@ -422,10 +423,11 @@ def _layoff_cards(s, p, m, ext, write):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
-def _mask(s, H, ws):
+def _mask(s, ws):
     """The legal actions of the player to move, into ``s.legal``. Returns how many there
     are in the lay phase (apply_action ends a last turn whose only one is END_TURN), 0 in
-    the other phases."""
+    the other phases. The hand's counts go to ``ws.H`` for the searches."""
+    H = ws.H
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
     n = 0
@@ -456,15 +458,15 @@ def _mask(s, H, ws):
                 if r == 1 or run_ok and set_ok:
                     continue
                 # a run from c (a natural or a frime there)
-                if not run_ok and r != 0 and (_next_ok(s, H, RUN, np.int64(c), FALSE, ws)
-                                              or _next_ok(s, H, RUN, np.int64(c), TRUE, ws)):
+                if not run_ok and r != 0 and (_next_ok(s, RUN, np.int64(c), FALSE, ws)
+                                              or _next_ok(s, RUN, np.int64(c), TRUE, ws)):
                     run_ok = True
                 # a set of c's rank, started by a natural of it (its lowest suit first) or a frime
                 if not set_ok and c % 4 == 0:
                     for t in range(4):
-                        if not set_ok and H[r * 4 + t] > 0 and _next_ok(s, H, SET, np.int64(r * 4 + t), FALSE, ws):
+                        if not set_ok and H[r * 4 + t] > 0 and _next_ok(s, SET, np.int64(r * 4 + t), FALSE, ws):
                             set_ok = True
-                    if not set_ok and _next_ok(s, H, SET, np.int64(c), TRUE, ws):
+                    if not set_ok and _next_ok(s, SET, np.int64(c), TRUE, ws):
                         set_ok = True
             s.legal[NEW_RUN] = run_ok
             s.legal[NEW_SET] = set_ok
@@ -488,32 +490,32 @@ def _mask(s, H, ws):
                 for c in range(NUM_FACES):
                     if c // 4 == 0 or c // 4 == 1:
                         continue  # a run starts at the 3 .. the queen (the ace is only high)
-                    if _next_ok(s, H, kind, np.int64(c), FALSE, ws):
+                    if _next_ok(s, kind, np.int64(c), FALSE, ws):
                         s.legal[ADD0 + c] = 1
-                    if _next_ok(s, H, kind, np.int64(c), TRUE, ws):
+                    if _next_ok(s, kind, np.int64(c), TRUE, ws):
                         s.legal[FRIME0 + c] = 1
             elif nxt <= ACE_HIGH:
                 c = card_at(key, nxt)
-                if _next_ok(s, H, kind, c, FALSE, ws):
+                if _next_ok(s, kind, c, FALSE, ws):
                     s.legal[ADD0 + c] = 1
-                if _next_ok(s, H, kind, c, TRUE, ws):
+                if _next_ok(s, kind, c, TRUE, ws):
                     s.legal[FRIME0 + c] = 1
         else:
             if n == 0:
                 for c in range(NUM_FACES):
                     if c // 4 == 1:
                         continue
-                    if _next_ok(s, H, kind, np.int64(c), FALSE, ws):
+                    if _next_ok(s, kind, np.int64(c), FALSE, ws):
                         s.legal[ADD0 + c] = 1
-                    if c % 4 == 0 and _next_ok(s, H, kind, np.int64(c), TRUE, ws):
+                    if c % 4 == 0 and _next_ok(s, kind, np.int64(c), TRUE, ws):
                         s.legal[FRIME0 + c] = 1
             else:
                 if not frimes:
                     for t in range(nxt, 4):
                         c = key * 4 + t
-                        if _next_ok(s, H, kind, c, FALSE, ws):
+                        if _next_ok(s, kind, c, FALSE, ws):
                             s.legal[ADD0 + c] = 1
-                if _next_ok(s, H, kind, key * 4, TRUE, ws):
+                if _next_ok(s, kind, key * 4, TRUE, ws):
                     s.legal[FRIME0 + key * 4] = 1
         if n >= 3 and (not s.going_out or _splits(H, TRUE, ws)):
             s.legal[CLOSE] = 1
@@ -529,7 +531,7 @@ def _buy_price(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=True)
-def _end_turn(s, H):
+def _end_turn(s):
     """The turn of the player to move ends: the next player's turn, a last turn, or the
     end of the round. Returns True when a round ended. (It allocates when a round ends,
     so it keeps numba's reference counting, ``_nrt=True``, said explicitly: a callee
@@ -670,7 +672,7 @@ def _finish_match(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
-def _close(s, p, H):
+def _close(s, p):
     """Lay the meld being built; a going out that laid the last card is complete."""
     T.lay_meld(RULES, s, p, np.int64(s.build_kind), s.build_rep, s.build_phys, s.build_n)
     T.clear_build(s)
@@ -681,14 +683,15 @@ def _close(s, p, H):
         s.flocons[p] += 2 if doubled(s.round) else 1
         s.last_turns = s.num_players - 1
         s.going_out = False
-        return _end_turn(s, H)
+        return _end_turn(s)
     return False
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
-def apply_action(s, a, H, ws):
+def apply_action(s, a, ws):
     """Apply a legal action of the player to move; returns True when a round ended. A
     last turn ends at once when ending it is the only legal action left (``_mask`` <= 1)."""
+    H = ws.H
     p = np.int64(s.current)
     if a == DRAW_STOCK:
         T.draw_stock(s, p)
@@ -714,17 +717,17 @@ def apply_action(s, a, H, ws):
             if _splits(H, FALSE, ws):
                 s.phase = PHASE_CHOOSE
                 return False
-            return _end_turn(s, H)
+            return _end_turn(s)
         s.phase = PHASE_LAY
-        if _mask(s, H, ws) <= 1:
-            return _end_turn(s, H)
+        if _mask(s, ws) <= 1:
+            return _end_turn(s)
         return False
     if a == GO_OUT:
         s.going_out = True
         s.phase = PHASE_LAY
         return False
     if a == END_TURN:
-        return _end_turn(s, H)
+        return _end_turn(s)
     if a == NEW_SET or a == NEW_RUN:
         s.build_kind = KIND_SET if a == NEW_SET else KIND_RUN
         T.clear_build(s)
@@ -758,13 +761,13 @@ def apply_action(s, a, H, ws):
                 break
         s.target = -1
         s.phase = PHASE_LAY
-        if s.held[p] == 0 or _mask(s, H, ws) <= 1:
-            return _end_turn(s, H)
+        if s.held[p] == 0 or _mask(s, ws) <= 1:
+            return _end_turn(s)
         return False
     # CLOSE
-    ended = _close(s, p, H)
-    if not ended and s.phase == PHASE_LAY and not s.going_out and (s.held[p] == 0 or _mask(s, H, ws) <= 1):
-        return _end_turn(s, H)
+    ended = _close(s, p)
+    if not ended and s.phase == PHASE_LAY and not s.going_out and (s.held[p] == 0 or _mask(s, ws) <= 1):
+        return _end_turn(s)
     return ended
 
 
@@ -863,7 +866,6 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
     owner = np.zeros(1, dtype=WORKSPACE_DTYPE)
     ws = owner[0]
-    H = ws.H
     before = np.zeros(MAX_PLAYERS, dtype=np.float32)
     obs = borrowed(obs)
     rewards = borrowed(rewards)
@@ -888,7 +890,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                 for q in range(MAX_PLAYERS):
                     s.rewards[q] = 0.0
                 if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                    if apply_action(s, a, H, ws):
+                    if apply_action(s, a, ws):
                         ev |= EVENT_ROUND_END
                 else:
                     penalise(s, s.current)
@@ -904,7 +906,7 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
                             ev |= EVENT_REWARD
                 if (s.terminated or s.truncated) and auto_reset:
                     new_match(s)
-            _mask(s, H, ws)
+            _mask(s, ws)
             if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
                 break
             a = only_legal(s.legal, NUM_ACTIONS)
