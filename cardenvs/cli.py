@@ -891,7 +891,7 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
         epilog,
         help="measure agents against each other on the vector env",
         description="Play many matches on the vector env with the seats rotated every match, and report each "
-        "seat's share of the wins with a 95 %% confidence interval and its mean score. Matches cut short by "
+        "seat's share of the wins with a 95 % confidence interval and its mean score. Matches cut short by "
         "max_steps are counted apart.",
     )
     ev.add_argument("--agents", required=True,

@@ -193,7 +193,7 @@ def search(game: Any, heuristic: Any, states: np.ndarray, seats: np.ndarray, mas
 def label_positions(game_name: str, players: int, samples: int, seconds: float, seed: int, batch: int,
                     out: str | None, max_matches: int | None = None, log: TextIO | None = None, *,
                     options: dict[str, Any] | None = None, hands: str = "sampled", control: bool = False,
-                    true_deal: bool = False) -> dict[str, Any]:
+                    true_deal: bool = False, play_search: bool = False) -> dict[str, Any]:
     """Play matches for ``seconds`` (or ``max_matches``): one seat (rotated) by the search,
     the others by the heuristic; record every decision of the search seat with more than
     one legal action. Writes ``{out}.{k}.npz`` shards (obs, mask, hint: the heuristic's
@@ -202,7 +202,8 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
     many of its moves were not the heuristic's. ``options``: the game's other options
     (checked by the caller). ``hands``: see :class:`SearchConfig`. For measurements:
     ``control`` plays the heuristic's move after each search, ``true_deal`` searches the
-    true deal (not fair)."""
+    true deal (not fair), ``play_search`` plays the search's move even when it reads the
+    other hands (``hands="true"``: not fair either)."""
     from cardenvs.agents import make_agent
     from cardenvs.core.vector import VecEnv
 
@@ -216,7 +217,8 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
     round_mode = game.make_template(**{**opts, "reward_mode": value_mode})["reward_mode"][0]
     rng = np.random.default_rng([seed, 7])
     true_hands = hands == "true"
-    control = control or true_hands  # a search that reads the other hands is no fair player: it only labels
+    # a search that reads the other hands is no fair player: it only labels (unless measured)
+    control = control or (true_hands and not play_search)
     first = seed * 10_000_000  # the match seeds of this worker
     unlike = 0
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "q", "best")}

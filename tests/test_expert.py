@@ -352,6 +352,25 @@ def test_rami51_single_round_labels_value_the_win_and_keep_the_options(tmp_path)
         st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
 
 
+def test_a_search_that_reads_the_hands_labels_the_heuristics_matches_unless_measured(tmp_path):
+    """With the other hands as they are, the seat plays the heuristic's move (the labels are
+    the heuristic's matches); ``play_search`` (benchmarks/rollout_search.py) plays the
+    search's move instead, and the matches go another way."""
+    kw = dict(max_matches=4, options={"single_round": True}, hands="true")
+    labelled = label_positions("rami51", 4, 2, 1e9, seed=6, batch=1, out=str(tmp_path / "a"), **kw)
+    played = label_positions("rami51", 4, 2, 1e9, seed=6, batch=1, out=str(tmp_path / "b"),
+                            play_search=True, **kw)
+    a = load_labels(sorted(tmp_path.glob("a.*.npz")))
+    b = load_labels(sorted(tmp_path.glob("b.*.npz")))
+    assert labelled["unlike_heuristic"] > 0 and played["unlike_heuristic"] > 0
+    assert np.array_equal(a["obs"][0], b["obs"][0])  # the same deals
+    # one match at a time, so the record after a position is the seat's next decision:
+    # the runs agree up to the first search move unlike the heuristic's, and part there
+    first = int(np.flatnonzero(b["best"] != b["hint"])[0])
+    assert np.array_equal(a["obs"][:first + 1], b["obs"][:first + 1])
+    assert not np.array_equal(a["obs"][first + 1], b["obs"][first + 1])
+
+
 def make_agent_from_policy(policy, folder):
     policy.save(folder / "policy.npz")
     return make_agent(f"ppo:{folder / 'policy.npz'}", RAMI, options=RAMI_OPTIONS)
