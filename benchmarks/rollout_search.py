@@ -45,6 +45,8 @@ def main() -> None:
     ap.add_argument("--control", action="store_true", help="search, but play the heuristic's move")
     ap.add_argument("--true-deal", action="store_true", help="search the true deal (sees every card)")
     args = ap.parse_args()
+    if args.true_deal and (args.hands != "sampled" or args.samples != 16):
+        ap.error("--true-deal searches the one true deal: it takes neither --hands nor --samples")
     samples = 1 if args.true_deal else args.samples  # the true deal is one deal
     options = {"single_round": True} if args.single_round else {}
     label_positions(args.game, args.players, samples, float("inf"), args.seed, args.batch, None,
