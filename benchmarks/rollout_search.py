@@ -36,21 +36,22 @@ def main() -> None:
     ap.add_argument("game", choices=("odin", "rami51"))
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--single-round", action="store_true", help="one round is the match (valued by the win)")
-    ap.add_argument("--samples", type=int, default=16, help="deals of the unseen cards per decision")
-    ap.add_argument("--hands", choices=("sampled", "true"), default="sampled",
-                    help="deal the other hands anew (sampled) or keep them (true: reads them)")
+    ap.add_argument("--samples", type=int, help="deals of the unseen cards per decision (default 16)")
+    ap.add_argument("--hands", choices=("sampled", "true"),
+                    help="deal the other hands anew (sampled, the default) or keep them (true: reads them)")
     ap.add_argument("--matches", type=int, default=1024, help="matches (rounded up to a multiple of --batch)")
     ap.add_argument("--batch", type=int, default=64, help="matches played side by side")
     ap.add_argument("--seed", type=int, default=1000)
     ap.add_argument("--control", action="store_true", help="search, but play the heuristic's move")
     ap.add_argument("--true-deal", action="store_true", help="search the true deal (sees every card)")
     args = ap.parse_args()
-    if args.true_deal and (args.hands != "sampled" or args.samples != 16):
+    if args.true_deal and (args.hands is not None or args.samples is not None):
         ap.error("--true-deal searches the one true deal: it takes neither --hands nor --samples")
-    samples = 1 if args.true_deal else args.samples  # the true deal is one deal
+    hands = args.hands or "sampled"
+    samples = 1 if args.true_deal else (16 if args.samples is None else args.samples)  # the true deal is one deal
     options = {"single_round": True} if args.single_round else {}
     label_positions(args.game, args.players, samples, float("inf"), args.seed, args.batch, None,
-                    max_matches=args.matches, log=sys.stdout, options=options, hands=args.hands,
+                    max_matches=args.matches, log=sys.stdout, options=options, hands=hands,
                     control=args.control, true_deal=args.true_deal, play_search=not args.control)
 
 
