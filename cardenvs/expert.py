@@ -31,10 +31,10 @@ and the value of every legal action. A residual policy (the network of ``cardenv
 train``, reading the observation and the heuristic's move) then learns those values as
 advantages over the heuristic's move, by least squares over the legal actions. It keeps
 the heuristic's move unless another one's learned advantage is above a margin (the
-policy's ``hint_bonus``). A tenth of the positions is held out: after each epoch the fit
-measures, on them, the search's value of the moves the policy would choose with each
-margin; it keeps the epoch and the margin that gain most there. (Held-out positions come
-from the same matches as the others, and the best of several choices is a little
+policy's ``hint_bonus``). The positions of a tenth of the matches are held out (whole
+matches: see :func:`held_out_split`): after each epoch the fit measures, on them, the
+search's value of the moves the policy would choose with each margin; it keeps the epoch
+and the margin that gain most there. (The best of several choices is a little
 optimistic: the figure guides the fit, the evaluation in matches measures the policy.) The policy
 plays from its observation alone, like any ``ppo:PATH`` agent.
 
@@ -197,7 +197,8 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
     """Play matches for ``seconds`` (or ``max_matches``): one seat (rotated) by the search,
     the others by the heuristic; record every decision of the search seat with more than
     one legal action. Writes ``{out}.{k}.npz`` shards (obs, mask, hint: the heuristic's
-    move, q: the search's action values, NaN where illegal, best: the search's move) when
+    move, q: the search's action values, NaN where illegal, best: the search's move,
+    match: the seed of the position's match) when
     ``out`` is given; returns the counts, the search seat's wins (ties shared) and how
     many of its moves were not the heuristic's. ``options``: the game's other options
     (checked by the caller). ``hands``: see :class:`SearchConfig`. For measurements:
@@ -221,7 +222,7 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
     control = control or (true_hands and not play_search)
     first = seed * 10_000_000  # the match seeds of this worker
     unlike = 0
-    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "q", "best")}
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "q", "best", "match")}
     t0 = last_save = time.perf_counter()
     played = labels = shard = 0
     wins = 0.0
@@ -231,7 +232,7 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
         if out is not None and rec["obs"]:
             np.savez_compressed(f"{out}.{shard}.npz", obs=np.array(rec["obs"]), mask=np.array(rec["mask"]),
                      hint=np.array(rec["hint"], np.int16), q=np.array(rec["q"], np.float16),
-                     best=np.array(rec["best"], np.int16))
+                     best=np.array(rec["best"], np.int16), match=np.array(rec["match"], np.int64))
             shard += 1
         rec = {k: [] for k in rec}
 
@@ -259,6 +260,7 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
                     rec["hint"].append(acts[i])
                     rec["q"].append(q)
                     rec["best"].append(best)
+                    rec["match"].append(first + played + i)
                     unlike += best != acts[i]
                     if not control:
                         acts[i] = best
@@ -287,11 +289,34 @@ def label_positions(game_name: str, players: int, samples: int, seconds: float, 
 
 # --------------------------------------------------------------------------- the fit
 def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
-    """The recorded positions of every shard, concatenated."""
+    """The recorded positions of every shard, concatenated (with each position's match
+    when every shard records it: shards of older runs do not)."""
     parts = [np.load(p) for p in paths]
     if not parts:
         raise ValueError("no labelled positions to learn from")
-    return {k: np.concatenate([p[k] for p in parts]) for k in ("obs", "mask", "hint", "q", "best")}
+    keys = ["obs", "mask", "hint", "q", "best"]
+    if all("match" in p.files for p in parts):
+        keys.append("match")
+    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+
+
+def held_out_split(data: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The positions held out (about a tenth) and the positions to train on, both shuffled.
+    Whole matches are held out when the positions record theirs: the positions of one
+    match look alike and share its outcome, so a fit that saw some of them can recall the
+    others' values without having learnt anything that carries to other matches (on Rami
+    51 a fit's gain on held-out positions of its own matches was positive while on other
+    matches it was negative). Without match records, single positions are held out."""
+    n = len(data["obs"])
+    if "match" not in data:
+        order = rng.permutation(n)
+        cut = max(n // 10, 1)
+        return order[:cut], order[cut:]
+    matches = np.unique(data["match"])
+    chosen = rng.permutation(matches)[: max(len(matches) // 10, 1)]
+    is_held = np.isin(data["match"], chosen)
+    held, train = np.flatnonzero(is_held), np.flatnonzero(~is_held)
+    return rng.permutation(held), rng.permutation(train)
 
 
 def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: SearchConfig, seconds: float,
@@ -331,9 +356,9 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     actor, _ = build_networks(game.OBS_SIZE, A, tuple(cfg.hidden), "tanh", heuristic_input=True)
     opt = torch.optim.Adam(actor.parameters(), lr=cfg.learning_rate)
     rng = np.random.default_rng(np.random.SeedSequence([cfg.seed, 3]))
-    order = rng.permutation(n)
-    held = order[: max(n // 10, 1)]  # held-out positions: the margin is chosen on them
-    train = order[held.size:]
+    held, train = held_out_split(data, rng)  # the margin and the epoch are chosen on the held-out positions
+    if train.size == 0:
+        raise ValueError(f"the {n} labelled positions come from one match: give the labelling more time")
     steps = cfg.epochs * math.ceil(train.size / cfg.minibatch)
     step = 0
     rows = []

@@ -24,6 +24,7 @@ from cardenvs.expert import (  # noqa: E402
     check_config,
     deal_unseen,
     fit_policy,
+    held_out_split,
     label_positions,
     load_labels,
     run_search,
@@ -128,11 +129,29 @@ def test_labels_hold_the_search_seats_decisions(tmp_path):
     np.testing.assert_array_equal(np.isnan(data["q"]), ~data["mask"])
     q = np.where(data["mask"], data["q"].astype(np.float32), -np.inf)
     np.testing.assert_array_equal(q[rows, data["best"]], q.max(1))  # the search plays its best move
+    # each position records its match: the worker's match seeds, seed * 10,000,000 on
+    assert set(data["match"].tolist()) == {30_000_000 + k for k in range(4)}
     # the same seed gives the same labels
     label_positions("odin", 4, 2, 1e9, seed=3, batch=4, out=str(tmp_path / "again"), max_matches=4)
     again = load_labels(sorted(tmp_path.glob("again.*.npz")))
     for k in data:
         np.testing.assert_array_equal(data[k], again[k])
+
+
+def test_the_fit_holds_out_whole_matches():
+    """Positions of one match look alike and share its outcome: the held-out positions
+    must come from matches the fit never trains on (about a tenth of them)."""
+    n = 5000
+    match = np.repeat(np.arange(100) * 7 + 3, n // 100)
+    data = {"obs": np.zeros((n, 4), np.float16), "match": match}
+    held, train = held_out_split(data, np.random.default_rng(0))
+    assert len(held) + len(train) == n and len(np.union1d(held, train)) == n
+    assert len(np.unique(match[held])) == 10
+    assert not np.intersect1d(match[held], match[train]).size
+    # without match records (older labels) single positions are held out
+    del data["match"]
+    held, train = held_out_split(data, np.random.default_rng(0))
+    assert len(held) == n // 10 and len(np.union1d(held, train)) == n
 
 
 def test_the_fitted_policy_keeps_the_heuristics_move_unless_another_is_better_by_the_margin(tmp_path):
