@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import multiprocessing
 import os
 import sys
@@ -83,7 +82,7 @@ def fits_table(o, c):
                 return 1
         elif o[b + 1] == 1 and o[b + 2] == t:  # a run of suit t, positions lo..hi (the ace is 0 or 13)
             lo, hi = o[b + 3], o[b + 4]
-            if r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12):
+            if r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12 and lo > 0):
                 return 1
     return 0
 
@@ -111,12 +110,11 @@ def card_features(o, F):
                 rank_seen += o[O_PILE + r * 4 + u] + o[O_TABLE + r * 4 + u]
         near = gap = near_seen = 0
         for d in (-2, -1, 1, 2):
-            q = r + d
-            if q == -1 or q == 13:  # the ace sits below the 2 and above the king
-                q = 0
-            elif q < 0 or q > 13:
+            # run positions: the ace is 0 (below the 2) and 13 (above the king)
+            q = (13 if r == 0 and d < 0 else 0) + r + d
+            if q < 0 or q > 13:
                 continue
-            k = q * 4 + t
+            k = (0 if q == 13 else q) * 4 + t
             if o[O_HAND + k] > 0:
                 if d == -1 or d == 1:
                     near += 1
@@ -190,7 +188,7 @@ def action_features(o, F, ctx, top, a, x):
     elif a < A_JOKER:
         kind, c = 4, a - A_ADD
     elif a < A_CLOSE:
-        kind, c = 5, a - A_JOKER
+        kind, c = 5, a - A_JOKER  # a joker laid for card c: c's numbers say where it goes
     elif a == A_CLOSE:
         kind = 6
     else:
@@ -322,7 +320,15 @@ def fit(shards: list[Path], epochs: int, seed: int, threads: int, log) -> tuple[
     (X, y, hint_row, _), (Xh, yh, _, pos_h), positions = rows_by_shard(shards, seed)
     print(f"fit: {positions:,} positions, {len(X):,} training rows, {len(Xh):,} held out", file=log, flush=True)
     Xt, yt, ht = torch.from_numpy(X), torch.from_numpy(y), torch.from_numpy(hint_row)
-    mean, std = Xt.mean(0), Xt.std(0) + 1e-3
+    # the inputs' scaling, a chunk at a time (a whole-array temporary would double the memory)
+    total, total_sq = np.zeros(NUM_F), np.zeros(NUM_F)
+    for s in range(0, len(X), 1 << 20):
+        chunk = X[s:s + (1 << 20)].astype(np.float64)
+        total += chunk.sum(0)
+        total_sq += (chunk ** 2).sum(0)
+    mean_np = total / len(X)
+    std_np = np.sqrt(np.maximum(total_sq / len(X) - mean_np ** 2, 0.0)) + 1e-3
+    mean, std = torch.from_numpy(mean_np.astype(np.float32)), torch.from_numpy(std_np.astype(np.float32))
     net = torch.nn.Sequential(torch.nn.Linear(NUM_F, 64), torch.nn.Tanh(), torch.nn.Linear(64, 64), torch.nn.Tanh(),
                               torch.nn.Linear(64, 1))
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
@@ -366,17 +372,37 @@ def _label(seed: int, seconds: float, out: str) -> dict:
                                control=True, true_deal=True)
 
 
+def play(scorer: Scorer, matches: int, seed: int) -> dict[str, dict[str, float]]:
+    """The scorer and the heuristic, each against three heuristic players on the same deals."""
+    from cardenvs.agents import make_agent
+    from cardenvs.agents.evaluate import evaluate
+
+    spec = get_spec("rami51")
+    out = {}
+    for name, agent in (("card scorer", scorer), ("heuristic", make_agent("heuristic", spec, options=OPTIONS))):
+        others = [make_agent("heuristic", spec, seed=i, options=OPTIONS) for i in range(3)]
+        r = evaluate(spec, [agent, *others], matches, seed=seed, options=OPTIONS)[0]
+        out[name] = {"win_share": r.win_rate, "ci95": r.ci95, "finished": r.finished, "truncated": r.truncated}
+        print(f"{name}: {r.win_rate:.1%} ± {r.ci95:.1%} of {r.finished} rounds against three heuristic players"
+              f" ({r.truncated} cut short at the turn limit)", flush=True)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--label-minutes", type=float, default=10.0)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--epochs", type=int, default=6)
-    ap.add_argument("--matches", type=int, default=4000, help="evaluation matches (each side)")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--matches", type=int, default=4000, help="evaluation rounds (each side)")
+    ap.add_argument("--seed", type=int, default=1, help="labelling and fit")
+    ap.add_argument("--eval-seed", type=int, default=777, help="the evaluation's deals")
+    ap.add_argument("--curve", action="store_true",
+                    help="also fit and play on the labels of the first 10, 20, ... minutes (each worker "
+                         "writes its labels every 10 minutes)")
     ap.add_argument("--folder", type=Path, help="keep the labels there (default: a temporary folder)")
     args = ap.parse_args()
-    from cardenvs.agents import make_agent
-    from cardenvs.agents.evaluate import evaluate
+    if args.epochs < 1 or args.workers < 1 or args.matches < 1 or args.label_minutes <= 0:
+        ap.error("--epochs, --workers, --matches and --label-minutes must be positive")
 
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
@@ -389,21 +415,21 @@ def main() -> None:
             results = [j.get() for j in jobs]
         labelled = time.perf_counter() - t0
         print(f"labelled {sum(r['positions'] for r in results):,} positions of "
-              f"{sum(r['matches'] for r in results):,} rounds in {labelled / 60:.1f} min", flush=True)
-        scorer, rows = fit(sorted(folder.glob("w*.npz")), args.epochs, args.seed, args.workers, sys.stdout)
-    trained = time.perf_counter() - t0
-    spec = get_spec("rami51")
-    shares = {}
-    for name, agent in (("card scorer", scorer), ("heuristic", make_agent("heuristic", spec, options=OPTIONS))):
-        others = [make_agent("heuristic", spec, seed=i, options=OPTIONS) for i in range(3)]
-        r = evaluate(spec, [agent, *others], args.matches, seed=777, options=OPTIONS)[0]
-        half = 1.96 * math.sqrt(r.win_rate * (1 - r.win_rate) / args.matches)
-        shares[name] = (r.win_rate, half)
-        print(f"{name}: {r.win_rate:.1%} ± {half:.1%} of {args.matches} rounds against three heuristic players",
+              f"{sum(r['matches'] for r in results):,} rounds in {labelled / 60:.1f} min on {args.workers} workers",
               flush=True)
-    print(json.dumps({"label_minutes": labelled / 60, "train_minutes": trained / 60, "fit": rows[-1],
-                      "scorer": shares["card scorer"], "heuristic": shares["heuristic"],
-                      "matches": args.matches, "seed": args.seed}))
+        shards = sorted(folder.glob("w*.npz"))
+        counts = sorted({int(p.name.split(".")[1]) + 1 for p in shards})
+        for k in (counts if args.curve else counts[-1:]):
+            t1 = time.perf_counter()
+            part = [p for p in shards if int(p.name.split(".")[1]) < k]
+            last = k == counts[-1]
+            print(f"-- the labels of {'all' if last else f'the first {10 * k}'} minutes", flush=True)
+            scorer, rows = fit(part, args.epochs, args.seed, args.workers, sys.stdout)
+            fit_minutes = (time.perf_counter() - t1) / 60
+            shares = play(scorer, args.matches, args.eval_seed)
+            print(json.dumps({"label_minutes": labelled / 60 if last else 10.0 * k, "workers": args.workers,
+                              "fit_minutes": fit_minutes, "fit": rows[-1], **shares,
+                              "seed": args.seed, "eval_seed": args.eval_seed}), flush=True)
 
 
 if __name__ == "__main__":

@@ -148,10 +148,21 @@ def test_the_fit_holds_out_whole_matches():
     assert len(held) + len(train) == n and len(np.union1d(held, train)) == n
     assert len(np.unique(match[held])) == 10
     assert not np.intersect1d(match[held], match[train]).size
-    # without match records (older labels) single positions are held out
+    # without match records (older labels) single positions are held out, drawn as before
     del data["match"]
     held, train = held_out_split(data, np.random.default_rng(0))
-    assert len(held) == n // 10 and len(np.union1d(held, train)) == n
+    order = np.random.default_rng(0).permutation(n)
+    np.testing.assert_array_equal(held, order[: n // 10])
+    np.testing.assert_array_equal(train, order[n // 10:])
+    # the positions of one match leave nothing to train on
+    A = GAME.NUM_ACTIONS
+    mask = np.zeros((200, A), bool)
+    mask[:, :2] = True
+    one = {"obs": np.zeros((200, GAME.OBS_SIZE), np.float16), "mask": mask, "hint": np.zeros(200, np.int16),
+           "q": np.where(mask, 0.0, np.nan).astype(np.float16), "best": np.zeros(200, np.int16),
+           "match": np.full(200, 5)}
+    with pytest.raises(ValueError, match="one match"):
+        fit_policy(one, ODIN, 4, SearchConfig(game="odin", hidden=(8,), torch_threads=1), 10.0)
 
 
 def test_the_fitted_policy_keeps_the_heuristics_move_unless_another_is_better_by_the_margin(tmp_path):
