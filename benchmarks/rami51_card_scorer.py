@@ -45,6 +45,7 @@ from numba import njit
 
 from cardenvs.expert import held_out_split, label_positions, load_labels
 from cardenvs.games import rami51 as R
+from cardenvs.games.rami51_plan import rami_penalty
 from cardenvs.registry import get_spec
 
 OPTIONS = {"num_players": 4, "single_round": True}
@@ -63,17 +64,10 @@ NUM_F = CARD_F + 14 + CONTEXT_F + KINDS + 4 + 2  # + the card's rank one-hot, th
 
 
 @njit(cache=False)
-def penalty(c):
-    if c == JOKER:
-        return 20
-    r = c // 4
-    return 11 if r == 0 else min(r + 1, 10)
-
-
-@njit(cache=False)
 def fits_table(o, c):
-    """Whether natural card c could be laid on a table meld (a set missing its suit, a run
-    it extends)."""
+    """Whether natural card c looks layable on a table meld (a set missing its suit, a run
+    it extends): an input of the scorer read off the observation, not a rule (the mask
+    says what is legal)."""
     r, t = c // 4, c % 4
     for m in range(MAX_MELDS):
         b = O_MELDS + m * MELD_F
@@ -123,7 +117,7 @@ def card_features(o, F):
             if d == -1 or d == 1:
                 near_seen += o[O_PILE + k] + o[O_TABLE + k]
         ft = fits_table(o, c)
-        p = penalty(c) / 10.0
+        p = rami_penalty(c) / 10.0
         f[0] = same_rank
         f[1] = o[O_HAND + c] >= 2
         f[2] = near
@@ -132,7 +126,7 @@ def card_features(o, F):
         f[5] = ft
         f[6] = ft * next_opened
         f[7] = ft * (opp_opened > 0)
-        f[8] = (penalty(c) >= 10) * (1 - opened_self)
+        f[8] = (rami_penalty(c) >= 10) * (1 - opened_self)
         f[9] = rank_seen / 4.0
         f[10] = near_seen / 4.0
         f[12] = (o[O_PILE + c] + o[O_TABLE + c]) / 2.0
@@ -250,6 +244,12 @@ def training_rows(data: dict[str, np.ndarray], positions: np.ndarray):
     return X, y.astype(np.float32), hint_row, pos, act
 
 
+def best_rows(scores: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The row of each position's best score (``pos``: the position of each row)."""
+    order = np.lexsort((-scores, pos))
+    return order[np.r_[True, pos[order][1:] != pos[order][:-1]]]
+
+
 class Scorer:
     """The fitted network, with the input scaling, as an agent of the evaluation."""
 
@@ -274,10 +274,8 @@ class Scorer:
         act = np.zeros(m, np.int64)
         k = rows_of(np.asarray(observations).astype(np.int16), masks, X, pos, act)
         if k:
-            s = self.scores(X[:k])
-            order = np.lexsort((-s, pos[:k]))  # per position, the best score first
-            first = np.flatnonzero(np.r_[True, pos[:k][order][1:] != pos[:k][order][:-1]])
-            out[pos[:k][order][first]] = act[:k][order][first]
+            best = best_rows(self.scores(X[:k]), pos[:k])
+            out[pos[best]] = act[best]
         return out
 
     def reset(self) -> None:
@@ -353,11 +351,9 @@ def fit(shards: list[Path], epochs: int, seed: int, threads: int, log) -> tuple[
             opt.step()
             total += loss.item()
         # held-out matches: the mean value (over the heuristic's move) of the moves the scorer ranks first
-        s_h = scorer.scores(Xh)
-        order = np.lexsort((-s_h, pos_h))
-        first = np.flatnonzero(np.r_[True, pos_h[order][1:] != pos_h[order][:-1]])
-        gain = float(yh[order][first].mean())
-        changed = float((yh[order][first] != 0).mean())
+        chosen = yh[best_rows(scorer.scores(Xh), pos_h)]
+        gain = float(chosen.mean())
+        changed = float((chosen != 0).mean())
         rows.append({"epoch": epoch, "loss": total / max(len(X) // batch, 1), "held_out_gain": gain,
                      "seconds": time.perf_counter() - t0})
         print(f"fit epoch {epoch}: loss {rows[-1]['loss']:.4f}, held-out matches: value of the scorer's moves "
