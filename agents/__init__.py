@@ -4,7 +4,9 @@ Names: ``random`` (any game), ``heuristic`` (the game's rule-based player, where
 game has one: see ``HEURISTICS``), ``human`` (a placeholder: the CLI asks a person),
 ``ppo`` (the trained baseline shipped for the game, where there is one), ``ppo:PATH`` (a
 policy written by ``cardenvs train``: its ``policy.npz`` or a checkpoint ``.pt``),
-``ppo-sample:PATH`` (the same, sampling its moves instead of taking the most probable).
+``ppo-sample:PATH`` (the same, sampling its moves instead of taking the most probable);
+for Rami 51 also ``scorer`` (the card scorer shipped with the package) and ``scorer:PATH``
+(one written by ``cardenvs train rami51 --method scorer``).
 """
 
 from __future__ import annotations
@@ -40,7 +42,12 @@ def available_agents(spec: GameSpec) -> list[str]:
     from cardenvs.agents.ppo import has_baseline
 
     out = [n for n in AGENT_NAMES if (n != "heuristic" or has_heuristic(spec)) and (n != "ppo" or has_baseline(spec))]
-    return out + ["ppo:PATH"]
+    out.append("ppo:PATH")
+    if spec.name == "rami51":
+        from cardenvs.agents.rami51_scorer import SHIPPED
+
+        out += (["scorer"] if SHIPPED.is_file() else []) + ["scorer:PATH"]
+    return out
 
 
 def heuristic_class(spec: GameSpec) -> type[Agent]:
@@ -60,6 +67,14 @@ def make_agent(name: str, spec: GameSpec, seed: int | None = None, options: dict
         if kind.lower() == "ppo-sample" and not path:
             raise ValueError("ppo-sample needs a policy file: ppo-sample:PATH")
         return PPOAgent(spec, seed=seed, options=options, policy=path or None, sample=kind.lower() == "ppo-sample")
+    if key == "scorer" or key.startswith("scorer:"):
+        if spec.name != "rami51":
+            raise ValueError(f"the card scorer plays rami51, not {spec.name!r}; available agents: "
+                             f"{', '.join(available_agents(spec))}")
+        from cardenvs.agents.rami51_scorer import CardScorerAgent
+
+        path = name.strip().partition(":")[2]
+        return CardScorerAgent(spec, seed=seed, options=options, scorer=path or None)
     if key == "random":
         return RandomAgent(spec, seed=seed, options=options)
     if key == "heuristic":

@@ -130,14 +130,22 @@ def parse_options(spec: GameSpec, pairs: Sequence[str], players: int | None) -> 
 def policy_setup(spec: GameSpec, names: Sequence[str], options: dict[str, Any], out: TextIO) -> None:
     """Where a trained policy plays and the options leave the setup open, use the one it was
     trained for (players, single rounds), and say so."""
-    ppo = next((n for n in names if n == "ppo" or n.startswith(("ppo:", "ppo-sample:"))), None)
-    if ppo is None:
+    trained = next((n for n in names if n in ("ppo", "scorer") or n.startswith(("ppo:", "ppo-sample:", "scorer:"))),
+                   None)
+    if trained is None:
         return
-    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
-
-    path = ppo.partition(":")[2] or None
+    path = trained.partition(":")[2] or None
     try:
-        meta = PolicyNetwork.load(path or baseline_path(spec)).meta
+        if trained.startswith("scorer"):
+            from cardenvs.agents.rami51_scorer import SHIPPED, ScorerNetwork
+
+            if spec.name != "rami51":
+                raise ValueError(f"the card scorer plays rami51, not {spec.name!r}")
+            meta = ScorerNetwork.load(path or SHIPPED).meta
+        else:
+            from cardenvs.agents.ppo import PolicyNetwork, baseline_path
+
+            meta = PolicyNetwork.load(path or baseline_path(spec)).meta
     except ValueError as e:
         raise CliError(str(e)) from None
     added = {}
@@ -734,10 +742,13 @@ def cmd_soak(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.method == "search":
         return cmd_train_search(args, out, err)
+    if args.method == "scorer":
+        return cmd_train_scorer(args, out, err)
     ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes),
-                                        ("--hands", args.hands)) if value is not None]
+                                        ("--hands", args.hands), ("--points-weight", args.points_weight))
+               if value is not None]
     if ignored:
-        raise CliError(f"{', '.join(ignored)} go with --method search")
+        raise CliError(f"{', '.join(ignored)} go with --method search or scorer")
     try:
         from cardenvs.train import TrainConfig, Trainer
     except ImportError as e:  # pragma: no cover - depends on the install
@@ -793,6 +804,8 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         ("--ray", args.ray)) if value is not None]
     if ppo_only:
         raise CliError(f"--method search takes none of {', '.join(ppo_only)} (they are PPO's)")
+    if args.points_weight is not None:
+        raise CliError("--points-weight goes with --method scorer")
     if args.game is None:
         raise CliError("train needs a game")
     try:
@@ -816,6 +829,42 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except (ValueError, TypeError) as e:
         raise CliError(str(e)) from None
     run_search(config, out=out, err=err)
+    return 0
+
+
+def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cardenvs train rami51 --method scorer``: a card scorer fitted to exact rollouts
+    (cardenvs.card_scorer)."""
+    not_scorer = [flag for flag, value in (
+        ("--resume", args.resume), ("--decisions", args.decisions),
+        ("--train-episodes", args.train_episodes != "match" or None), ("--train-reward", args.train_reward),
+        ("--heuristic-input", args.heuristic_input or None), ("--teacher-until", args.teacher_until),
+        ("--num-envs", args.num_envs != 256 or None), ("--eval-every", args.eval_every != 5.0 or None),
+        ("--ray", args.ray), ("--samples", args.samples), ("--hands", args.hands)) if value is not None]
+    if not_scorer:
+        raise CliError(f"--method scorer takes none of {', '.join(not_scorer)}")
+    if args.game is None:
+        raise CliError("train needs a game")
+    try:
+        from cardenvs.card_scorer import ScorerConfig, check_run, run_scorer
+    except ImportError as e:  # pragma: no cover - depends on the install
+        raise CliError(str(e)) from None
+    spec, options = game_and_options(args)
+    players = options.pop("num_players", None)
+    if options.pop("single_round", True) is not True:
+        raise CliError("the card scorer plays single rounds: drop single_round=false")
+    settings = {"fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
+                "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players}
+    config = ScorerConfig(
+        game=spec.env_id, options=options, seed=args.seed, out=args.out or f"runs/{spec.name}-scorer-{args.seed}",
+        workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
+        **{k: v for k, v in settings.items() if v is not None},
+    )
+    try:  # every setting is checked before the run starts; what fails later is no usage error
+        check_run(config)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    run_scorer(config, out=out, err=err)
     return 0
 
 
@@ -931,16 +980,21 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
         "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
         "checkpoint.pt and policy.npz into the output folder.",
     )
-    tr.add_argument("--method", choices=("ppo", "search"), default="ppo",
+    tr.add_argument("--method", choices=("ppo", "search", "scorer"), default="ppo",
                     help="ppo (default): self-play masked PPO; search: a rollout search over the heuristic "
                     "labels positions and a residual policy learns its action values (games that can deal "
-                    "their unseen cards anew: odin, rami51)")
+                    "their unseen cards anew: odin, rami51); scorer: Rami 51 single rounds, a card scorer "
+                    "fitted to exact rollouts of every legal action (play it as scorer:PATH)")
+    tr.add_argument("--points-weight", type=float,
+                    help="--method scorer: the fit's target is the win minus this x the penalty points held at "
+                    "the round's end / 100 (default 0.5)")
     tr.add_argument("--samples", type=int, help="--method search: deals of the unseen cards per position (default 8)")
     tr.add_argument("--hands", choices=("sampled", "true"),
                     help="--method search: deal the other hands anew in each sample (sampled, the default), or "
                     "search with them as they are and label the heuristic's matches (true)")
     tr.add_argument("--fit-minutes", type=float,
-                    help="--method search: the part of the budget kept for the fit (default 8)")
+                    help="--method search: the part of the budget kept for the fit (default 8; "
+                    "--method scorer: 12)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
     tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
     tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")
@@ -961,7 +1015,7 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     "--method search: one per core)")
     tr.add_argument("--eval-matches", type=int,
                     help="matches per evaluation (default 400 for each periodic one; 2000 for the final one "
-                    "of --method search)")
+                    "of --method search; 4000 rounds for --method scorer)")
     tr.add_argument("--eval-every", type=float, default=5.0, help="minutes between evaluations (default 5)")
     tr.add_argument("--workers", type=int, metavar="K",
                     help="sample on K worker processes sharing the matches, the update on this one (default 1; "

@@ -253,9 +253,11 @@ def load_checkpoint_policy(path: str | os.PathLike):
 
 
 def evaluate_greedy(spec: Any, policy: Any, options: dict[str, Any], matches: int, seed: int) -> dict[str, float]:
-    """``policy`` played greedily against P-1 heuristic players and against P-1 random
-    players of the game ``options`` give: win shares, 95 % intervals, truncated matches."""
+    """``policy`` (a policy network, or an agent) played greedily against P-1 heuristic
+    players and against P-1 random players of the game ``options`` give (an agent's: with
+    ``num_players``): win shares, 95 % intervals, truncated matches."""
     from cardenvs.agents import make_agent
+    from cardenvs.agents.base import Agent
     from cardenvs.agents.evaluate import evaluate
     from cardenvs.agents.ppo import PPOAgent
 
@@ -265,8 +267,10 @@ def evaluate_greedy(spec: Any, policy: Any, options: dict[str, Any], matches: in
     # (counted as truncated) unless the run sets its own max_steps (0: never)
     if "max_steps" not in opts:
         opts["max_steps"] = EVAL_MAX_STEPS
-    me = PPOAgent(spec, options=opts, policy=policy)
-    players = policy.meta["num_players"]
+    if isinstance(policy, Agent):  # an agent of its own kind (a card scorer ...)
+        me, players = policy, int(opts["num_players"])
+    else:
+        me, players = PPOAgent(spec, options=opts, policy=policy), policy.meta["num_players"]
     out: dict[str, float] = {}
     for name in ("heuristic", "random"):
         others = [make_agent(name, spec, seed=10_000 + k, options=opts) for k in range(1, players)]

@@ -1,0 +1,381 @@
+"""Rami 51's card scorer: a trained player that values each legal action from a few numbers.
+
+Where a network over the whole observation learns the deals it was trained on, this one
+sees an action through numbers that carry from one card to another:
+
+- the action's kind: draw, take the discard, start a meld, pick a table meld, add a card,
+  lay a joker, close the meld, discard;
+- the card it moves (or takes) and how that card sits in the hand: other cards of its
+  rank, of its suit one and two positions away, a duplicate, its penalty, whether it fits
+  a table meld and whether the next player or anyone else who has opened could lay it
+  there, the copies already seen on the table and in the pile; its rank;
+- the position: who has opened, the hand sizes, the stock, the phase of the turn, the
+  meld being built and the points laid this turn.
+
+One set of weights per group of kinds (``groups`` in the file) scores every action of
+those kinds, so what is learnt of one card holds for the others. The agent plays the
+legal action it scores highest (ties: the lowest action id); with one legal action it
+plays that. ``cardenvs train rami51 --method scorer`` trains one
+(:mod:`cardenvs.card_scorer`); ``make_agent("scorer", spec)`` loads the one shipped with
+the package and ``make_agent("scorer:PATH", spec)`` one written by training.
+
+File format (``cardenvs-scorer/1``, an ``.npz``): ``meta`` (a JSON string: ``format``,
+``env_id``, ``num_players``, ``options``, ``groups``: one group index per kind,
+``layers``), ``mean`` and ``std`` (``NUM_FEATURES`` float32: the input is
+``(x - mean) / std``) and, for each group ``g``, ``g{g}_w{k}``, ``g{g}_b{k}``: dense
+layers ``x @ w + b`` with tanh between them, the last one giving one value.
+
+The numbers are read off the observation alone (what the seat sees), by numba kernels.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from cardenvs.agents.base import Agent, check_mask
+from numba import njit
+
+from cardenvs.core.protocol import GameSpec
+from cardenvs.games import rami51 as R
+from cardenvs.games.rami51_plan import rami_penalty
+
+SCORER_FORMAT = "cardenvs-scorer/1"
+#: the file shipped with the package (``make_agent("scorer", spec)``)
+SHIPPED = Path(__file__).resolve().parent / "baselines" / "rami51-scorer.npz"
+
+# observation offsets and action ids (constants of the compiled kernels)
+O_HAND, O_TOP, O_PILE, O_TABLE, O_MELDS = R.OBS_HAND, R.OBS_TOP, R.OBS_PILE, R.OBS_TABLE, R.OBS_MELDS
+O_PHASE, O_BUILD, O_TURN, O_SEATS = R.OBS_PHASE, R.OBS_BUILD, R.OBS_TURN, R.OBS_SEATS
+MELD_F, MAX_MELDS, SEAT_F = R.MELD_FEATURES, R.MAX_MELDS, R.SEAT_FEATURES
+A_STOCK, A_TAKE, A_MELD, A_ADD, A_JOKER, A_CLOSE, A_DISCARD = (
+    R.DRAW_STOCK, R.TAKE_DISCARD, R.NEW_MELD, R.ADD0, R.JOKER0, R.CLOSE, R.DISCARD0)
+JOKER = 52
+CARD_FEATURES = 18  # how a card sits in the hand and on the table (card_features)
+CONTEXT_FEATURES = 9  # the position (context)
+#: the kinds of action, in the order of their one-hot input
+KINDS = ("draw", "take", "meld", "pick meld", "add", "joker", "close", "discard")
+#: the input of the network: card, its rank (14: the joker last), context, kind, phase (4),
+#: the meld being built and the points laid this turn
+NUM_FEATURES = CARD_FEATURES + 14 + CONTEXT_FEATURES + len(KINDS) + 4 + 2
+#: where the kind's one-hot starts in a row
+KIND_OFFSET = CARD_FEATURES + 14 + CONTEXT_FEATURES
+
+
+@njit(cache=True)
+def fits_table(o, c):
+    """Whether natural card c looks layable on a table meld (a set missing its suit, a run
+    it extends): an input of the scorer, not a rule (the mask says what is legal)."""
+    r, t = c // 4, c % 4
+    for m in range(MAX_MELDS):
+        b = O_MELDS + m * MELD_F
+        if o[b] == 1:  # a set: key is its rank, suits from b + 8
+            if o[b + 2] == r and o[b + 8 + t] == 0 and o[b + 5] < 4:
+                return 1
+        elif o[b + 1] == 1 and o[b + 2] == t:  # a run of suit t, positions lo..hi (the ace is 0 or 13)
+            lo, hi = o[b + 3], o[b + 4]
+            if r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12 and lo > 0):
+                return 1
+    return 0
+
+
+@njit(cache=True)
+def card_features(o, F):
+    """For every card type the hand holds: how it fits the hand and the table (rows of F)."""
+    F[:] = 0.0
+    opened_self = o[O_SEATS + 2]
+    opp_opened = o[O_SEATS + SEAT_F + 2] + o[O_SEATS + 2 * SEAT_F + 2] + o[O_SEATS + 3 * SEAT_F + 2]
+    next_opened = o[O_SEATS + SEAT_F + 2]
+    for c in range(53):
+        if o[O_HAND + c] == 0:
+            continue
+        f = F[c]
+        if c == JOKER:
+            f[11] = 1.0
+            continue
+        r, t = c // 4, c % 4
+        same_rank = 0
+        rank_seen = 0
+        for u in range(4):
+            if u != t:
+                same_rank += o[O_HAND + r * 4 + u] > 0
+                rank_seen += o[O_PILE + r * 4 + u] + o[O_TABLE + r * 4 + u]
+        near = gap = near_seen = 0
+        for d in (-2, -1, 1, 2):
+            # run positions: the ace is 0 (below the 2) and 13 (above the king)
+            q = (13 if r == 0 and d < 0 else 0) + r + d
+            if q < 0 or q > 13:
+                continue
+            k = (0 if q == 13 else q) * 4 + t
+            if o[O_HAND + k] > 0:
+                if d == -1 or d == 1:
+                    near += 1
+                else:
+                    gap += 1
+            if d == -1 or d == 1:
+                near_seen += o[O_PILE + k] + o[O_TABLE + k]
+        ft = fits_table(o, c)
+        p = rami_penalty(c) / 10.0
+        f[0] = same_rank
+        f[1] = o[O_HAND + c] >= 2
+        f[2] = near
+        f[3] = gap
+        f[4] = p
+        f[5] = ft
+        f[6] = ft * next_opened
+        f[7] = ft * (opp_opened > 0)
+        f[8] = (rami_penalty(c) >= 10) * (1 - opened_self)
+        f[9] = rank_seen / 4.0
+        f[10] = near_seen / 4.0
+        f[12] = (o[O_PILE + c] + o[O_TABLE + c]) / 2.0
+        f[13] = p * opened_self
+        f[14] = same_rank + near + gap == 0
+        f[15] = same_rank * opened_self
+        f[16] = near * opened_self
+        f[17] = p * (o[O_TURN + 4] < 30)
+
+
+@njit(cache=True)
+def context(o, out):
+    """Who has opened, the hand sizes, the stock."""
+    out[:] = 0.0
+    out[0] = o[O_SEATS + 2]
+    for j in range(1, 4):
+        out[j] = o[O_SEATS + j * SEAT_F + 2]
+        out[3 + j] = o[O_SEATS + j * SEAT_F + 1] / 14.0
+    out[7] = o[O_TURN + 4] / 100.0
+    out[8] = o[O_SEATS + 1] / 14.0
+
+
+@njit(cache=True)
+def position_features(o, F, ctx):
+    """card_features and context of one observation; the discard top is scored as if
+    held. Returns the discard top (-1: none)."""
+    card_features(o, F)
+    top = -1
+    for c in range(53):
+        if o[O_TOP + c] > 0:
+            top = c
+    if top >= 0 and o[O_HAND + top] == 0:
+        o2 = o.copy()
+        o2[O_HAND + top] = 1
+        F2 = np.zeros_like(F)
+        card_features(o2, F2)
+        F[top] = F2[top]
+    context(o, ctx)
+    return top
+
+
+@njit(cache=True)
+def action_features(o, F, ctx, top, a, x):
+    """The scorer's input for action a (``x``: NUM_FEATURES values)."""
+    x[:] = 0.0
+    c = -1
+    if a == A_STOCK:
+        kind = 0
+    elif a == A_TAKE:
+        kind, c = 1, top
+    elif a == A_MELD:
+        kind = 2
+    elif a < A_ADD:
+        kind = 3
+    elif a < A_JOKER:
+        kind, c = 4, a - A_ADD
+    elif a < A_CLOSE:
+        kind, c = 5, a - A_JOKER  # a joker laid for card c: c's numbers say where it goes
+    elif a == A_CLOSE:
+        kind = 6
+    else:
+        kind, c = 7, a - A_DISCARD
+    if c >= 0:
+        x[:CARD_FEATURES] = F[c]
+        x[CARD_FEATURES + (13 if c == JOKER else c // 4)] = 1.0
+    b = CARD_FEATURES + 14
+    x[b:b + CONTEXT_FEATURES] = ctx
+    b += CONTEXT_FEATURES
+    x[b + kind] = 1.0
+    b += 8
+    for ph in range(4):
+        x[b + ph] = o[O_PHASE + ph]
+    building = 0
+    for cc in range(52):
+        building += o[O_BUILD + cc] > 0
+    x[b + 4] = building / 5.0
+    x[b + 5] = o[O_TURN] / 51.0
+
+
+@njit(cache=True)
+def feature_rows(obs, masks, X, row_pos, row_action):
+    """One input row per legal action of every observation with more than one; returns
+    the count (``row_pos``: the observation of each row, ``row_action``: its action)."""
+    F = np.zeros((53, CARD_FEATURES))
+    ctx = np.zeros(CONTEXT_FEATURES)
+    k = 0
+    for i in range(obs.shape[0]):
+        if masks[i].sum() < 2:
+            continue
+        top = position_features(obs[i], F, ctx)
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                action_features(obs[i], F, ctx, top, a, X[k])
+                row_pos[k] = i
+                row_action[k] = a
+                k += 1
+    return k
+
+
+def rows_of(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The input rows of every legal action of the observations with a choice: (rows,
+    their observation, their action). Shapes are the caller's to check."""
+    masks = np.ascontiguousarray(masks, dtype=np.bool_)
+    m = int(masks.sum())
+    X = np.zeros((m, NUM_FEATURES), np.float32)
+    pos = np.zeros(m, np.int64)
+    act = np.zeros(m, np.int64)
+    k = feature_rows(np.ascontiguousarray(observations, dtype=np.int16), masks, X, pos, act)
+    return X[:k], pos[:k], act[:k]
+
+
+def best_rows(scores: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The row of each position's best score (``pos``: the position of each row, in
+    nondecreasing order; ties: the first row)."""
+    order = np.lexsort((-scores, pos))
+    return order[np.r_[True, pos[order][1:] != pos[order][:-1]]]
+
+
+def group_of_rows(X: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    """The group of each row (its kind's)."""
+    return groups[X[:, KIND_OFFSET:KIND_OFFSET + len(KINDS)].argmax(1)]
+
+
+class ScorerNetwork:
+    """The weights of a card scorer and its input scaling (numpy)."""
+
+    def __init__(self, meta: dict[str, Any], mean: np.ndarray, std: np.ndarray, weights: list[list[np.ndarray]]):
+        if meta.get("format") != SCORER_FORMAT:
+            raise ValueError(f"not a card scorer (format {meta.get('format')!r}, expected {SCORER_FORMAT!r})")
+        groups = meta.get("groups")
+        if (not isinstance(groups, list) or len(groups) != len(KINDS)
+                or not all(isinstance(g, int) and not isinstance(g, bool) and 0 <= g < len(weights) for g in groups)):
+            raise ValueError(f"scorer: groups must be {len(KINDS)} group indices below {len(weights)}, got {groups!r}")
+        mean = np.asarray(mean, np.float32)
+        std = np.asarray(std, np.float32)
+        if mean.shape != (NUM_FEATURES,) or std.shape != (NUM_FEATURES,) or not (std > 0).all():
+            raise ValueError(f"scorer: mean and std must be {NUM_FEATURES} numbers (std positive)")
+        for layers in weights:
+            width = NUM_FEATURES
+            if not layers or len(layers) % 2:
+                raise ValueError("scorer: each group needs weight and bias pairs")
+            for w, b in zip(layers[::2], layers[1::2], strict=True):
+                if w.ndim != 2 or w.shape[0] != width or b.shape != (w.shape[1],):
+                    raise ValueError("scorer: the layers' shapes do not chain")
+                width = w.shape[1]
+            if width != 1:
+                raise ValueError("scorer: the last layer must give one value")
+        self.meta = meta
+        self.groups = np.asarray(groups, np.int64)
+        self.mean, self.std = mean, std
+        self.weights = [[np.asarray(w, np.float32) for w in layers] for layers in weights]
+
+    @property
+    def env_id(self) -> str:
+        return str(self.meta.get("env_id", ""))
+
+    def scores(self, X: np.ndarray) -> np.ndarray:
+        """The value of each input row."""
+        x = (X - self.mean) / self.std
+        group = group_of_rows(X, self.groups)
+        out = np.zeros(len(X), np.float32)
+        for g, layers in enumerate(self.weights):
+            rows = np.flatnonzero(group == g)
+            if rows.size == 0:
+                continue
+            h = x[rows]
+            for k in range(0, len(layers), 2):
+                h = h @ layers[k] + layers[k + 1]
+                if k + 2 < len(layers):
+                    h = np.tanh(h)
+            out[rows] = h[:, 0]
+        return out
+
+    def save(self, path: str | os.PathLike) -> None:
+        arrays = {f"g{g}_{'w' if k % 2 == 0 else 'b'}{k // 2}": w
+                  for g, layers in enumerate(self.weights) for k, w in enumerate(layers)}
+        tmp = Path(f"{path}.tmp.npz")
+        np.savez_compressed(tmp, meta=np.array(json.dumps(self.meta)), mean=self.mean, std=self.std, **arrays)
+        os.replace(tmp, path)  # a reader never sees half a file
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> ScorerNetwork:
+        path = Path(path)
+        if not path.is_file():
+            raise ValueError(f"no card scorer file at {str(path)!r}")
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                if not isinstance(meta, dict):
+                    raise ValueError("meta is not a mapping")
+                weights = []
+                g = 0
+                while f"g{g}_w0" in data.files:
+                    layers, k = [], 0
+                    while f"g{g}_w{k}" in data.files:
+                        layers += [data[f"g{g}_w{k}"], data[f"g{g}_b{k}"]]
+                        k += 1
+                    weights.append(layers)
+                    g += 1
+                return cls(meta, data["mean"], data["std"], weights)
+        except Exception as e:  # a corrupt archive, missing arrays, bad meta ...
+            raise ValueError(f"cannot read the card scorer file {str(path)!r}: {e}") from None
+
+
+class CardScorerAgent(Agent):
+    """Plays the legal action the card scorer values highest (deterministic)."""
+
+    name = "scorer"
+
+    def __init__(self, spec: GameSpec, seed: int | None = None, options: dict[str, Any] | None = None,
+                 scorer: ScorerNetwork | str | os.PathLike | None = None):
+        super().__init__(spec, seed, options)
+        if spec.name != "rami51":
+            raise ValueError(f"the card scorer plays rami51, not {spec.name!r}")
+        if scorer is None:
+            scorer = SHIPPED
+        if not isinstance(scorer, ScorerNetwork):
+            scorer = ScorerNetwork.load(scorer)
+        if scorer.env_id != spec.env_id:
+            raise ValueError(f"the card scorer was trained on {scorer.env_id or 'another game'}, not {spec.env_id}")
+        for key in ("num_players", "single_round"):  # trained for one setup of the game
+            trained = scorer.meta.get(key) if key == "num_players" else scorer.meta.get("options", {}).get(key, False)
+            given = self.options.get(key, spec.default_players if key == "num_players" else False)
+            if trained is not None and given != trained:
+                warnings.warn(f"the card scorer was trained with {key}={trained}, and plays with {key}={given}",
+                              stacklevel=2)
+        self.scorer = scorer
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        mask = check_mask(action_mask)
+        return int(self.act_batch(np.asarray(observation)[None], mask[None])[0])
+
+    def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        obs = np.asarray(observations)
+        masks = np.asarray(action_masks, dtype=np.bool_)
+        # the kernels read fixed offsets: the shapes are checked here
+        if obs.ndim != 2 or obs.shape[1] != self.observation_size:
+            raise ValueError(f"observations must have shape (n, {self.observation_size}), got {obs.shape}")
+        if masks.shape != (obs.shape[0], self.num_actions):
+            raise ValueError(f"action masks must have shape ({obs.shape[0]}, {self.num_actions}), got {masks.shape}")
+        if obs.dtype.kind == "f" and not np.isfinite(obs).all():
+            raise ValueError("observations must be finite")
+        out = np.full(len(masks), -1, np.int64)
+        live = np.flatnonzero(masks.any(1))
+        out[live] = masks[live].argmax(1)  # the only legal action, where there is one
+        X, pos, act = rows_of(obs, masks)
+        if len(X):
+            best = best_rows(self.scorer.scores(X), pos)
+            out[pos[best]] = act[best]
+        return out

@@ -1,0 +1,479 @@
+"""Rami 51 by a card scorer fitted to exact rollouts (``cardenvs train rami51 --method scorer``).
+
+A player that reads the whole observation learns the deals it was trained on before it
+learns how to play Rami 51 (see ``docs/training.md``). This method trains the card scorer
+of :mod:`cardenvs.agents.rami51_scorer` instead: a small network that values each legal
+action from numbers that carry from one card to another. Three steps:
+
+1. **Label** (``minutes - fit_minutes``, on ``workers`` processes). Heuristic players play
+   single rounds. At each decision of one seat (rotated) with more than one legal action,
+   every legal action is played out to the round's end on the true deal, every card as it
+   is and the stock in its order, with heuristic players after it: one exact rollout per
+   action. Each rollout gives two figures: the win (1 for the winner, -1/3 for the others,
+   0 in a void round) and the penalty points the seat holds when the round ends (0 when it
+   wins). The rollouts read every card, but the scorer does not: it sees the seat's
+   observation, so over positions that look alike it learns the mean over the deals that
+   occur in play.
+2. **Fit** (the rest of the budget). The scorer learns each legal action's target minus
+   the heuristic move's, by least squares: the target is the win minus ``points_weight``
+   × the points / 100. A win or a loss says little about one move (most moves do not
+   change who wins the rollout); the points say how near the seat came to going out, a
+   figure that moves with almost every move, so the fit needs fewer positions to rank the
+   moves. The points are a training target only: the evaluation measures the win. The
+   positions of a tenth of the matches are held out (whole matches, see
+   :func:`cardenvs.expert.held_out_split`); after each epoch the fit measures on them the
+   win value of the moves the scorer ranks first, over the heuristic's.
+3. **Evaluate.** The scorer against three heuristic players and against three random
+   ones, and the heuristic against three heuristic players on the same deals.
+
+The run writes into its folder: ``config.json``, ``labels/`` (each worker's rows: the
+scorer's inputs for every legal action of every labelled position, the two figures, the
+heuristic's move), ``fit.csv``, ``eval.csv``, ``summary.json`` and ``scorer.npz`` (play
+it as ``scorer:PATH``).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+import numpy as np
+
+from cardenvs.core.protocol import ACT_HOLD
+from cardenvs.expert import ROUND_OVER, _last_line, _positive_int, _step, held_out_split, worker_seed
+from cardenvs.registry import get_spec
+
+#: kinds of action (see ``rami51_scorer.KINDS``) -> network: draws and melds share one,
+#: discards have their own
+DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 1)
+EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
+SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
+
+
+@dataclass
+class ScorerConfig:
+    """A card-scorer run (``cardenvs train rami51 --method scorer``)."""
+
+    game: str = "rami51"
+    num_players: int = 4
+    options: dict[str, Any] = field(default_factory=dict)
+    minutes: float = 60.0  # labelling and fit; the evaluation comes after
+    fit_minutes: float = 12.0  # of ``minutes``, kept for the fit (it always completes one epoch)
+    workers: int = field(default_factory=lambda: os.cpu_count() or 1)
+    seed: int = 0
+    out: str = "runs/rami51-scorer-0"
+    points_weight: float = 0.5  # the target: the win minus this × the points held at the end / 100
+    groups: tuple[int, ...] = DEFAULT_GROUPS
+    hidden: tuple[int, ...] = (64, 64)
+    epochs: int = 6  # at most (the learning rate falls to 5 % over them)
+    learning_rate: float = 1e-3
+    minibatch: int = 4096
+    batch: int = 512  # rounds a worker plays together
+    torch_threads: int | None = None  # default: every core (the labelling is over by then)
+    eval_matches: int = 4000
+    method: str = "scorer"
+
+
+# --------------------------------------------------------------------------- labels
+def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.ndarray,
+                    seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each state after its action, played to the round's end by heuristic players: the
+    seat's win (1, -1/3 for a loss, 0 for a void round) and the points it then holds."""
+    n = len(states)
+    players = int(states["num_players"][0])
+    win = np.zeros(n, np.float32)
+    points = np.zeros(n, np.float32)
+    ids = np.arange(n)  # the try each row of ``states`` is
+    alive = np.ones(n, bool)
+    a = actions
+    while True:
+        obs, masks, _, events = _step(game, states, a)
+        over = alive & ((events & ROUND_OVER) != 0)
+        if over.any():
+            rows = np.flatnonzero(over)
+            s = seats[rows]
+            winner = states["winner"][rows]
+            win[ids[rows]] = np.where(winner == s, 1.0, np.where(winner < 0, 0.0, -1.0 / (players - 1)))
+            points[ids[rows]] = states["round_points"][rows, s]
+        alive &= ~over
+        if not alive.any():
+            return win, points
+        if alive.mean() < 0.75:  # step only the tries still going
+            states, ids, seats, obs, masks = states[alive], ids[alive], seats[alive], obs[alive], masks[alive]
+            alive = alive[alive]
+        a = heuristic.act_batch(obs, masks).astype(np.int64)
+        a[~alive] = ACT_HOLD
+
+
+def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
+               log: TextIO | None = None, max_rounds: int | None = None) -> dict[str, Any]:
+    """Play rounds for ``seconds`` (or ``max_rounds``) and label one seat's decisions
+    (module docstring, step 1). Writes ``{out}.{k}.npz`` shards: per row (a legal action
+    of a labelled position) ``x`` (the scorer's inputs, float16), ``win``, ``points``,
+    ``position`` (its position in the shard) and ``action``; per position ``hint`` (the
+    heuristic's move) and ``match`` (its round's seed)."""
+    from cardenvs.agents import make_agent
+    from cardenvs.agents.rami51_scorer import rows_of
+    from cardenvs.core.vector import VecEnv
+
+    spec = get_spec("rami51")
+    game = spec.module
+    opts = {**options, "num_players": players, "single_round": True}
+    heuristic = make_agent("heuristic", spec, options=opts)
+    first = seed * 10_000_000  # the round seeds of this worker
+    rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "win", "points", "match")}
+    t0 = last_save = time.perf_counter()
+    played = positions = shard = rows = 0
+
+    def save() -> None:
+        nonlocal shard, rec, rows
+        if not rec["obs"]:
+            return
+        mask = np.array(rec["mask"])
+        x, pos, act = rows_of(np.array(rec["obs"]), mask)
+        win, points = np.array(rec["win"]), np.array(rec["points"])
+        np.savez(f"{out}.{shard}.npz", x=x.astype(np.float16), win=win[pos, act].astype(np.float16),
+                 points=points[pos, act].astype(np.int16), position=pos.astype(np.int32),
+                 action=act.astype(np.int16), hint=np.array(rec["hint"], np.int16),
+                 match=np.array(rec["match"], np.int64))
+        rows += len(x)
+        shard += 1
+        rec = {k: [] for k in rec}
+
+    while time.perf_counter() - t0 < seconds and (max_rounds is None or played < max_rounds):
+        n = batch if max_rounds is None else min(batch, max_rounds - played)
+        venv = VecEnv(spec, n, auto_reset=False, auto_play_forced=True, **opts)
+        st = venv.reset(seeds=np.arange(first + played, first + played + n))
+        seat = (np.arange(n) + played) % players
+        done = np.zeros(n, bool)
+        while not done.all():
+            acts = heuristic.act_batch(st.observation, st.legal_action_mask).astype(np.int64)
+            chosen = np.flatnonzero(~done & (st.current_player == seat) & (st.legal_action_mask.sum(1) > 1))
+            if chosen.size:
+                masks = st.legal_action_mask[chosen]
+                legal = [np.flatnonzero(m) for m in masks]
+                counts = [len(x) for x in legal]
+                win, points = rollout_figures(game, heuristic, np.repeat(venv.states[chosen], counts),
+                                              np.concatenate(legal), np.repeat(seat[chosen], counts))
+                k = 0
+                for i, x in zip(chosen, legal, strict=True):
+                    w = np.zeros(game.NUM_ACTIONS, np.float32)
+                    p = np.zeros(game.NUM_ACTIONS, np.float32)
+                    w[x], p[x] = win[k:k + len(x)], points[k:k + len(x)]
+                    k += len(x)
+                    rec["obs"].append(st.observation[i].copy())
+                    rec["mask"].append(st.legal_action_mask[i].copy())
+                    rec["hint"].append(acts[i])
+                    rec["win"].append(w)
+                    rec["points"].append(p)
+                    rec["match"].append(first + played + i)
+                positions += chosen.size
+            acts[done] = 0  # a finished round ignores its action
+            st = venv.step(acts)
+            done |= st.terminated | st.truncated
+        played += n
+        if time.perf_counter() - last_save > SHARD_SECONDS:
+            save()
+            last_save = time.perf_counter()
+        if log is not None:
+            elapsed = time.perf_counter() - t0
+            print(f"{played} rounds, {positions} positions, {elapsed:.0f} s, {positions / max(elapsed, 1e-9):.0f}/s",
+                  file=log, flush=True)
+    save()
+    return {"rounds": played, "positions": positions, "rows": rows, "seconds": time.perf_counter() - t0}
+
+
+def load_rows(paths: list[Path], points_weight: float) -> dict[str, np.ndarray]:
+    """The rows of every shard: inputs ``x`` (float16), the fit's target ``y`` and the win
+    ``win`` of each row, its position ``pos`` (numbered across the shards), the row of its
+    position's heuristic move ``hint_row``, and each position's ``match``."""
+    if not paths:
+        raise ValueError("no labelled positions to learn from")
+    parts: dict[str, list] = {k: [] for k in ("x", "y", "win", "pos", "hint_row", "match")}
+    row_base = pos_base = 0
+    for path in paths:
+        with np.load(path) as d:
+            pos, act, hint = d["position"].astype(np.int64), d["action"].astype(np.int64), d["hint"].astype(np.int64)
+            win = d["win"].astype(np.float32)
+            parts["x"].append(d["x"])
+            parts["y"].append(win - np.float32(points_weight / 100.0) * d["points"].astype(np.float32))
+            parts["win"].append(win)
+            parts["match"].append(d["match"])
+        is_hint = act == hint[pos]
+        hint_row = np.full(len(hint), -1, np.int64)
+        hint_row[pos[is_hint]] = np.flatnonzero(is_hint)
+        if (hint_row < 0).any():
+            raise ValueError(f"{path}: a position without its heuristic move's row")
+        parts["pos"].append(pos + pos_base)
+        parts["hint_row"].append(hint_row[pos] + row_base)
+        row_base += len(pos)
+        pos_base += len(hint)
+    return {k: np.concatenate(v) for k, v in parts.items()}
+
+
+# --------------------------------------------------------------------------- the fit
+def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, players: int, seconds: float,
+               log: TextIO | None = None) -> tuple[Any, list[dict[str, float]]]:
+    """The card scorer fitted to ``data`` (:func:`load_rows`) for at most ``cfg.epochs``
+    epochs, and no more than fit in ``seconds`` at the pace of the epochs so far (the first
+    always completes); returns it (a ``ScorerNetwork``) and the epochs' figures."""
+    import torch
+
+    from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, ScorerNetwork, best_rows
+
+    torch.manual_seed(cfg.seed)
+    torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
+    t0 = time.perf_counter()
+    n_pos = len(data["match"])
+    held_pos, _ = held_out_split({"obs": data["match"], "match": data["match"]}, np.random.default_rng(cfg.seed))
+    is_held_pos = np.zeros(n_pos, bool)
+    is_held_pos[held_pos] = True
+    held = is_held_pos[data["pos"]]
+    train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
+    if len(train_rows) == 0 or len(held_rows) == 0:
+        raise ValueError("too few labelled positions to fit and hold out")
+    x = data["x"]
+    # the inputs' scaling over the training rows, a chunk at a time (float64 sums)
+    total, total_sq = np.zeros(NUM_FEATURES), np.zeros(NUM_FEATURES)
+    for s in range(0, len(train_rows), 1 << 20):
+        chunk = x[train_rows[s:s + (1 << 20)]].astype(np.float64)
+        total += chunk.sum(0)
+        total_sq += (chunk ** 2).sum(0)
+    mean = total / len(train_rows)
+    std = np.sqrt(np.maximum(total_sq / len(train_rows) - mean ** 2, 0.0)) + 1e-3
+    groups = np.asarray(cfg.groups, np.int64)
+    group_of_kind = torch.from_numpy(groups)
+    xt = torch.from_numpy(x)
+    kinds = torch.from_numpy(x[:, KIND_OFFSET:KIND_OFFSET + len(KINDS)].argmax(1).astype(np.int64))
+    mean_t, std_t = torch.from_numpy(mean.astype(np.float32)), torch.from_numpy(std.astype(np.float32))
+    nets = torch.nn.ModuleList()
+    for _ in range(int(groups.max()) + 1):
+        layers: list[Any] = []
+        width = NUM_FEATURES
+        for h in cfg.hidden:
+            layers += [torch.nn.Linear(width, h), torch.nn.Tanh()]
+            width = h
+        nets.append(torch.nn.Sequential(*layers, torch.nn.Linear(width, 1)))
+
+    def score(rows: Any) -> Any:
+        inp = (xt[rows].float() - mean_t) / std_t
+        grp = group_of_kind[kinds[rows]]
+        out = torch.zeros(len(rows))
+        for g, net in enumerate(nets):
+            sel = torch.nonzero(grp == g).squeeze(1)
+            if len(sel):
+                out = out.index_put((sel,), net(inp[sel]).squeeze(1))
+        return out
+
+    y = torch.from_numpy(data["y"])
+    hint_row = torch.from_numpy(data["hint_row"])
+    opt = torch.optim.Adam(nets.parameters(), lr=cfg.learning_rate)
+    train_t = torch.from_numpy(train_rows)
+    per_epoch = max(len(train_rows) // cfg.minibatch, 1)
+    steps = cfg.epochs * per_epoch
+    step = 0
+    figures = []
+    generator = torch.Generator().manual_seed(cfg.seed)
+    for epoch in range(cfg.epochs):
+        total_loss = 0.0
+        perm = train_t[torch.randperm(len(train_t), generator=generator)]
+        for b in range(per_epoch):
+            for group in opt.param_groups:  # linear decay to 5 %
+                group["lr"] = cfg.learning_rate * max(1.0 - step / steps, 0.05)
+            step += 1
+            rows = perm[b * cfg.minibatch:(b + 1) * cfg.minibatch]
+            loss = ((score(rows) - score(hint_row[rows]) - y[rows]) ** 2).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total_loss += loss.item()
+        with torch.no_grad():
+            held_scores = torch.cat([score(torch.from_numpy(held_rows[s:s + (1 << 18)]))
+                                     for s in range(0, len(held_rows), 1 << 18)]).numpy()
+        best = held_rows[best_rows(held_scores, data["pos"][held_rows])]
+        gain = data["win"][best] - data["win"][data["hint_row"][best]]
+        figures.append({"epoch": epoch, "loss": total_loss / per_epoch, "held_out_win_gain": float(gain.mean()),
+                        "held_out_changed": float((best != data["hint_row"][best]).mean()),
+                        "seconds": time.perf_counter() - t0})
+        if log is not None:
+            f = figures[-1]
+            print(f"fit epoch {epoch}: loss {f['loss']:.4f}; held-out matches: the scorer's moves win "
+                  f"{f['held_out_win_gain']:+.4f} a position over the heuristic's ({f['held_out_changed']:.0%} "
+                  f"of them another move) ({f['seconds']:.0f} s)", file=log, flush=True)
+        took = time.perf_counter() - t0
+        if took + (took / (epoch + 1)) > seconds:  # another epoch would end past the budget
+            break
+    weights = [[w for lin in net if isinstance(lin, torch.nn.Linear)
+                for w in (lin.weight.detach().numpy().T.copy(), lin.bias.detach().numpy().copy())] for net in nets]
+    meta = {"format": "cardenvs-scorer/1", "env_id": env_id, "num_players": players,
+            "options": {**cfg.options, "single_round": True}, "groups": [int(g) for g in groups],
+            "layers": len(cfg.hidden) + 1, "points_weight": cfg.points_weight}
+    return ScorerNetwork(meta, mean, std, weights), figures
+
+
+# --------------------------------------------------------------------------- the run
+def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
+            log_path: str) -> dict[str, Any]:
+    with open(log_path, "a") as log:
+        return label_rows(players, options, seconds, seed, batch, out, log=log)
+
+
+def check_config(cfg: ScorerConfig) -> Any:
+    """Every setting of ``cfg``, checked before anything runs (ValueError/TypeError naming
+    it); returns the game's spec, and ``cfg.game`` becomes its env id."""
+    if not isinstance(cfg.game, str):
+        raise TypeError(f"game must be a game name or env id, got {cfg.game!r}")
+    spec = get_spec(cfg.game)
+    if spec.name != "rami51":
+        raise ValueError(f"the card scorer is Rami 51's (its inputs read Rami 51's observation), not {spec.name}'s: "
+                         "train other games with --method ppo or search")
+    cfg.game = spec.env_id
+    if cfg.method != "scorer":
+        raise ValueError(f"method must be 'scorer', got {cfg.method!r}")
+    for name in ("workers", "batch", "epochs", "minibatch", "eval_matches"):
+        v = getattr(cfg, name)
+        if not _positive_int(v):
+            raise ValueError(f"{name} must be a positive integer, got {v!r}")
+    if cfg.workers >= 1000:
+        raise ValueError(f"workers must be below 1000, got {cfg.workers!r}")
+    for name in ("minutes", "fit_minutes", "learning_rate"):
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
+            raise ValueError(f"{name} must be a positive number, got {v!r}")
+    if cfg.fit_minutes >= cfg.minutes:
+        raise ValueError(f"fit_minutes ({cfg.fit_minutes}) must be less than minutes ({cfg.minutes})")
+    v = cfg.points_weight
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
+        raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or not 0 <= cfg.seed < 2**40:
+        raise ValueError(f"seed must be an integer in 0..2**40-1, got {cfg.seed!r}")
+    if cfg.torch_threads is not None and not _positive_int(cfg.torch_threads):
+        raise ValueError(f"torch_threads must be a positive integer or None, got {cfg.torch_threads!r}")
+    if not (isinstance(cfg.hidden, (tuple, list)) and cfg.hidden and all(_positive_int(h) for h in cfg.hidden)):
+        raise ValueError(f"hidden must be a non-empty sequence of positive layer sizes, got {cfg.hidden!r}")
+    from cardenvs.agents.rami51_scorer import KINDS
+
+    g = cfg.groups
+    if not (isinstance(g, (tuple, list)) and len(g) == len(KINDS)
+            and all(isinstance(k, (int, np.integer)) and not isinstance(k, bool) and 0 <= k < len(KINDS) for k in g)
+            and set(g) == set(range(max(g) + 1))):
+        raise ValueError(f"groups must give each of the {len(KINDS)} kinds of action ({', '.join(KINDS)}) a group, "
+                         f"numbered from 0 without gaps, got {g!r}")
+    if not (_positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= spec.max_players):
+        raise ValueError(f"num_players must be an integer in {spec.min_players}..{spec.max_players}, "
+                         f"got {cfg.num_players!r}")
+    if not isinstance(cfg.options, dict):
+        raise TypeError(f"options must be a dict of game options, got {cfg.options!r}")
+    taken = sorted({"num_players", "single_round", "reward_mode"} & set(cfg.options))
+    if taken:  # the scorer plays single rounds, valued by their outcome
+        raise ValueError(f"options may not set {', '.join(taken)}")
+    spec.module.make_template(**{**cfg.options, "num_players": cfg.num_players, "single_round": True})
+    if not isinstance(cfg.out, (str, os.PathLike)):
+        raise TypeError(f"out must be a folder path, got {cfg.out!r}")
+    return spec
+
+
+def check_run(cfg: ScorerConfig) -> Any:
+    """:func:`check_config`, and the output folder must not hold a run (its labels would
+    mix with the new ones); returns the game's spec."""
+    spec = check_config(cfg)
+    folder = Path(cfg.out)
+    labels = folder / "labels"
+    if (folder / "scorer.npz").exists() or (labels.is_dir() and any(labels.iterdir())):
+        raise ValueError(f"{str(folder)!r} holds a run already: train into another folder")
+    return spec
+
+
+def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any], matches: int,
+                    folder: Path) -> dict[str, float]:
+    """The scorer against heuristic and random players, and the heuristic against heuristic
+    players on the same deals; into eval.csv."""
+    from cardenvs.agents import make_agent
+    from cardenvs.agents.evaluate import evaluate
+    from cardenvs.train import EVAL_MAX_STEPS, evaluate_greedy
+
+    res = evaluate_greedy(spec, agent, options, matches, seed=EVAL_SEED)
+    opts = {"max_steps": EVAL_MAX_STEPS, **options}  # as evaluate_greedy plays them
+    others = [make_agent("heuristic", spec, seed=10_000 + k, options=opts) for k in range(1, players)]
+    ref = evaluate(spec, [make_agent("heuristic", spec, options=opts), *others], matches, seed=EVAL_SEED,
+                   options=opts)[0]
+    res.update({"heuristic_vs_heuristic": ref.win_rate, "heuristic_vs_heuristic_ci": ref.ci95})
+    with open(folder / "eval.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["matches", "vs_heuristic", "vs_heuristic_ci95", "vs_heuristic_truncated", "vs_random",
+                    "vs_random_ci95", "vs_random_truncated", "heuristic_vs_heuristic", "heuristic_vs_heuristic_ci95"])
+        w.writerow([matches, f"{res['vs_heuristic']:.4f}", f"{res['vs_heuristic_ci']:.4f}",
+                    res["vs_heuristic_truncated"], f"{res['vs_random']:.4f}", f"{res['vs_random_ci']:.4f}",
+                    res["vs_random_truncated"], f"{ref.win_rate:.4f}", f"{ref.ci95:.4f}"])
+    return res
+
+
+def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:
+    """Label, fit, evaluate (see the module docstring); returns the figures. Call it under
+    ``if __name__ == "__main__":`` in a script: the workers are new processes that import it."""
+    from cardenvs.agents.rami51_scorer import CardScorerAgent
+
+    out, err = out or sys.stdout, err or sys.stderr
+    spec = check_run(cfg)
+    players = cfg.num_players
+    options = {**cfg.options, "num_players": players, "single_round": True}
+    folder = Path(cfg.out)
+    labels = folder / "labels"
+    labels.mkdir(parents=True, exist_ok=True)
+    (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
+    t0 = time.perf_counter()
+    label_seconds = (cfg.minutes - cfg.fit_minutes) * 60
+    print(f"training a card scorer for {spec.env_id} ({players} players, single rounds) into {folder}: "
+          f"{label_seconds / 60:g} min of labelling on {cfg.workers} worker{'s' if cfg.workers > 1 else ''}, then up to {cfg.fit_minutes:g} min "
+          "of fit", file=out, flush=True)
+    ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
+    with ctx.Pool(cfg.workers) as pool:
+        jobs = [pool.apply_async(_worker, (players, cfg.options, label_seconds, worker_seed(cfg.seed, k), cfg.batch,
+                                           str(labels / f"worker{k}"), str(labels / f"worker{k}.log")))
+                for k in range(cfg.workers)]
+        while not all(j.ready() for j in jobs):
+            time.sleep(5.0)
+            elapsed = time.perf_counter() - t0
+            done = min(elapsed / max(label_seconds, 1e-9), 1.0)
+            status = "; ".join(x for x in (_last_line(labels / f"worker{k}.log") for k in range(cfg.workers)) if x)
+            err.write(f"\r[{'#' * int(24 * done)}{'.' * (24 - int(24 * done))}] {elapsed / 60:5.1f} min  "
+                      f"{status[:150]}   ")
+            err.flush()
+        results = [j.get() for j in jobs]
+    err.write("\n")
+    positions = sum(r["positions"] for r in results)
+    rounds = sum(r["rounds"] for r in results)
+    print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} legal actions) in {rounds:,} rounds",
+          file=out, flush=True)
+    data = load_rows(sorted(labels.glob("worker*.npz")), cfg.points_weight)
+    fit_seconds = max(cfg.minutes * 60 - (time.perf_counter() - t0), 0.0)
+    scorer, figures = fit_scorer(data, cfg, spec.env_id, players, fit_seconds, log=err)
+    del data
+    with open(folder / "fit.csv", "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(figures[0]))
+        w.writeheader()
+        w.writerows(figures)
+    scorer.save(folder / "scorer.npz")
+    elapsed = time.perf_counter() - t0
+    print(f"fitted in {figures[-1]['seconds']:.0f} s ({len(figures)} epochs); training took {elapsed / 60:.1f} min",
+          file=out, flush=True)
+    agent = CardScorerAgent(spec, options=options, scorer=scorer)
+    res = evaluate_scorer(spec, agent, players, options, cfg.eval_matches, folder)
+    from cardenvs.train import share_text
+
+    print(f"card scorer, {cfg.eval_matches} rounds each: {share_text(res, 'heuristic', players)}; "
+          f"{share_text(res, 'random', players)} (the heuristic itself vs {players - 1} heuristic: "
+          f"{res['heuristic_vs_heuristic']:.1%} ± {res['heuristic_vs_heuristic_ci']:.1%} on the same deals)", file=out)
+    print(f"scorer: {folder / 'scorer.npz'} (play it as scorer:{folder / 'scorer.npz'})", file=out)
+    summary = {"positions": positions, "rounds": rounds, "elapsed": elapsed, "epochs": len(figures),
+               "fit": figures[-1], **res}
+    (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return summary

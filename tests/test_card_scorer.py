@@ -1,0 +1,207 @@
+"""Rami 51's card scorer (``cardenvs train rami51 --method scorer``): the exact rollouts'
+figures, the rows, the fit, the agent and its file, the CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cardenvs.agents import make_agent  # noqa: E402
+from cardenvs.agents.rami51_scorer import (  # noqa: E402
+    KIND_OFFSET,
+    KINDS,
+    NUM_FEATURES,
+    CardScorerAgent,
+    ScorerNetwork,
+    rows_of,
+)
+
+from cardenvs import get_spec, make, make_vec  # noqa: E402
+from cardenvs.card_scorer import (  # noqa: E402
+    ScorerConfig,
+    check_config,
+    fit_scorer,
+    label_rows,
+    load_rows,
+    run_scorer,
+)
+from cardenvs.cli import main  # noqa: E402
+from cardenvs.core.vector import VecEnv  # noqa: E402
+
+RAMI = get_spec("rami51")
+OPTIONS = {"num_players": 4, "single_round": True}
+
+
+@pytest.fixture(scope="module")
+def labelled(tmp_path_factory):
+    """The rows of 16 labelled rounds (seed 3)."""
+    folder = tmp_path_factory.mktemp("labels")
+    res = label_rows(4, {}, 1e9, 3, 16, str(folder / "w"), max_rounds=16)
+    return res, folder / "w.0.npz"
+
+
+def test_each_heuristic_moves_figures_are_how_its_round_ended(labelled):
+    """The labelled seat plays the heuristic's moves, so the rollout of that move from any
+    of its positions ends as the round itself did: the same winner, the same points."""
+    res, path = labelled
+    assert res["rounds"] == 16 and res["positions"] > 100
+    d = np.load(path)
+    pos, act, hint = d["position"], d["action"], d["hint"]
+    env = VecEnv(RAMI, 16, auto_reset=False, auto_play_forced=True, **OPTIONS)
+    st = env.reset(seeds=np.arange(3 * 10_000_000, 3 * 10_000_000 + 16))
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
+    done = np.zeros(16, bool)
+    while not done.all():
+        a = heuristic.act_batch(st.observation, st.legal_action_mask)
+        a[done] = 0
+        st = env.step(a)
+        done |= st.terminated | st.truncated
+    winner, points = env.states["winner"], env.states["round_points"]
+    rows = np.flatnonzero(act == hint[pos])
+    assert len(rows) == len(hint)  # one row of the heuristic's move per position
+    for r in rows:
+        game = int(d["match"][pos[r]] - 3 * 10_000_000)
+        seat = game % 4
+        expected = 1.0 if winner[game] == seat else (0.0 if winner[game] < 0 else -1.0 / 3)
+        assert float(d["win"][r]) == pytest.approx(expected, abs=1e-3)
+        assert int(d["points"][r]) == points[game, seat]
+    # and another move changes the outcome somewhere (the labels say something)
+    assert (d["win"] != d["win"][rows[pos]]).any()
+
+
+def test_labels_are_reproducible_and_the_target_adds_the_points(labelled, tmp_path):
+    res, path = labelled
+    again = label_rows(4, {}, 1e9, 3, 16, str(tmp_path / "w"), max_rounds=16)
+    assert again["positions"] == res["positions"]
+    a, b = np.load(path), np.load(tmp_path / "w.0.npz")
+    for k in a.files:
+        assert np.array_equal(a[k], b[k]), k
+    data = load_rows([path, tmp_path / "w.0.npz"], points_weight=0.5)
+    n = len(a["x"])
+    assert len(data["x"]) == 2 * n and data["pos"][n] == len(a["hint"])  # positions numbered across shards
+    assert np.allclose(data["y"][:n], a["win"].astype(np.float32) - 0.005 * a["points"])
+    hint_rows = data["hint_row"]
+    assert np.array_equal(np.concatenate([a["action"], b["action"]])[hint_rows],
+                          np.concatenate([a["hint"], b["hint"]])[data["pos"]])
+
+
+def test_rows_read_the_kind_and_the_card_of_each_legal_action():
+    env = make_vec("rami51", 8, seed=4, **OPTIONS)
+    st = env.reset()
+    for _ in range(30):
+        masks = st.legal_action_mask
+        X, pos, act = rows_of(st.observation, masks)
+        multi = masks.sum(1) > 1
+        assert len(X) == masks[multi].sum() and X.shape[1] == NUM_FEATURES
+        assert set(pos) == set(np.flatnonzero(multi))
+        kinds = X[:, KIND_OFFSET:KIND_OFFSET + len(KINDS)]
+        assert (kinds.sum(1) == 1).all()
+        discard = act >= RAMI.module.DISCARD0
+        assert (kinds[discard, KINDS.index("discard")] == 1).all()
+        st = env.step(np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in masks]))
+
+
+def fitted(labelled, seed=0, epochs=1):
+    _, path = labelled
+    cfg = ScorerConfig(seed=seed, epochs=epochs, torch_threads=1, minibatch=256)
+    return fit_scorer(load_rows([path], cfg.points_weight), cfg, RAMI.env_id, 4, 1e9)
+
+
+def test_the_fit_is_reproducible_and_its_scorer_plays_legal_moves(labelled, tmp_path):
+    scorer, figures = fitted(labelled, epochs=2)
+    again, _ = fitted(labelled, epochs=2)
+    assert len(figures) == 2 and all(np.isfinite(f["loss"]) for f in figures)
+    for w, v in zip(scorer.weights, again.weights, strict=True):
+        assert all(np.array_equal(x, y) for x, y in zip(w, v, strict=True))
+    scorer.save(tmp_path / "s.npz")
+    agent = make_agent(f"scorer:{tmp_path / 's.npz'}", RAMI, options=OPTIONS)
+    env = make_vec("rami51", 32, seed=2, illegal_action="raise", **OPTIONS)
+    st = env.reset()
+    for _ in range(300):  # auto-reset: every phase of the round, again and again
+        st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
+    aec = make("rami51", render_mode=None, **OPTIONS)
+    aec.reset(seed=5)
+    for name in aec.agent_iter(2000):
+        obs, _, term, trunc, _ = aec.last()
+        action = None if term or trunc else agent.act(obs["observation"], obs["action_mask"])
+        if action is not None:
+            assert obs["action_mask"][action] == 1
+        aec.step(action)
+
+
+def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
+    scorer, _ = fitted(labelled)
+    agent = CardScorerAgent(RAMI, options=OPTIONS, scorer=scorer)
+    obs = np.zeros((2, RAMI.module.OBS_SIZE), np.int16)
+    with pytest.raises(ValueError, match="observations must have shape"):
+        agent.act_batch(obs[:, :-1], np.ones((2, RAMI.module.NUM_ACTIONS), bool))
+    with pytest.raises(ValueError, match="action masks must have shape"):
+        agent.act_batch(obs, np.ones((2, 3), bool))
+    with pytest.raises(ValueError, match="no legal action"):
+        agent.act(obs[0], np.zeros(RAMI.module.NUM_ACTIONS, bool))
+    with pytest.raises(ValueError, match="no card scorer file"):
+        ScorerNetwork.load(tmp_path / "missing.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not an archive")
+    with pytest.raises(ValueError, match="cannot read the card scorer file"):
+        ScorerNetwork.load(tmp_path / "junk.npz")
+    with pytest.raises(ValueError, match="groups"):
+        ScorerNetwork({**scorer.meta, "groups": [0] * 7}, scorer.mean, scorer.std, scorer.weights)
+    with pytest.raises(ValueError, match="not a card scorer"):
+        ScorerNetwork({**scorer.meta, "format": "x"}, scorer.mean, scorer.std, scorer.weights)
+    with pytest.raises(ValueError, match="plays rami51"):
+        make_agent(f"scorer:{tmp_path / 'junk.npz'}", get_spec("odin"))
+    with pytest.warns(UserWarning, match="num_players=4"):
+        CardScorerAgent(RAMI, options={"num_players": 3, "single_round": True}, scorer=scorer)
+
+
+@pytest.mark.parametrize("settings, message", [
+    ({"game": "odin"}, "Rami 51's"),
+    ({"points_weight": -1.0}, "points_weight"),
+    ({"groups": (0, 0, 0)}, "groups"),
+    ({"groups": (0, 0, 0, 0, 0, 0, 0, 2)}, "groups"),
+    ({"minutes": 5, "fit_minutes": 5}, "fit_minutes"),
+    ({"options": {"single_round": False}}, "options may not set single_round"),
+    ({"num_players": 9}, "num_players"),
+    ({"workers": 0}, "workers"),
+])
+def test_scorer_config_refuses_bad_settings(settings, message):
+    with pytest.raises((ValueError, TypeError), match=message):
+        check_config(ScorerConfig(**settings))
+
+
+def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
+    folder = tmp_path / "run"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
+                 "--workers", "1", "--eval-matches", "8", "--threads", "1", "--out", str(folder)], out, err)
+    assert code == 0, err.getvalue()
+    for name in ("scorer.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
+        assert (folder / name).is_file(), name
+    summary = json.loads((folder / "summary.json").read_text())
+    assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
+    assert list(csv.DictReader(open(folder / "fit.csv")))
+    with pytest.raises(ValueError, match="holds a run already"):
+        run_scorer(ScorerConfig(out=str(folder)), out=io.StringIO(), err=io.StringIO())
+    out = io.StringIO()
+    code = main(["eval", "rami51", "--agents", f"scorer:{folder / 'scorer.npz'},heuristic", "--matches", "8"],
+                out, io.StringIO())
+    assert code == 0 and "scorer" in out.getvalue()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "odin", "--method", "scorer"], "Rami 51's"),
+    (["train", "rami51", "--method", "scorer", "--samples", "4"], "--method scorer takes none of --samples"),
+    (["train", "rami51", "--points-weight", "1"], "--points-weight go with"),
+    (["train", "rami51", "--method", "search", "--points-weight", "1"], "--points-weight goes with --method scorer"),
+    (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
+])
+def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
+    err = io.StringIO()
+    assert main([*argv, "--out", str(tmp_path / "x")], io.StringIO(), err) == 2
+    assert message in err.getvalue()
