@@ -431,9 +431,10 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
     (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     t0 = time.perf_counter()
     label_seconds = (cfg.minutes - cfg.fit_minutes) * 60
+    workers = f"{cfg.workers} worker{'s' if cfg.workers > 1 else ''}"
     print(f"training a card scorer for {spec.env_id} ({players} players, single rounds) into {folder}: "
-          f"{label_seconds / 60:g} min of labelling on {cfg.workers} worker{'s' if cfg.workers > 1 else ''}, then up to {cfg.fit_minutes:g} min "
-          "of fit", file=out, flush=True)
+          f"{label_seconds / 60:g} min of labelling on {workers}, then up to {cfg.fit_minutes:g} min of fit",
+          file=out, flush=True)
     ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
     with ctx.Pool(cfg.workers) as pool:
         jobs = [pool.apply_async(_worker, (players, cfg.options, label_seconds, worker_seed(cfg.seed, k), cfg.batch,

@@ -127,7 +127,7 @@ def test_the_fit_is_reproducible_and_its_scorer_plays_legal_moves(labelled, tmp_
         st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
     aec = make("rami51", render_mode=None, **OPTIONS)
     aec.reset(seed=5)
-    for name in aec.agent_iter(2000):
+    for _ in aec.agent_iter(2000):
         obs, _, term, trunc, _ = aec.last()
         action = None if term or trunc else agent.act(obs["observation"], obs["action_mask"])
         if action is not None:
