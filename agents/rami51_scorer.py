@@ -6,7 +6,9 @@ sees an action through numbers that carry from one card to another:
 - the action's kind: draw, take the discard, start a meld, pick a table meld, add a card,
   lay a joker, close the meld, discard;
 - the card it moves (or takes) and how that card sits in the hand: other cards of its
-  rank, of its suit one and two positions away, a duplicate, its penalty, whether it fits
+  rank, of its suit one and two positions away, a duplicate, its penalty, whether a meld
+  of the hand could hold it (with no joker, one, the jokers held), what melds could hold
+  without it (cards, and points toward the opening), whether it fits
   a table meld and whether the next player or anyone else who has opened could lay it
   there, the copies already seen on the table and in the pile; its rank;
 - the position: who has opened, the hand sizes, the stock, the phase of the turn, the
@@ -40,9 +42,10 @@ import numpy as np
 from cardenvs.agents.base import Agent, check_mask
 from numba import njit
 
+from cardenvs.core.bits import popcount
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games import rami51 as R
-from cardenvs.games.rami51_plan import rami_penalty
+from cardenvs.games.rami51_plan import coverage, points_potential, rami_penalty
 
 SCORER_FORMAT = "cardenvs-scorer/1"
 #: the file shipped with the package (``make_agent("scorer", spec)``)
@@ -55,7 +58,8 @@ MELD_F, MAX_MELDS, SEAT_F = R.MELD_FEATURES, R.MAX_MELDS, R.SEAT_FEATURES
 A_STOCK, A_TAKE, A_MELD, A_ADD, A_JOKER, A_CLOSE, A_DISCARD = (
     R.DRAW_STOCK, R.TAKE_DISCARD, R.NEW_MELD, R.ADD0, R.JOKER0, R.CLOSE, R.DISCARD0)
 JOKER = 52
-CARD_FEATURES = 18  # how a card sits in the hand and on the table (card_features)
+RULES = R.RULES
+CARD_FEATURES = 24  # how a card sits in the hand and on the table (card_features)
 CONTEXT_FEATURES = 9  # the position (context)
 #: the kinds of action, in the order of their one-hot input
 KINDS = ("draw", "take", "meld", "pick meld", "add", "joker", "close", "discard")
@@ -87,6 +91,15 @@ def fits_table(o, c):
 def card_features(o, F):
     """For every card type the hand holds: how it fits the hand and the table (rows of F)."""
     F[:] = 0.0
+    # the hand's naturals and jokers, and the cards some meld of the hand could hold
+    N = np.zeros(53, np.int64)
+    for c in range(52):
+        N[c] = o[O_HAND + c]
+    W = np.int64(o[O_HAND + JOKER])
+    cover0 = coverage(RULES, N, np.int64(0))
+    cover1 = coverage(RULES, N, np.int64(1))
+    cover_w = coverage(RULES, N, min(W, np.int64(2)))
+    potential = points_potential(N, cover0)
     opened_self = o[O_SEATS + 2]
     opp_opened = o[O_SEATS + SEAT_F + 2] + o[O_SEATS + 2 * SEAT_F + 2] + o[O_SEATS + 3 * SEAT_F + 2]
     next_opened = o[O_SEATS + SEAT_F + 2]
@@ -137,6 +150,17 @@ def card_features(o, F):
         f[15] = same_rank * opened_self
         f[16] = near * opened_self
         f[17] = p * (o[O_TURN + 4] < 30)
+        # what a meld of the hand could hold, with the card and without it
+        bit = np.int64(1) << np.int64(c)
+        f[18] = (cover0 & bit) != 0
+        f[19] = (cover1 & bit) != 0
+        f[20] = (cover_w & bit) != 0
+        N[c] -= 1
+        without = coverage(RULES, N, min(W, np.int64(2)))
+        f[21] = popcount(without) / 14.0
+        f[22] = (potential - points_potential(N, coverage(RULES, N, np.int64(0)))) / 51.0
+        N[c] += 1
+        f[23] = potential / 51.0
 
 
 @njit(cache=True)

@@ -2,9 +2,11 @@
 
     python benchmarks/baselines.py install GAME RUN_FOLDER   # policy.npz -> agents/baselines/GAME.npz,
                                                               # curve.png -> docs/images/GAME-ppo-curve.png
-    python benchmarks/baselines.py measure [GAME ...] [--matches 4000]
+                                                              # (a card-scorer run: scorer.npz ->
+                                                              # agents/baselines/rami51-scorer.npz)
+    python benchmarks/baselines.py measure [BASELINE ...] [--matches 4000]   # rami51, rami51-scorer, ...
 
-``measure`` plays the shipped baseline (greedy) against P-1 heuristic players and against
+``measure`` plays each shipped baseline (greedy) against P-1 heuristic players and against
 P-1 random players on the game the policy was trained for (its players and options), with
 ``cardenvs.agents.evaluate.evaluate`` (seats rotated, ties shared, truncated matches apart), and
 writes ``benchmarks/results/baselines.json`` and ``baselines.md`` (the table of the README).
@@ -28,20 +30,34 @@ def install(game: str, run: Path) -> None:
     from cardenvs import get_spec
 
     spec = get_spec(game)
+    if (run / "scorer.npz").is_file():  # cardenvs train rami51 --method scorer
+        from cardenvs.agents.rami51_scorer import SHIPPED, ScorerNetwork
+
+        if ScorerNetwork.load(run / "scorer.npz").env_id != spec.env_id:
+            raise SystemExit(f"{run} holds a card scorer for another game than {spec.env_id}")
+        shutil.copyfile(run / "scorer.npz", SHIPPED)
+        _write_record(SHIPPED.with_suffix(".json"), spec.env_id, run)
+        print(f"installed {SHIPPED}")
+        return
     policy = PolicyNetwork.load(run / "policy.npz")
     if policy.env_id != spec.env_id:
         raise SystemExit(f"{run} holds a policy for {policy.env_id}, not {spec.env_id}")
     BASELINES.mkdir(exist_ok=True)
     shutil.copyfile(run / "policy.npz", BASELINES / f"{spec.name}.npz")
-    config = json.loads((run / "config.json").read_text())
-    config.pop("out", None)  # where the run was written: a path of the machine it ran on
-    (BASELINES / f"{spec.name}.json").write_text(json.dumps(
-        {"env_id": spec.env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}, indent=2) + "\n")
+    _write_record(BASELINES / f"{spec.name}.json", spec.env_id, run)
     images = ROOT / "docs" / "images"
     images.mkdir(exist_ok=True)
     if (run / "curve.png").is_file():  # a PPO run's learning curve (a search-labelled run has none)
         shutil.copyfile(run / "curve.png", images / f"{spec.name}-ppo-curve.png")
     print(f"installed {BASELINES / f'{spec.name}.npz'}")
+
+
+def _write_record(path: Path, env_id: str, run: Path) -> None:
+    """The run's settings and evaluation, next to the shipped file."""
+    config = json.loads((run / "config.json").read_text())
+    config.pop("out", None)  # where the run was written: a path of the machine it ran on
+    path.write_text(json.dumps(
+        {"env_id": env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}, indent=2) + "\n")
 
 
 def measure(games: list[str], matches: int) -> dict:
@@ -54,11 +70,19 @@ def measure(games: list[str], matches: int) -> dict:
     path = RESULTS / "baselines.json"
     results = json.loads(path.read_text()) if path.is_file() else {}
     for game in games:
-        spec = get_spec(game)
-        policy = PolicyNetwork.load(BASELINES / f"{spec.name}.npz")
-        meta, opts = policy.meta, policy.game_options()
-        agent = PPOAgent(spec, options=opts)
-        train = json.loads((BASELINES / f"{spec.name}.json").read_text())["train_config"]
+        scorer = game.endswith("-scorer")  # Rami 51's card scorer (agents/baselines/rami51-scorer.npz)
+        spec = get_spec(game.removesuffix("-scorer"))
+        if scorer:
+            from cardenvs.agents.rami51_scorer import SHIPPED, CardScorerAgent, ScorerNetwork
+
+            meta = ScorerNetwork.load(SHIPPED).meta
+            opts = {**meta["options"], "num_players": meta["num_players"]}
+            agent = CardScorerAgent(spec, options=opts)
+        else:
+            policy = PolicyNetwork.load(BASELINES / f"{spec.name}.npz")
+            meta, opts = policy.meta, policy.game_options()
+            agent = PPOAgent(spec, options=opts)
+        train = json.loads((BASELINES / f"{game}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
                "train_minutes": train.get("minutes"),
                "method": train.get("method", "ppo"),  # cardenvs train --method
@@ -71,7 +95,7 @@ def measure(games: list[str], matches: int) -> dict:
                                  "truncated": res[0].truncated, "seconds": time.perf_counter() - t}
             print(f"{spec.env_id} vs {meta['num_players'] - 1} {name}: {res[0].win_rate:.1%} ± {res[0].ci95:.1%} "
                   f"({res[0].truncated} truncated)", flush=True)
-        results[spec.name] = row
+        results[game] = row
     path.write_text(json.dumps(results, indent=2) + "\n")
     lines = ["| game | players | episode | trained | vs heuristics | vs random | fair share |",
              "|---|---|---|---|---|---|---|"]

@@ -165,8 +165,8 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                                               np.concatenate(legal), np.repeat(seat[chosen], counts))
                 k = 0
                 for i, x in zip(chosen, legal, strict=True):
-                    w = np.zeros(game.NUM_ACTIONS, np.float32)
-                    p = np.zeros(game.NUM_ACTIONS, np.float32)
+                    w = np.zeros(game.NUM_ACTIONS, np.float16)  # 1, -1/3, 0: exact enough
+                    p = np.zeros(game.NUM_ACTIONS, np.int16)
                     w[x], p[x] = win[k:k + len(x)], points[k:k + len(x)]
                     k += len(x)
                     rec["obs"].append(st.observation[i].copy())

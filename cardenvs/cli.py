@@ -169,7 +169,7 @@ def game_and_options(args: argparse.Namespace) -> tuple[GameSpec, dict[str, Any]
 
 
 def agent_list(text: str) -> list[str]:
-    """``--agents`` as names: lower case, except the paths of ``ppo:PATH``."""
+    """``--agents`` as names: lower case, except the paths of ``ppo:PATH`` and ``scorer:PATH``."""
     out = []
     for item in text.split(","):
         kind, sep, rest = item.strip().partition(":")
@@ -923,7 +923,8 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     play.add_argument(
         "--agents",
         help="comma-separated agents repeated to fill the seats: random, heuristic, human, ppo (the shipped "
-        "baseline), ppo:PATH (a trained policy) (default: heuristic where the game has one, else random)",
+        "baseline), ppo:PATH (a trained policy); rami51 also scorer (its shipped card scorer), scorer:PATH "
+        "(default: heuristic where the game has one, else random)",
     )
     play.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
     play.add_argument("--seed", type=int, help="seed of the first match (match g uses seed+g); random if omitted")
@@ -945,7 +946,8 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     )
     ev.add_argument("--agents", required=True,
                     help="comma-separated agents, the last one filling the remaining seats: random, heuristic, ppo "
-                    "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH")
+                    "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH; rami51 also "
+                    "scorer (its shipped card scorer), scorer:PATH (a scorer.npz)")
     ev.add_argument("--matches", type=int, default=4000, help="number of matches (default 4000)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
     ev.add_argument("--batch", type=int, default=1000, help="matches played together (default 1000)")
