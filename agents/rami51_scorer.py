@@ -210,7 +210,7 @@ def action_features(o, F, ctx, top, a, x):
     elif a < A_JOKER:
         kind, c = 4, a - A_ADD
     elif a < A_CLOSE:
-        kind, c = 5, a - A_JOKER  # a joker laid for card c: c's numbers say where it goes
+        kind, c = 5, a - A_JOKER  # a joker laid for card c: c's numbers when c is held, and c's rank
     elif a == A_CLOSE:
         kind = 6
     else:
@@ -254,13 +254,29 @@ def feature_rows(obs, masks, X, row_pos, row_action):
 
 def rows_of(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The input rows of every legal action of the observations with a choice: (rows,
-    their observation, their action). Shapes are the caller's to check."""
+    their observation, their action). The kernels read fixed offsets and take the values
+    as int16: shapes and values are checked here (ValueError)."""
+    observations = np.asarray(observations)
+    masks = np.asarray(masks)
+    if observations.ndim != 2 or observations.shape[1] != R.OBS_SIZE:
+        raise ValueError(f"observations must have shape (n, {R.OBS_SIZE}), got {observations.shape}")
+    if masks.shape != (observations.shape[0], R.NUM_ACTIONS):
+        raise ValueError(f"action masks must have shape ({observations.shape[0]}, {R.NUM_ACTIONS}), "
+                         f"got {masks.shape}")
+    if observations.dtype != np.int16:
+        if observations.dtype.kind not in "biuf":
+            raise ValueError(f"observations must be numbers, got dtype {observations.dtype}")
+        with np.errstate(invalid="ignore"):
+            as_int = observations.astype(np.int16)
+            if not np.array_equal(as_int, observations):
+                raise ValueError("observations must be whole numbers within int16 (the game's observation)")
+        observations = as_int
     masks = np.ascontiguousarray(masks, dtype=np.bool_)
     m = int(masks.sum())
     X = np.zeros((m, NUM_FEATURES), np.float32)
     pos = np.zeros(m, np.int64)
     act = np.zeros(m, np.int64)
-    k = feature_rows(np.ascontiguousarray(observations, dtype=np.int16), masks, X, pos, act)
+    k = feature_rows(np.ascontiguousarray(observations), masks, X, pos, act)
     return X[:k], pos[:k], act[:k]
 
 
@@ -280,16 +296,32 @@ class ScorerNetwork:
     """The weights of a card scorer and its input scaling (numpy)."""
 
     def __init__(self, meta: dict[str, Any], mean: np.ndarray, std: np.ndarray, weights: list[list[np.ndarray]]):
+        if not isinstance(meta, dict):
+            raise ValueError("scorer: meta must be a mapping")
         if meta.get("format") != SCORER_FORMAT:
             raise ValueError(f"not a card scorer (format {meta.get('format')!r}, expected {SCORER_FORMAT!r})")
         groups = meta.get("groups")
         if (not isinstance(groups, list) or len(groups) != len(KINDS)
                 or not all(isinstance(g, int) and not isinstance(g, bool) and 0 <= g < len(weights) for g in groups)):
             raise ValueError(f"scorer: groups must be {len(KINDS)} group indices below {len(weights)}, got {groups!r}")
-        mean = np.asarray(mean, np.float32)
-        std = np.asarray(std, np.float32)
+        if not isinstance(meta.get("env_id"), str):
+            raise ValueError(f"scorer: env_id must be a string, got {meta.get('env_id')!r}")
+        players = meta.get("num_players")
+        if isinstance(players, bool) or not isinstance(players, int) or not 2 <= players <= R.MAX_PLAYERS:
+            raise ValueError(f"scorer: num_players must be an integer in 2..{R.MAX_PLAYERS}, got {players!r}")
+        if not isinstance(meta.get("options", {}), dict):
+            raise ValueError(f"scorer: options must be a mapping, got {meta.get('options')!r}")
+
+        def numbers(a: Any, what: str) -> np.ndarray:
+            a = np.asarray(a)
+            if a.dtype.kind not in "biuf" or not np.isfinite(a).all():
+                raise ValueError(f"scorer: {what} must be finite real numbers")
+            return a.astype(np.float32)
+
+        mean, std = numbers(mean, "mean"), numbers(std, "std")
         if mean.shape != (NUM_FEATURES,) or std.shape != (NUM_FEATURES,) or not (std > 0).all():
             raise ValueError(f"scorer: mean and std must be {NUM_FEATURES} numbers (std positive)")
+        weights = [[numbers(w, "weights") for w in layers] for layers in weights]
         for layers in weights:
             width = NUM_FEATURES
             if not layers or len(layers) % 2:
@@ -303,7 +335,7 @@ class ScorerNetwork:
         self.meta = meta
         self.groups = np.asarray(groups, np.int64)
         self.mean, self.std = mean, std
-        self.weights = [[np.asarray(w, np.float32) for w in layers] for layers in weights]
+        self.weights = weights
 
     @property
     def env_id(self) -> str:
@@ -386,19 +418,11 @@ class CardScorerAgent(Agent):
         return int(self.act_batch(np.asarray(observation)[None], mask[None])[0])
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.asarray(observations)
+        X, pos, act = rows_of(observations, action_masks)  # checks the shapes and values
         masks = np.asarray(action_masks, dtype=np.bool_)
-        # the kernels read fixed offsets: the shapes are checked here
-        if obs.ndim != 2 or obs.shape[1] != self.observation_size:
-            raise ValueError(f"observations must have shape (n, {self.observation_size}), got {obs.shape}")
-        if masks.shape != (obs.shape[0], self.num_actions):
-            raise ValueError(f"action masks must have shape ({obs.shape[0]}, {self.num_actions}), got {masks.shape}")
-        if obs.dtype.kind == "f" and not np.isfinite(obs).all():
-            raise ValueError("observations must be finite")
         out = np.full(len(masks), -1, np.int64)
         live = np.flatnonzero(masks.any(1))
         out[live] = masks[live].argmax(1)  # the only legal action, where there is one
-        X, pos, act = rows_of(obs, masks)
         if len(X):
             best = best_rows(self.scorer.scores(X), pos)
             out[pos[best]] = act[best]

@@ -72,6 +72,7 @@ def measure(games: list[str], matches: int) -> dict:
     for game in games:
         scorer = game.endswith("-scorer")  # Rami 51's card scorer (agents/baselines/rami51-scorer.npz)
         spec = get_spec(game.removesuffix("-scorer"))
+        key = spec.name + ("-scorer" if scorer else "")  # the shipped file's name
         if scorer:
             from cardenvs.agents.rami51_scorer import SHIPPED, CardScorerAgent, ScorerNetwork
 
@@ -82,7 +83,7 @@ def measure(games: list[str], matches: int) -> dict:
             policy = PolicyNetwork.load(BASELINES / f"{spec.name}.npz")
             meta, opts = policy.meta, policy.game_options()
             agent = PPOAgent(spec, options=opts)
-        train = json.loads((BASELINES / f"{game}.json").read_text())["train_config"]
+        train = json.loads((BASELINES / f"{key}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
                "train_minutes": train.get("minutes"),
                "method": train.get("method", "ppo"),  # cardenvs train --method
@@ -95,7 +96,7 @@ def measure(games: list[str], matches: int) -> dict:
                                  "truncated": res[0].truncated, "seconds": time.perf_counter() - t}
             print(f"{spec.env_id} vs {meta['num_players'] - 1} {name}: {res[0].win_rate:.1%} ± {res[0].ci95:.1%} "
                   f"({res[0].truncated} truncated)", flush=True)
-        results[game] = row
+        results[key] = row
     path.write_text(json.dumps(results, indent=2) + "\n")
     lines = ["| game | players | episode | trained | vs heuristics | vs random | fair share |",
              "|---|---|---|---|---|---|---|"]

@@ -9,8 +9,8 @@ action from numbers that carry from one card to another. Three steps:
    single rounds. At each decision of one seat (rotated) with more than one legal action,
    every legal action is played out to the round's end on the true deal, every card as it
    is and the stock in its order, with heuristic players after it: one exact rollout per
-   action. Each rollout gives two figures: the win (1 for the winner, -1/3 for the others,
-   0 in a void round) and the penalty points the seat holds when the round ends (0 when it
+   action. Each rollout gives two figures: the win (1 for the winner, -1/(P-1) for the
+   others: -1/3 at 4 players; 0 in a void round) and the penalty points the seat holds when the round ends (0 when it
    wins). The rollouts read every card, but the scorer does not: it sees the seat's
    observation, so over positions that look alike it learns the mean over the deals that
    occur in play.
@@ -51,9 +51,10 @@ from cardenvs.core.protocol import ACT_HOLD
 from cardenvs.expert import ROUND_OVER, _last_line, _positive_int, _step, held_out_split, worker_seed
 from cardenvs.registry import get_spec
 
-#: kinds of action (see ``rami51_scorer.KINDS``) -> network: draws and melds share one,
-#: discards have their own
-DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 1)
+#: kinds of action (see ``rami51_scorer.KINDS``) -> network: one network for all (a network
+#: of their own for the discards did no better in trials)
+DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 0)
+MAX_SCORER_PLAYERS = 4  # the scorer's inputs read the next three seats
 EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
 
@@ -86,7 +87,7 @@ class ScorerConfig:
 def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.ndarray,
                     seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each state after its action, played to the round's end by heuristic players: the
-    seat's win (1, -1/3 for a loss, 0 for a void round) and the points it then holds."""
+    seat's win (1, -1/(P-1) for a loss, 0 for a void round) and the points it then holds."""
     n = len(states)
     players = int(states["num_players"][0])
     win = np.zeros(n, np.float32)
@@ -192,8 +193,9 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
 
 
 def load_rows(paths: list[Path], points_weight: float) -> dict[str, np.ndarray]:
-    """The rows of every shard: inputs ``x`` (float16), the fit's target ``y`` and the win
-    ``win`` of each row, its position ``pos`` (numbered across the shards), the row of its
+    """The rows of every shard: inputs ``x`` (float16), the fit's target ``y`` (the win
+    minus ``points_weight`` x the points / 100; the fit learns its differences within a
+    position) and the win ``win`` of each row, its position ``pos`` (numbered across the shards), the row of its
     position's heuristic move ``hint_row``, and each position's ``match``."""
     if not paths:
         raise ValueError("no labelled positions to learn from")
@@ -227,7 +229,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     always completes); returns it (a ``ScorerNetwork``) and the epochs' figures."""
     import torch
 
-    from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, ScorerNetwork, best_rows
+    from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, best_rows
 
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
@@ -290,7 +292,9 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
                 group["lr"] = cfg.learning_rate * max(1.0 - step / steps, 0.05)
             step += 1
             rows = perm[b * cfg.minibatch:(b + 1) * cfg.minibatch]
-            loss = ((score(rows) - score(hint_row[rows]) - y[rows]) ** 2).mean()
+            hints = hint_row[rows]
+            # each action's target over the heuristic move's, in the same position
+            loss = ((score(rows) - score(hints) - (y[rows] - y[hints])) ** 2).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -311,12 +315,22 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         took = time.perf_counter() - t0
         if took + (took / (epoch + 1)) > seconds:  # another epoch would end past the budget
             break
-    weights = [[w for lin in net if isinstance(lin, torch.nn.Linear)
-                for w in (lin.weight.detach().numpy().T.copy(), lin.bias.detach().numpy().copy())] for net in nets]
     meta = {"format": "cardenvs-scorer/1", "env_id": env_id, "num_players": players,
             "options": {**cfg.options, "single_round": True}, "groups": [int(g) for g in groups],
             "layers": len(cfg.hidden) + 1, "points_weight": cfg.points_weight}
-    return ScorerNetwork(meta, mean, std, weights), figures
+    return scorer_network(nets, meta, mean, std), figures
+
+
+def scorer_network(nets: Any, meta: dict[str, Any], mean: np.ndarray, std: np.ndarray) -> Any:
+    """The numpy ``ScorerNetwork`` of torch networks (one ``Sequential`` of ``Linear`` and
+    ``Tanh`` layers per group): ``x @ w + b`` with ``w`` the transposed torch weight."""
+    import torch
+
+    from cardenvs.agents.rami51_scorer import ScorerNetwork
+
+    weights = [[w for lin in net if isinstance(lin, torch.nn.Linear)
+                for w in (lin.weight.detach().numpy().T.copy(), lin.bias.detach().numpy().copy())] for net in nets]
+    return ScorerNetwork(meta, mean, std, weights)
 
 
 # --------------------------------------------------------------------------- the run
@@ -353,8 +367,9 @@ def check_config(cfg: ScorerConfig) -> Any:
     v = cfg.points_weight
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
         raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
-    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or not 0 <= cfg.seed < 2**40:
-        raise ValueError(f"seed must be an integer in 0..2**40-1, got {cfg.seed!r}")
+    # the workers' round seeds, (seed * 1000 + 1 + worker) * 10**7 + round, stay within int64
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or not 0 <= cfg.seed < 2**20:
+        raise ValueError(f"seed must be an integer in 0..2**20-1, got {cfg.seed!r}")
     if cfg.torch_threads is not None and not _positive_int(cfg.torch_threads):
         raise ValueError(f"torch_threads must be a positive integer or None, got {cfg.torch_threads!r}")
     if not (isinstance(cfg.hidden, (tuple, list)) and cfg.hidden and all(_positive_int(h) for h in cfg.hidden)):
@@ -367,13 +382,13 @@ def check_config(cfg: ScorerConfig) -> Any:
             and set(g) == set(range(max(g) + 1))):
         raise ValueError(f"groups must give each of the {len(KINDS)} kinds of action ({', '.join(KINDS)}) a group, "
                          f"numbered from 0 without gaps, got {g!r}")
-    if not (_positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= spec.max_players):
-        raise ValueError(f"num_players must be an integer in {spec.min_players}..{spec.max_players}, "
-                         f"got {cfg.num_players!r}")
+    if not (_positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= MAX_SCORER_PLAYERS):
+        raise ValueError(f"num_players must be an integer in {spec.min_players}..{MAX_SCORER_PLAYERS} (the "
+                         f"scorer's inputs read the next three seats), got {cfg.num_players!r}")
     if not isinstance(cfg.options, dict):
         raise TypeError(f"options must be a dict of game options, got {cfg.options!r}")
-    taken = sorted({"num_players", "single_round", "reward_mode"} & set(cfg.options))
-    if taken:  # the scorer plays single rounds, valued by their outcome
+    taken = sorted({"num_players", "single_round", "reward_mode", "max_steps"} & set(cfg.options))
+    if taken:  # single rounds valued by their outcome (a truncated rollout would read as a void round)
         raise ValueError(f"options may not set {', '.join(taken)}")
     spec.module.make_template(**{**cfg.options, "num_players": cfg.num_players, "single_round": True})
     if not isinstance(cfg.out, (str, os.PathLike)):

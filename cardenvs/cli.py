@@ -745,10 +745,11 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.method == "scorer":
         return cmd_train_scorer(args, out, err)
     ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes),
-                                        ("--hands", args.hands), ("--points-weight", args.points_weight))
-               if value is not None]
+                                        ("--hands", args.hands)) if value is not None]
     if ignored:
-        raise CliError(f"{', '.join(ignored)} go with --method search or scorer")
+        raise CliError(f"{', '.join(ignored)} go with --method search")
+    if args.points_weight is not None:
+        raise CliError("--points-weight goes with --method scorer")
     try:
         from cardenvs.train import TrainConfig, Trainer
     except ImportError as e:  # pragma: no cover - depends on the install
@@ -985,8 +986,9 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--method", choices=("ppo", "search", "scorer"), default="ppo",
                     help="ppo (default): self-play masked PPO; search: a rollout search over the heuristic "
                     "labels positions and a residual policy learns its action values (games that can deal "
-                    "their unseen cards anew: odin, rami51); scorer: Rami 51 single rounds, a card scorer "
-                    "fitted to exact rollouts of every legal action (play it as scorer:PATH)")
+                    "their unseen cards anew: odin, rami51); scorer: Rami 51 single rounds (4 players unless --players "
+                    "says 2 or 3), a card scorer fitted to exact rollouts of every legal action (play it as "
+                    "scorer:PATH)")
     tr.add_argument("--points-weight", type=float,
                     help="--method scorer: the fit's target is the win minus this x the penalty points held at "
                     "the round's end / 100 (default 0.5)")
@@ -1014,14 +1016,14 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--resume", metavar="FOLDER", help="continue the run in FOLDER (budgets are totals)")
     tr.add_argument("--num-envs", type=int, default=256, help="matches stepped together (default 256)")
     tr.add_argument("--threads", type=int, help="torch threads (default 1 on a 2-core machine, else 2; "
-                    "--method search: one per core)")
+                    "--method search and scorer: one per core)")
     tr.add_argument("--eval-matches", type=int,
                     help="matches per evaluation (default 400 for each periodic one; 2000 for the final one "
                     "of --method search; 4000 rounds for --method scorer)")
     tr.add_argument("--eval-every", type=float, default=5.0, help="minutes between evaluations (default 5)")
     tr.add_argument("--workers", type=int, metavar="K",
                     help="sample on K worker processes sharing the matches, the update on this one (default 1; "
-                    "--method search: K labelling processes, default one per core)")
+                    "--method search and scorer: K labelling processes, default one per core)")
     tr.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                     help="run the workers on Ray: a local instance, or the cluster at ADDRESS (auto, HOST:6379, "
                     "ray://HOST:10001); needs cardenvs[ray]")

@@ -268,7 +268,7 @@ def evaluate_greedy(spec: Any, policy: Any, options: dict[str, Any], matches: in
     if "max_steps" not in opts:
         opts["max_steps"] = EVAL_MAX_STEPS
     if isinstance(policy, Agent):  # an agent of its own kind (a card scorer ...)
-        me, players = policy, int(opts["num_players"])
+        me, players = policy, int(opts.get("num_players", spec.default_players))
     else:
         me, players = PPOAgent(spec, options=opts, policy=policy), policy.meta["num_players"]
     out: dict[str, float] = {}

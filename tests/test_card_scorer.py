@@ -30,6 +30,7 @@ from cardenvs.card_scorer import (  # noqa: E402
     label_rows,
     load_rows,
     run_scorer,
+    scorer_network,
 )
 from cardenvs.cli import main  # noqa: E402
 from cardenvs.core.vector import VecEnv  # noqa: E402
@@ -79,16 +80,55 @@ def test_labels_are_reproducible_and_the_target_adds_the_points(labelled, tmp_pa
     res, path = labelled
     again = label_rows(4, {}, 1e9, 3, 16, str(tmp_path / "w"), max_rounds=16)
     assert again["positions"] == res["positions"]
-    a, b = np.load(path), np.load(tmp_path / "w.0.npz")
-    for k in a.files:
-        assert np.array_equal(a[k], b[k]), k
-    data = load_rows([path, tmp_path / "w.0.npz"], points_weight=0.5)
+    a = np.load(path)
+    for k, v in np.load(tmp_path / "w.0.npz").items():
+        assert np.array_equal(a[k], v), k
+    label_rows(4, {}, 1e9, 4, 8, str(tmp_path / "other"), max_rounds=8)  # another shard, other rounds
+    b = np.load(tmp_path / "other.0.npz")
+    data = load_rows([path, tmp_path / "other.0.npz"], points_weight=0.5)
     n = len(a["x"])
-    assert len(data["x"]) == 2 * n and data["pos"][n] == len(a["hint"])  # positions numbered across shards
+    assert len(data["x"]) == n + len(b["x"]) and data["pos"][n] == len(a["hint"])  # numbered across shards
     assert np.allclose(data["y"][:n], a["win"].astype(np.float32) - 0.005 * a["points"])
     hint_rows = data["hint_row"]
+    assert np.array_equal(data["pos"][hint_rows], data["pos"])  # in its own position
+    assert (hint_rows[n:] >= n).all()
     assert np.array_equal(np.concatenate([a["action"], b["action"]])[hint_rows],
                           np.concatenate([a["hint"], b["hint"]])[data["pos"]])
+    assert np.array_equal(data["match"], np.concatenate([a["match"], b["match"]]))
+
+
+def test_the_fit_learns_each_moves_target_over_the_heuristics():
+    """Positions whose moves all share one target (a lost or won deal, whatever the move)
+    teach nothing: the fit learns the differences, so its loss goes to about 0."""
+    rng = np.random.default_rng(0)
+    positions, per = 400, 5
+    pos = np.repeat(np.arange(positions), per)
+    x = rng.normal(size=(positions * per, NUM_FEATURES)).astype(np.float16)
+    x[:, KIND_OFFSET:KIND_OFFSET + len(KINDS)] = 0
+    x[:, KIND_OFFSET + KINDS.index("discard")] = 1
+    y = np.repeat(rng.choice([1.0, -1.0 / 3], positions), per).astype(np.float32)
+    data = {"x": x, "y": y, "win": y, "pos": pos, "hint_row": pos * per, "match": np.arange(positions)}
+    _, figures = fit_scorer(data, ScorerConfig(epochs=3, minibatch=100, torch_threads=1), RAMI.env_id, 4, 1e9)
+    assert figures[-1]["loss"] < 0.05  # the deals' outcomes alone would leave about 0.4
+
+
+def test_the_numpy_scorer_computes_what_the_torch_networks_do():
+    torch.manual_seed(0)
+    nets = torch.nn.ModuleList(torch.nn.Sequential(torch.nn.Linear(NUM_FEATURES, 8), torch.nn.Tanh(),
+                                                   torch.nn.Linear(8, 5), torch.nn.Tanh(), torch.nn.Linear(5, 1))
+                               for _ in range(2))
+    groups = [0, 0, 0, 0, 1, 1, 0, 1]
+    rng = np.random.default_rng(1)
+    mean, std = rng.normal(size=NUM_FEATURES), rng.uniform(0.5, 2, NUM_FEATURES)
+    meta = {"format": "cardenvs-scorer/1", "env_id": RAMI.env_id, "num_players": 4, "options": {}, "groups": groups}
+    scorer = scorer_network(nets, meta, mean, std)
+    X = rng.normal(size=(64, NUM_FEATURES)).astype(np.float32)
+    X[:, KIND_OFFSET:KIND_OFFSET + len(KINDS)] = np.eye(len(KINDS))[np.arange(64) % len(KINDS)]
+    inp = torch.from_numpy((X - mean.astype(np.float32)) / std.astype(np.float32))
+    kind = np.arange(64) % len(KINDS)
+    with torch.no_grad():
+        expected = np.array([nets[groups[k]](inp[i:i + 1]).item() for i, k in enumerate(kind)])
+    assert np.allclose(scorer.scores(X), expected, atol=1e-5)
 
 
 def test_rows_read_the_kind_and_the_card_of_each_legal_action():
@@ -143,6 +183,12 @@ def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
         agent.act_batch(obs[:, :-1], np.ones((2, RAMI.module.NUM_ACTIONS), bool))
     with pytest.raises(ValueError, match="action masks must have shape"):
         agent.act_batch(obs, np.ones((2, 3), bool))
+    with pytest.raises(ValueError, match="whole numbers within int16"):
+        agent.act_batch(obs + 0.5, np.ones((2, RAMI.module.NUM_ACTIONS), bool))
+    with pytest.raises(ValueError, match="whole numbers within int16"):
+        agent.act_batch(obs.astype(np.int64) + 40_000, np.ones((2, RAMI.module.NUM_ACTIONS), bool))
+    with pytest.raises(ValueError, match="whole numbers within int16"):
+        agent.act_batch(np.full_like(obs, np.nan, dtype=np.float32), np.ones((2, RAMI.module.NUM_ACTIONS), bool))
     with pytest.raises(ValueError, match="no legal action"):
         agent.act(obs[0], np.zeros(RAMI.module.NUM_ACTIONS, bool))
     with pytest.raises(ValueError, match="no card scorer file"):
@@ -152,6 +198,14 @@ def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
         ScorerNetwork.load(tmp_path / "junk.npz")
     with pytest.raises(ValueError, match="groups"):
         ScorerNetwork({**scorer.meta, "groups": [0] * 7}, scorer.mean, scorer.std, scorer.weights)
+    for bad, message in (({"options": "x"}, "options"), ({"num_players": "4"}, "num_players"),
+                         ({"env_id": None}, "env_id")):
+        with pytest.raises(ValueError, match=message):
+            ScorerNetwork({**scorer.meta, **bad}, scorer.mean, scorer.std, scorer.weights)
+    with pytest.raises(ValueError, match="finite"):
+        ScorerNetwork(scorer.meta, scorer.mean * np.nan, scorer.std, scorer.weights)
+    with pytest.raises(ValueError, match="finite"):
+        ScorerNetwork(scorer.meta, scorer.mean, scorer.std, [[np.array([["a"]]), np.zeros(1)]])
     with pytest.raises(ValueError, match="not a card scorer"):
         ScorerNetwork({**scorer.meta, "format": "x"}, scorer.mean, scorer.std, scorer.weights)
     with pytest.raises(ValueError, match="plays rami51"):
@@ -167,7 +221,9 @@ def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
     ({"groups": (0, 0, 0, 0, 0, 0, 0, 2)}, "groups"),
     ({"minutes": 5, "fit_minutes": 5}, "fit_minutes"),
     ({"options": {"single_round": False}}, "options may not set single_round"),
-    ({"num_players": 9}, "num_players"),
+    ({"num_players": 5}, "num_players"),
+    ({"options": {"max_steps": 100}}, "options may not set max_steps"),
+    ({"seed": 2**20}, "seed"),
     ({"workers": 0}, "workers"),
 ])
 def test_scorer_config_refuses_bad_settings(settings, message):
@@ -197,7 +253,7 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
 @pytest.mark.parametrize("argv, message", [
     (["train", "odin", "--method", "scorer"], "Rami 51's"),
     (["train", "rami51", "--method", "scorer", "--samples", "4"], "--method scorer takes none of --samples"),
-    (["train", "rami51", "--points-weight", "1"], "--points-weight go with"),
+    (["train", "rami51", "--points-weight", "1"], "--points-weight goes with --method scorer"),
     (["train", "rami51", "--method", "search", "--points-weight", "1"], "--points-weight goes with --method scorer"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
