@@ -70,7 +70,7 @@ NUM_FEATURES = CARD_FEATURES + 14 + CONTEXT_FEATURES + len(KINDS) + 4 + 2
 KIND_OFFSET = CARD_FEATURES + 14 + CONTEXT_FEATURES
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def fits_table(o, c):
     """Whether natural card c looks layable on a table meld (a set missing its suit, a run
     it extends): an input of the scorer, not a rule (the mask says what is legal)."""
@@ -87,7 +87,7 @@ def fits_table(o, c):
     return 0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def card_features(o, F):
     """For every card type the hand holds: how it fits the hand and the table (rows of F)."""
     F[:] = 0.0
@@ -163,7 +163,7 @@ def card_features(o, F):
         f[23] = potential / 51.0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def context(o, out):
     """Who has opened, the hand sizes, the stock."""
     out[:] = 0.0
@@ -175,7 +175,7 @@ def context(o, out):
     out[8] = o[O_SEATS + 1] / 14.0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def position_features(o, F, ctx):
     """card_features and context of one observation; the discard top is scored as if
     held. Returns the discard top (-1: none)."""
@@ -194,7 +194,7 @@ def position_features(o, F, ctx):
     return top
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def action_features(o, F, ctx, top, a, x):
     """The scorer's input for action a (``x``: NUM_FEATURES values)."""
     x[:] = 0.0
@@ -232,7 +232,7 @@ def action_features(o, F, ctx, top, a, x):
     x[b + 5] = o[O_TURN] / 51.0
 
 
-@njit(cache=True)
+@njit(cache=True, no_cfunc_wrapper=True)
 def feature_rows(obs, masks, X, row_pos, row_action):
     """One input row per legal action of every observation with more than one; returns
     the count (``row_pos``: the observation of each row, ``row_action``: its action)."""

@@ -12,11 +12,12 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from cardenvs.agents import make_agent  # noqa: E402
+from cardenvs.agents import available_agents, make_agent  # noqa: E402
 from cardenvs.agents.rami51_scorer import (  # noqa: E402
     KIND_OFFSET,
     KINDS,
     NUM_FEATURES,
+    SHIPPED,
     CardScorerAgent,
     ScorerNetwork,
     rows_of,
@@ -212,6 +213,13 @@ def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
         make_agent(f"scorer:{tmp_path / 'junk.npz'}", get_spec("odin"))
     with pytest.warns(UserWarning, match="num_players=4"):
         CardScorerAgent(RAMI, options={"num_players": 3, "single_round": True}, scorer=scorer)
+
+
+def test_the_shipped_scorer_is_an_agent_of_rami51():
+    assert SHIPPED.is_file()
+    assert "scorer" in available_agents(RAMI) and "scorer" not in available_agents(get_spec("odin"))
+    agent = make_agent("scorer", RAMI, options=OPTIONS)
+    assert agent.scorer.meta["num_players"] == 4 and agent.scorer.meta["options"]["single_round"] is True
 
 
 @pytest.mark.parametrize("settings, message", [
