@@ -41,6 +41,14 @@ OBS_CLIP = 5.0
 BASELINES = Path(__file__).resolve().parent / "baselines"
 
 
+def save_npz(path: str | os.PathLike, meta: dict[str, Any], **arrays: np.ndarray) -> None:
+    """A weights file: ``meta`` as a JSON string and the arrays, compressed, written whole
+    (a reader never sees half a file)."""
+    tmp = Path(f"{path}.tmp.npz")
+    np.savez_compressed(tmp, meta=np.array(json.dumps(meta)), **arrays)
+    os.replace(tmp, path)
+
+
 class PolicyNetwork:
     """The actor of a trained run: normalisation, dense layers, masked choice (numpy)."""
 
@@ -120,10 +128,7 @@ class PolicyNetwork:
 
     def save(self, path: str | os.PathLike) -> None:
         arrays = {f"{'w' if i % 2 == 0 else 'b'}{i // 2}": w for i, w in enumerate(self.weights)}
-        tmp = Path(f"{path}.tmp.npz")
-        np.savez_compressed(tmp, meta=np.array(json.dumps(self.meta)), obs_mean=self.obs_mean,
-                            obs_std=(1.0 / self.inv_std).astype(np.float32), **arrays)
-        os.replace(tmp, path)  # a reader never sees half a file
+        save_npz(path, self.meta, obs_mean=self.obs_mean, obs_std=(1.0 / self.inv_std).astype(np.float32), **arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> PolicyNetwork:

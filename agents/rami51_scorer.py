@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 from cardenvs.agents.base import Agent, check_mask
+from cardenvs.agents.ppo import save_npz
 from numba import njit
 
 from cardenvs.core.bits import popcount
@@ -361,9 +362,7 @@ class ScorerNetwork:
     def save(self, path: str | os.PathLike) -> None:
         arrays = {f"g{g}_{'w' if k % 2 == 0 else 'b'}{k // 2}": w
                   for g, layers in enumerate(self.weights) for k, w in enumerate(layers)}
-        tmp = Path(f"{path}.tmp.npz")
-        np.savez_compressed(tmp, meta=np.array(json.dumps(self.meta)), mean=self.mean, std=self.std, **arrays)
-        os.replace(tmp, path)  # a reader never sees half a file
+        save_npz(path, self.meta, mean=self.mean, std=self.std, **arrays)
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> ScorerNetwork:

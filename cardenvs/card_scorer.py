@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 import multiprocessing
 import os
 import sys
@@ -48,7 +47,16 @@ from typing import Any, TextIO
 import numpy as np
 
 from cardenvs.core.protocol import ACT_HOLD
-from cardenvs.expert import ROUND_OVER, _last_line, _positive_int, _step, held_out_split, worker_seed
+from cardenvs.expert import (
+    ROUND_OVER,
+    _last_line,
+    _positive_int,
+    _step,
+    check_new_folder,
+    check_run_settings,
+    held_out_split,
+    worker_seed,
+)
 from cardenvs.registry import get_spec
 
 #: kinds of action (see ``rami51_scorer.KINDS``) -> network: one network for all (a network
@@ -352,28 +360,11 @@ def check_config(cfg: ScorerConfig) -> Any:
     cfg.game = spec.env_id
     if cfg.method != "scorer":
         raise ValueError(f"method must be 'scorer', got {cfg.method!r}")
-    for name in ("workers", "batch", "epochs", "minibatch", "eval_matches"):
-        v = getattr(cfg, name)
-        if not _positive_int(v):
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    if cfg.workers >= 1000:
-        raise ValueError(f"workers must be below 1000, got {cfg.workers!r}")
-    for name in ("minutes", "fit_minutes", "learning_rate"):
-        v = getattr(cfg, name)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < math.inf:
-            raise ValueError(f"{name} must be a positive number, got {v!r}")
-    if cfg.fit_minutes >= cfg.minutes:
-        raise ValueError(f"fit_minutes ({cfg.fit_minutes}) must be less than minutes ({cfg.minutes})")
+    # a truncated rollout would read as a void round: no max_steps
+    check_run_settings(cfg, (), ("num_players", "single_round", "reward_mode", "max_steps"))
     v = cfg.points_weight
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
         raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
-    # the workers' round seeds, (seed * 1000 + 1 + worker) * 10**7 + round, stay within int64
-    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or not 0 <= cfg.seed < 2**20:
-        raise ValueError(f"seed must be an integer in 0..2**20-1, got {cfg.seed!r}")
-    if cfg.torch_threads is not None and not _positive_int(cfg.torch_threads):
-        raise ValueError(f"torch_threads must be a positive integer or None, got {cfg.torch_threads!r}")
-    if not (isinstance(cfg.hidden, (tuple, list)) and cfg.hidden and all(_positive_int(h) for h in cfg.hidden)):
-        raise ValueError(f"hidden must be a non-empty sequence of positive layer sizes, got {cfg.hidden!r}")
     from cardenvs.agents.rami51_scorer import KINDS
 
     g = cfg.groups
@@ -385,14 +376,7 @@ def check_config(cfg: ScorerConfig) -> Any:
     if not (_positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= MAX_SCORER_PLAYERS):
         raise ValueError(f"num_players must be an integer in {spec.min_players}..{MAX_SCORER_PLAYERS} (the "
                          f"scorer's inputs read the next three seats), got {cfg.num_players!r}")
-    if not isinstance(cfg.options, dict):
-        raise TypeError(f"options must be a dict of game options, got {cfg.options!r}")
-    taken = sorted({"num_players", "single_round", "reward_mode", "max_steps"} & set(cfg.options))
-    if taken:  # single rounds valued by their outcome (a truncated rollout would read as a void round)
-        raise ValueError(f"options may not set {', '.join(taken)}")
     spec.module.make_template(**{**cfg.options, "num_players": cfg.num_players, "single_round": True})
-    if not isinstance(cfg.out, (str, os.PathLike)):
-        raise TypeError(f"out must be a folder path, got {cfg.out!r}")
     return spec
 
 
@@ -400,10 +384,7 @@ def check_run(cfg: ScorerConfig) -> Any:
     """:func:`check_config`, and the output folder must not hold a run (its labels would
     mix with the new ones); returns the game's spec."""
     spec = check_config(cfg)
-    folder = Path(cfg.out)
-    labels = folder / "labels"
-    if (folder / "scorer.npz").exists() or (labels.is_dir() and any(labels.iterdir())):
-        raise ValueError(f"{str(folder)!r} holds a run already: train into another folder")
+    check_new_folder(Path(cfg.out), "scorer.npz")
     return spec
 
 

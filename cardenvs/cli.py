@@ -795,14 +795,19 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``cardenvs train GAME --method search``: search-labelled training (cardenvs.expert)."""
-    ppo_only = [flag for flag, value in (
+def ppo_only_flags(args: argparse.Namespace) -> list[str]:
+    """The PPO trainer's flags given on the command line (other methods refuse them)."""
+    return [flag for flag, value in (
         ("--resume", args.resume), ("--decisions", args.decisions),
         ("--train-episodes", args.train_episodes != "match" or None), ("--train-reward", args.train_reward),
         ("--heuristic-input", args.heuristic_input or None), ("--teacher-until", args.teacher_until),
         ("--num-envs", args.num_envs != 256 or None), ("--eval-every", args.eval_every != 5.0 or None),
         ("--ray", args.ray)) if value is not None]
+
+
+def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cardenvs train GAME --method search``: search-labelled training (cardenvs.expert)."""
+    ppo_only = ppo_only_flags(args)
     if ppo_only:
         raise CliError(f"--method search takes none of {', '.join(ppo_only)} (they are PPO's)")
     if args.points_weight is not None:
@@ -836,12 +841,8 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cardenvs train rami51 --method scorer``: a card scorer fitted to exact rollouts
     (cardenvs.card_scorer)."""
-    not_scorer = [flag for flag, value in (
-        ("--resume", args.resume), ("--decisions", args.decisions),
-        ("--train-episodes", args.train_episodes != "match" or None), ("--train-reward", args.train_reward),
-        ("--heuristic-input", args.heuristic_input or None), ("--teacher-until", args.teacher_until),
-        ("--num-envs", args.num_envs != 256 or None), ("--eval-every", args.eval_every != 5.0 or None),
-        ("--ray", args.ray), ("--samples", args.samples), ("--hands", args.hands)) if value is not None]
+    not_scorer = ppo_only_flags(args) + [flag for flag, value in (("--samples", args.samples),
+                                                                  ("--hands", args.hands)) if value is not None]
     if not_scorer:
         raise CliError(f"--method scorer takes none of {', '.join(not_scorer)}")
     if args.game is None:

@@ -566,7 +566,22 @@ def check_config(cfg: SearchConfig) -> Any:
         raise ValueError(f"hands must be 'sampled' or 'true', got {cfg.hands!r}")
     if cfg.method != "search":
         raise ValueError(f"method must be 'search', got {cfg.method!r}")
-    for name in ("samples", "workers", "batch", "epochs", "minibatch", "eval_matches"):
+    check_run_settings(cfg, ("samples",), ("num_players", "single_round", "reward_mode"))
+    if cfg.num_players is not None and not (
+            _positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= spec.max_players):
+        raise ValueError(f"num_players must be an integer in {spec.min_players}..{spec.max_players}, "
+                         f"got {cfg.num_players!r}")
+    if not isinstance(cfg.single_round, (bool, np.bool_)):
+        raise ValueError(f"single_round must be True or False, got {cfg.single_round!r}")
+    spec.module.make_template(**cfg.game_options(cfg.num_players or spec.default_players))  # the game checks the rest
+    return spec
+
+
+def check_run_settings(cfg: Any, counts: tuple[str, ...], reserved: tuple[str, ...]) -> None:
+    """The settings a labelling-and-fit run has (``--method search`` and ``scorer``): the
+    positive integers (``counts`` besides the common ones), the budgets, the seed, the
+    network, the game options (none of ``reserved``, which the run sets) and the folder."""
+    for name in (*counts, "workers", "batch", "epochs", "minibatch", "eval_matches"):
         v = getattr(cfg, name)
         if not _positive_int(v):
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
@@ -578,35 +593,33 @@ def check_config(cfg: SearchConfig) -> Any:
             raise ValueError(f"{name} must be a positive number, got {v!r}")
     if cfg.fit_minutes >= cfg.minutes:
         raise ValueError(f"fit_minutes ({cfg.fit_minutes}) must be less than minutes ({cfg.minutes})")
-    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or not 0 <= cfg.seed < 2**40:
-        raise ValueError(f"seed must be an integer in 0..2**40-1, got {cfg.seed!r}")
+    # the workers' match seeds, worker_seed(seed, k) * 10**7 + match, stay within int64
+    if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, (int, np.integer)) or not 0 <= cfg.seed < 2**20:
+        raise ValueError(f"seed must be an integer in 0..2**20-1, got {cfg.seed!r}")
     if cfg.torch_threads is not None and not _positive_int(cfg.torch_threads):
         raise ValueError(f"torch_threads must be a positive integer or None, got {cfg.torch_threads!r}")
     if not (isinstance(cfg.hidden, (tuple, list)) and cfg.hidden and all(_positive_int(h) for h in cfg.hidden)):
         raise ValueError(f"hidden must be a non-empty sequence of positive layer sizes, got {cfg.hidden!r}")
-    if cfg.num_players is not None and not (
-            _positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= spec.max_players):
-        raise ValueError(f"num_players must be an integer in {spec.min_players}..{spec.max_players}, "
-                         f"got {cfg.num_players!r}")
-    if not isinstance(cfg.single_round, (bool, np.bool_)):
-        raise ValueError(f"single_round must be True or False, got {cfg.single_round!r}")
     if not isinstance(cfg.options, dict):
         raise TypeError(f"options must be a dict of game options, got {cfg.options!r}")
-    taken = sorted({"num_players", "single_round", "reward_mode"} & set(cfg.options))
-    if taken:  # the search sets the reward mode; players and single rounds have fields of their own
+    taken = sorted(set(reserved) & set(cfg.options))
+    if taken:  # set by the run: players and single rounds have fields of their own
         raise ValueError(f"options may not set {', '.join(taken)}")
-    spec.module.make_template(**cfg.game_options(cfg.num_players or spec.default_players))  # the game checks the rest
     if not isinstance(cfg.out, (str, os.PathLike)):
         raise TypeError(f"out must be a folder path, got {cfg.out!r}")
-    return spec
+
+
+def check_new_folder(folder: Path, product: str) -> None:
+    """A run's folder must not hold another run (``product``: the file a run writes; labels
+    left by a run that stopped early would mix with the new ones)."""
+    labels = folder / "labels"
+    if (folder / product).exists() or (labels.is_dir() and any(labels.iterdir())):
+        raise ValueError(f"{str(folder)!r} holds a run already: train into another folder")
 
 
 def check_run(cfg: SearchConfig) -> Any:
     """:func:`check_config`, and the output folder must not hold a run (its labels would
     mix with the new ones); returns the game's spec."""
     spec = check_config(cfg)
-    folder = Path(cfg.out)
-    labels = folder / "labels"
-    if (folder / "policy.npz").exists() or (labels.is_dir() and any(labels.iterdir())):
-        raise ValueError(f"{str(folder)!r} holds a run already: train into another folder")
+    check_new_folder(Path(cfg.out), "policy.npz")
     return spec
