@@ -3,33 +3,41 @@
 A player that reads the whole observation learns the deals it was trained on before it
 learns how to play Rami 51 (see ``docs/training.md``). This method trains the card scorer
 of :mod:`cardenvs.agents.rami51_scorer` instead: a small network that values each legal
-action from numbers that carry from one card to another. Three steps:
+action from numbers that carry from one card to another. ``iterations`` times (2 by
+default) it labels positions, then fits the scorer to them; then it evaluates:
 
-1. **Label** (``minutes - fit_minutes``, on ``workers`` processes). Heuristic players play
-   single rounds. At each decision of one seat (rotated) with more than one legal action,
-   every legal action is played out to the round's end on the true deal, every card as it
-   is and the stock in its order, with heuristic players after it: one exact rollout per
-   action. Each rollout gives two figures: the win (1 for the winner, -1/(P-1) for the
-   others: -1/3 at 4 players; 0 in a void round) and the penalty points the seat holds when the round ends (0 when it
-   wins). The rollouts read every card, but the scorer does not: it sees the seat's
-   observation, so over positions that look alike it learns the mean over the deals that
-   occur in play.
-2. **Fit** (the rest of the budget). The scorer learns each legal action's target minus
-   the heuristic move's, by least squares: the target is the win minus ``points_weight``
-   × the points / 100. A win or a loss says little about one move (most moves do not
-   change who wins the rollout); the points say how near the seat came to going out, a
-   figure that moves with almost every move, so the fit needs fewer positions to rank the
-   moves. The points are a training target only: the evaluation measures the win. The
-   positions of a tenth of the matches are held out (whole matches, see
-   :func:`cardenvs.expert.held_out_split`); after each epoch the fit measures on them the
-   win value of the moves the scorer ranks first, over the heuristic's.
-3. **Evaluate.** The scorer against three heuristic players and against three random
-   ones, and the heuristic against three heuristic players on the same deals.
+1. **Label** (on ``workers`` processes). Single rounds are played, heuristic players in
+   every seat but the labelled one (rotated): in the first iteration that seat is a
+   heuristic player too, in the later ones the previous iteration's scorer, so that the
+   scorer learns in the positions its own play leads to. At each decision of that seat
+   with more than one legal action, every legal action is played out to the round's end
+   on the true deal, every card as it is and the stock in its order, with heuristic
+   players after it: one exact rollout per action (the move played needs none: its
+   rollout is the round itself). Each rollout gives two figures: the win (1 for the
+   winner, -1/(P-1) for the others: -1/3 at 4 players; 0 in a void round) and the penalty
+   points the seat holds when the round ends (0 when it wins). The rollouts read every
+   card, but the scorer does not: it sees the seat's observation, so over positions that
+   look alike it learns the mean over the deals that occur in play.
+2. **Fit.** The scorer learns each legal action's target minus the played move's, by
+   least squares: the target is the win minus ``points_weight`` × the points / 100. A
+   win or a loss says little about one move (most moves do not change who wins the
+   rollout); the points say how near the seat came to going out, a figure that moves
+   with almost every move, so the fit needs fewer positions to rank the moves. The points
+   are a training target only: the evaluation measures the win. The later iterations'
+   fits go on from the previous scorer, on their own labels. The positions of a tenth of
+   the matches are held out (whole matches, see :func:`cardenvs.expert.held_out_split`);
+   after each epoch the fit measures on them the win value of the moves the scorer ranks
+   first, over the moves played.
+3. **Evaluate.** Each iteration's scorer against three heuristic players, the last one
+   also against three random ones, and the heuristic against three heuristic players on
+   the same deals.
 
-The run writes into its folder: ``config.json``, ``labels/`` (each worker's rows: the
-scorer's inputs for every legal action of every labelled position, the two figures, the
-heuristic's move), ``fit.csv``, ``eval.csv``, ``summary.json`` and ``scorer.npz`` (play
-it as ``scorer:PATH``).
+The budget ``minutes`` holds the labelling and the fits (``fit_minutes`` of it); the first
+iteration has ``first_share`` of both, the later ones the rest in equal parts. The run
+writes into its folder: ``config.json``, ``labels/iteration{k}/`` (each worker's rows:
+the scorer's inputs for every legal action of every labelled position, the two figures,
+the move played), ``scorer-{k}.npz`` (the earlier iterations' scorers), ``fit.csv``,
+``eval.csv``, ``summary.json`` and ``scorer.npz`` (play it as ``scorer:PATH``).
 """
 
 from __future__ import annotations
@@ -65,6 +73,7 @@ DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 0)
 MAX_SCORER_PLAYERS = 4  # the scorer's inputs read the next three seats
 EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
+BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 @dataclass
@@ -88,6 +97,9 @@ class ScorerConfig:
     batch: int = 512  # rounds a worker plays together
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 4000
+    iterations: int = 3  # the later ones label the positions of the previous scorer's play
+    first_share: float = 0.5  # of the budget, the first iteration's; the later ones share the rest
+    warm_learning_rate: float = 3e-4  # the later iterations' fits go on from the previous scorer
     method: str = "scorer"
 
 
@@ -123,12 +135,15 @@ def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.n
 
 
 def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
-               log: TextIO | None = None, max_rounds: int | None = None) -> dict[str, Any]:
+               log: TextIO | None = None, max_rounds: int | None = None, policy: Any = None,
+               first_round: int = 0) -> dict[str, Any]:
     """Play rounds for ``seconds`` (or ``max_rounds``) and label one seat's decisions
-    (module docstring, step 1). Writes ``{out}.{k}.npz`` shards: per row (a legal action
-    of a labelled position) ``x`` (the scorer's inputs, float16), ``win``, ``points``,
-    ``position`` (its position in the shard) and ``action``; per position ``hint`` (the
-    heuristic's move) and ``match`` (its round's seed)."""
+    (module docstring, step 1); that seat plays ``policy``'s moves when given (an agent:
+    a scorer of an earlier iteration), heuristic ones otherwise. The round seeds start at
+    ``seed`` × 10**7 + ``first_round``. Writes ``{out}.{k}.npz`` shards: per row (a legal
+    action of a labelled position) ``x`` (the scorer's inputs, float16), ``win``,
+    ``points``, ``position`` (its position in the shard) and ``action``; per position
+    ``hint`` (the move the seat played) and ``match`` (its round's seed)."""
     from cardenvs.agents import make_agent
     from cardenvs.agents.rami51_scorer import rows_of
     from cardenvs.core.vector import VecEnv
@@ -137,7 +152,7 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
     game = spec.module
     opts = {**options, "num_players": players, "single_round": True}
     heuristic = make_agent("heuristic", spec, options=opts)
-    first = seed * 10_000_000  # the round seeds of this worker
+    first = seed * 10_000_000 + first_round  # the round seeds of this worker
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "win", "points", "match")}
     t0 = last_save = time.perf_counter()
     played = positions = shard = rows = 0
@@ -163,12 +178,18 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
         st = venv.reset(seeds=np.arange(first + played, first + played + n))
         seat = (np.arange(n) + played) % players
         done = np.zeros(n, bool)
+        pending: list[tuple[int, int]] = []  # (record, game) whose hint's figures wait for the round's end
         while not done.all():
             acts = heuristic.act_batch(st.observation, st.legal_action_mask).astype(np.int64)
-            chosen = np.flatnonzero(~done & (st.current_player == seat) & (st.legal_action_mask.sum(1) > 1))
+            mine = np.flatnonzero(~done & (st.current_player == seat))
+            if policy is not None and mine.size:  # the labelled seat plays the policy's moves
+                acts[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
+            chosen = mine[st.legal_action_mask[mine].sum(1) > 1]
             if chosen.size:
-                masks = st.legal_action_mask[chosen]
-                legal = [np.flatnonzero(m) for m in masks]
+                # every legal action but the hint is played out; the hint's own rollout would be
+                # the round itself (all is deterministic), so its figures come at the round's end
+                legal = [x[x != acts[i]] for i, x in
+                         zip(chosen, (np.flatnonzero(m) for m in st.legal_action_mask[chosen]), strict=True)]
                 counts = [len(x) for x in legal]
                 win, points = rollout_figures(game, heuristic, np.repeat(venv.states[chosen], counts),
                                               np.concatenate(legal), np.repeat(seat[chosen], counts))
@@ -178,6 +199,7 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                     p = np.zeros(game.NUM_ACTIONS, np.int16)
                     w[x], p[x] = win[k:k + len(x)], points[k:k + len(x)]
                     k += len(x)
+                    pending.append((len(rec["obs"]), i))
                     rec["obs"].append(st.observation[i].copy())
                     rec["mask"].append(st.legal_action_mask[i].copy())
                     rec["hint"].append(acts[i])
@@ -188,6 +210,11 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
             acts[done] = 0  # a finished round ignores its action
             st = venv.step(acts)
             done |= st.terminated | st.truncated
+        winner, held = venv.states["winner"], venv.states["round_points"]
+        for r, i in pending:
+            h, q = rec["hint"][r], seat[i]
+            rec["win"][r][h] = 1.0 if winner[i] == q else (0.0 if winner[i] < 0 else -1.0 / (players - 1))
+            rec["points"][r][h] = held[i, q]
         played += n
         if time.perf_counter() - last_save > SHARD_SECONDS:
             save()
@@ -231,10 +258,12 @@ def load_rows(paths: list[Path], points_weight: float) -> dict[str, np.ndarray]:
 
 # --------------------------------------------------------------------------- the fit
 def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, players: int, seconds: float,
-               log: TextIO | None = None) -> tuple[Any, list[dict[str, float]]]:
+               log: TextIO | None = None, init: Any = None) -> tuple[Any, list[dict[str, float]]]:
     """The card scorer fitted to ``data`` (:func:`load_rows`) for at most ``cfg.epochs``
     epochs, and no more than fit in ``seconds`` at the pace of the epochs so far (the first
-    always completes); returns it (a ``ScorerNetwork``) and the epochs' figures."""
+    always completes); returns it (a ``ScorerNetwork``) and the epochs' figures. With
+    ``init`` (a ``ScorerNetwork`` of the same layers) the fit goes on from it, its input
+    scaling kept, at ``cfg.warm_learning_rate``."""
     import torch
 
     from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, best_rows
@@ -259,6 +288,8 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         total_sq += (chunk ** 2).sum(0)
     mean = total / len(train_rows)
     std = np.sqrt(np.maximum(total_sq / len(train_rows) - mean ** 2, 0.0)) + 1e-3
+    if init is not None:  # go on from a scorer: its scaling too
+        mean, std = init.mean.astype(np.float64), init.std.astype(np.float64)
     groups = np.asarray(cfg.groups, np.int64)
     group_of_kind = torch.from_numpy(groups)
     xt = torch.from_numpy(x)
@@ -272,6 +303,13 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
             layers += [torch.nn.Linear(width, h), torch.nn.Tanh()]
             width = h
         nets.append(torch.nn.Sequential(*layers, torch.nn.Linear(width, 1)))
+    if init is not None:
+        with torch.no_grad():
+            for net, arrays in zip(nets, init.weights, strict=True):
+                lins = [m for m in net if isinstance(m, torch.nn.Linear)]
+                for k, lin in enumerate(lins):
+                    lin.weight.copy_(torch.from_numpy(arrays[2 * k].T.copy()))
+                    lin.bias.copy_(torch.from_numpy(arrays[2 * k + 1]))
 
     def score(rows: Any) -> Any:
         inp = (xt[rows].float() - mean_t) / std_t
@@ -285,7 +323,8 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
 
     y = torch.from_numpy(data["y"])
     hint_row = torch.from_numpy(data["hint_row"])
-    opt = torch.optim.Adam(nets.parameters(), lr=cfg.learning_rate)
+    learning_rate = cfg.learning_rate if init is None else cfg.warm_learning_rate
+    opt = torch.optim.Adam(nets.parameters(), lr=learning_rate)
     train_t = torch.from_numpy(train_rows)
     per_epoch = max(len(train_rows) // cfg.minibatch, 1)
     steps = cfg.epochs * per_epoch
@@ -297,7 +336,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         perm = train_t[torch.randperm(len(train_t), generator=generator)]
         for b in range(per_epoch):
             for group in opt.param_groups:  # linear decay to 5 %
-                group["lr"] = cfg.learning_rate * max(1.0 - step / steps, 0.05)
+                group["lr"] = learning_rate * max(1.0 - step / steps, 0.05)
             step += 1
             rows = perm[b * cfg.minibatch:(b + 1) * cfg.minibatch]
             hints = hint_row[rows]
@@ -318,7 +357,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         if log is not None:
             f = figures[-1]
             print(f"fit epoch {epoch}: loss {f['loss']:.4f}; held-out matches: the scorer's moves win "
-                  f"{f['held_out_win_gain']:+.4f} a position over the heuristic's ({f['held_out_changed']:.0%} "
+                  f"{f['held_out_win_gain']:+.4f} a position over the moves played ({f['held_out_changed']:.0%} "
                   f"of them another move) ({f['seconds']:.0f} s)", file=log, flush=True)
         took = time.perf_counter() - t0
         if took + (took / (epoch + 1)) > seconds:  # another epoch would end past the budget
@@ -342,10 +381,21 @@ def scorer_network(nets: Any, meta: dict[str, Any], mean: np.ndarray, std: np.nd
 
 
 # --------------------------------------------------------------------------- the run
+ROUNDS_PER_ITERATION = 2_000_000  # a worker's round seeds of one iteration (of its 10**7)
+MAX_ITERATIONS = 5
+
+
 def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
-            log_path: str) -> dict[str, Any]:
+            log_path: str, policy_path: str | None, iteration: int) -> dict[str, Any]:
+    policy = None
+    if policy_path is not None:  # the previous iteration's scorer plays the labelled seat
+        from cardenvs.agents.rami51_scorer import CardScorerAgent
+
+        policy = CardScorerAgent(get_spec("rami51"), options={**options, "num_players": players,
+                                                              "single_round": True}, scorer=policy_path)
     with open(log_path, "a") as log:
-        return label_rows(players, options, seconds, seed, batch, out, log=log)
+        return label_rows(players, options, seconds, seed, batch, out, log=log, policy=policy,
+                          max_rounds=ROUNDS_PER_ITERATION, first_round=iteration * ROUNDS_PER_ITERATION)
 
 
 def check_config(cfg: ScorerConfig) -> Any:
@@ -362,6 +412,12 @@ def check_config(cfg: ScorerConfig) -> Any:
         raise ValueError(f"method must be 'scorer', got {cfg.method!r}")
     # a truncated rollout would read as a void round: no max_steps
     check_run_settings(cfg, (), ("num_players", "single_round", "reward_mode", "max_steps"))
+    if not (_positive_int(cfg.iterations) and cfg.iterations <= MAX_ITERATIONS):
+        raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS}, got {cfg.iterations!r}")
+    for name in ("first_share", "warm_learning_rate"):
+        v = getattr(cfg, name)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < (1 if name == "first_share" else 1e6):
+            raise ValueError(f"{name} must be a number in (0, {1 if name == 'first_share' else '1e6'}), got {v!r}")
     v = cfg.points_weight
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
         raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
@@ -389,9 +445,9 @@ def check_run(cfg: ScorerConfig) -> Any:
 
 
 def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any], matches: int,
-                    folder: Path) -> dict[str, float]:
+                    folder: Path | None) -> dict[str, float]:
     """The scorer against heuristic and random players, and the heuristic against heuristic
-    players on the same deals; into eval.csv."""
+    players on the same deals; into ``folder``'s eval.csv when given."""
     from cardenvs.agents import make_agent
     from cardenvs.agents.evaluate import evaluate
     from cardenvs.train import EVAL_MAX_STEPS, evaluate_greedy
@@ -402,6 +458,8 @@ def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any]
     ref = evaluate(spec, [make_agent("heuristic", spec, options=opts), *others], matches, seed=EVAL_SEED,
                    options=opts)[0]
     res.update({"heuristic_vs_heuristic": ref.win_rate, "heuristic_vs_heuristic_ci": ref.ci95})
+    if folder is None:
+        return res
     with open(folder / "eval.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["matches", "vs_heuristic", "vs_heuristic_ci95", "vs_heuristic_truncated", "vs_random",
@@ -412,65 +470,114 @@ def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any]
     return res
 
 
+def iteration_shares(cfg: ScorerConfig) -> list[float]:
+    """Each iteration's part of the budget (of its labelling and of its fit alike): the
+    first one ``first_share``, the later ones the rest in equal parts."""
+    if cfg.iterations == 1:
+        return [1.0]
+    return [cfg.first_share] + [(1.0 - cfg.first_share) / (cfg.iterations - 1)] * (cfg.iterations - 1)
+
+
+def _label(cfg: ScorerConfig, players: int, seconds: float, labels: Path, policy_path: Path | None,
+           iteration: int, t0: float, err: TextIO) -> list[dict[str, Any]]:
+    """One iteration's labelling on ``cfg.workers`` processes, with a progress line."""
+    ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
+    # one thread of linear algebra a process: the workers' small products of the scorer's
+    # layers ran several times slower with every process's threads fighting for the cores
+    saved = {k: os.environ.get(k) for k in BLAS_THREADS}
+    os.environ.update({k: "1" for k in BLAS_THREADS})
+    try:
+        pool = ctx.Pool(cfg.workers)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    start = time.perf_counter()
+    with pool:
+        jobs = [pool.apply_async(_worker, (players, cfg.options, seconds, worker_seed(cfg.seed, k), cfg.batch,
+                                           str(labels / f"worker{k}"), str(labels / f"worker{k}.log"),
+                                           None if policy_path is None else str(policy_path), iteration))
+                for k in range(cfg.workers)]
+        while not all(j.ready() for j in jobs):
+            time.sleep(5.0)
+            done = min((time.perf_counter() - start) / max(seconds, 1e-9), 1.0)
+            status = "; ".join(x for x in (_last_line(labels / f"worker{k}.log") for k in range(cfg.workers)) if x)
+            err.write(f"\r[{'#' * int(24 * done)}{'.' * (24 - int(24 * done))}] {(time.perf_counter() - t0) / 60:5.1f} "
+                      f"min  {status[:150]}   ")
+            err.flush()
+        results = [j.get() for j in jobs]
+    err.write("\n")
+    return results
+
+
 def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:
     """Label, fit, evaluate (see the module docstring); returns the figures. Call it under
     ``if __name__ == "__main__":`` in a script: the workers are new processes that import it."""
     from cardenvs.agents.rami51_scorer import CardScorerAgent
+    from cardenvs.train import share_text
 
     out, err = out or sys.stdout, err or sys.stderr
     spec = check_run(cfg)
     players = cfg.num_players
     options = {**cfg.options, "num_players": players, "single_round": True}
     folder = Path(cfg.out)
-    labels = folder / "labels"
-    labels.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
     t0 = time.perf_counter()
-    label_seconds = (cfg.minutes - cfg.fit_minutes) * 60
+    n = cfg.iterations
+    shares = iteration_shares(cfg)
+    ends = np.cumsum(shares) * cfg.minutes * 60  # when each iteration's labelling and fit are to be over
     workers = f"{cfg.workers} worker{'s' if cfg.workers > 1 else ''}"
+    plan = ", ".join(f"{x * (cfg.minutes - cfg.fit_minutes):.3g} + {x * cfg.fit_minutes:.3g}" for x in shares)
     print(f"training a card scorer for {spec.env_id} ({players} players, single rounds) into {folder}: "
-          f"{label_seconds / 60:g} min of labelling on {workers}, then up to {cfg.fit_minutes:g} min of fit",
-          file=out, flush=True)
-    ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
-    with ctx.Pool(cfg.workers) as pool:
-        jobs = [pool.apply_async(_worker, (players, cfg.options, label_seconds, worker_seed(cfg.seed, k), cfg.batch,
-                                           str(labels / f"worker{k}"), str(labels / f"worker{k}.log")))
-                for k in range(cfg.workers)]
-        while not all(j.ready() for j in jobs):
-            time.sleep(5.0)
-            elapsed = time.perf_counter() - t0
-            done = min(elapsed / max(label_seconds, 1e-9), 1.0)
-            status = "; ".join(x for x in (_last_line(labels / f"worker{k}.log") for k in range(cfg.workers)) if x)
-            err.write(f"\r[{'#' * int(24 * done)}{'.' * (24 - int(24 * done))}] {elapsed / 60:5.1f} min  "
-                      f"{status[:150]}   ")
-            err.flush()
-        results = [j.get() for j in jobs]
-    err.write("\n")
-    positions = sum(r["positions"] for r in results)
-    rounds = sum(r["rounds"] for r in results)
-    print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} legal actions) in {rounds:,} rounds",
-          file=out, flush=True)
-    data = load_rows(sorted(labels.glob("worker*.npz")), cfg.points_weight)
-    fit_seconds = max(cfg.minutes * 60 - (time.perf_counter() - t0), 0.0)
-    scorer, figures = fit_scorer(data, cfg, spec.env_id, players, fit_seconds, log=err)
-    del data
+          f"{n} iteration{'s' if n > 1 else ''} of labelling on {workers} + fit ({plan} min)", file=out, flush=True)
+    scorer = None
+    scorer_path: Path | None = None
+    figures: list[dict[str, Any]] = []
+    iterations: list[dict[str, Any]] = []
+    for it in range(n):
+        labels = folder / "labels" / f"iteration{it + 1}"
+        labels.mkdir(parents=True, exist_ok=True)
+        if n > 1:
+            who = "heuristic players" if it == 0 else f"iteration {it}'s scorer in the labelled seat"
+            print(f"iteration {it + 1}: labelling with {who}", file=out, flush=True)
+        results = _label(cfg, players, shares[it] * (cfg.minutes - cfg.fit_minutes) * 60, labels, scorer_path, it,
+                         t0, err)
+        positions = sum(r["positions"] for r in results)
+        rounds = sum(r["rounds"] for r in results)
+        print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} legal actions) in "
+              f"{rounds:,} rounds", file=out, flush=True)
+        data = load_rows(sorted(labels.glob("worker*.npz")), cfg.points_weight)
+        fit_seconds = max(ends[it] - (time.perf_counter() - t0), 0.0)
+        scorer, fit = fit_scorer(data, cfg, spec.env_id, players, fit_seconds, log=err, init=scorer)
+        del data
+        figures += [{"iteration": it + 1, **f} for f in fit]
+        scorer_path = folder / ("scorer.npz" if it == n - 1 else f"scorer-{it + 1}.npz")
+        scorer.save(scorer_path)
+        iterations.append({"iteration": it + 1, "positions": positions, "rounds": rounds, "epochs": len(fit),
+                           "minutes": (time.perf_counter() - t0) / 60, "fit": fit[-1]})
+        print(f"fitted in {fit[-1]['seconds']:.0f} s ({len(fit)} epochs); {iterations[-1]['minutes']:.1f} min so far",
+              file=out, flush=True)
     with open(folder / "fit.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(figures[0]))
         w.writeheader()
         w.writerows(figures)
-    scorer.save(folder / "scorer.npz")
     elapsed = time.perf_counter() - t0
-    print(f"fitted in {figures[-1]['seconds']:.0f} s ({len(figures)} epochs); training took {elapsed / 60:.1f} min",
-          file=out, flush=True)
+    print(f"training took {elapsed / 60:.1f} min", file=out, flush=True)
+    for it in range(n - 1):  # the earlier iterations' scorers, for the curve (evaluation is not training)
+        earlier = CardScorerAgent(spec, options=options, scorer=folder / f"scorer-{it + 1}.npz")
+        iterations[it].update(evaluate_scorer(spec, earlier, players, options, cfg.eval_matches, None))
+        print(f"iteration {it + 1}'s scorer: {share_text(iterations[it], 'heuristic', players)}", file=out, flush=True)
     agent = CardScorerAgent(spec, options=options, scorer=scorer)
     res = evaluate_scorer(spec, agent, players, options, cfg.eval_matches, folder)
-    from cardenvs.train import share_text
-
+    iterations[-1].update(res)
     print(f"card scorer, {cfg.eval_matches} rounds each: {share_text(res, 'heuristic', players)}; "
           f"{share_text(res, 'random', players)} (the heuristic itself vs {players - 1} heuristic: "
           f"{res['heuristic_vs_heuristic']:.1%} ± {res['heuristic_vs_heuristic_ci']:.1%} on the same deals)", file=out)
     print(f"scorer: {folder / 'scorer.npz'} (play it as scorer:{folder / 'scorer.npz'})", file=out)
-    summary = {"positions": positions, "rounds": rounds, "elapsed": elapsed, "epochs": len(figures),
-               "fit": figures[-1], **res}
+    summary = {"positions": sum(x["positions"] for x in iterations), "rounds": sum(x["rounds"] for x in iterations),
+               "elapsed": elapsed, "epochs": len(figures), "fit": figures[-1], **res, "iterations": iterations}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary

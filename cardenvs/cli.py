@@ -748,8 +748,9 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                         ("--hands", args.hands)) if value is not None]
     if ignored:
         raise CliError(f"{', '.join(ignored)} go with --method search")
-    if args.points_weight is not None:
-        raise CliError("--points-weight goes with --method scorer")
+    if args.points_weight is not None or args.iterations is not None:
+        raise CliError(f"{'--points-weight' if args.points_weight is not None else '--iterations'} goes with "
+                       "--method scorer")
     try:
         from cardenvs.train import TrainConfig, Trainer
     except ImportError as e:  # pragma: no cover - depends on the install
@@ -810,8 +811,9 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     ppo_only = ppo_only_flags(args)
     if ppo_only:
         raise CliError(f"--method search takes none of {', '.join(ppo_only)} (they are PPO's)")
-    if args.points_weight is not None:
-        raise CliError("--points-weight goes with --method scorer")
+    if args.points_weight is not None or args.iterations is not None:
+        raise CliError(f"{'--points-weight' if args.points_weight is not None else '--iterations'} goes with "
+                       "--method scorer")
     if args.game is None:
         raise CliError("train needs a game")
     try:
@@ -856,7 +858,8 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if options.pop("single_round", True) is not True:
         raise CliError("the card scorer plays single rounds: drop single_round=false")
     settings = {"fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
-                "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players}
+                "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players,
+                "iterations": args.iterations}
     config = ScorerConfig(
         game=spec.env_id, options=options, seed=args.seed, out=args.out or f"runs/{spec.name}-scorer-{args.seed}",
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
@@ -993,6 +996,9 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--points-weight", type=float,
                     help="--method scorer: the fit's target is the win minus this x the penalty points held at "
                     "the round's end / 100 (default 0.5)")
+    tr.add_argument("--iterations", type=int,
+                    help="--method scorer: label and fit this many times, the later times in the positions of "
+                    "the previous scorer's play (default 3)")
     tr.add_argument("--samples", type=int, help="--method search: deals of the unseen cards per position (default 8)")
     tr.add_argument("--hands", choices=("sampled", "true"),
                     help="--method search: deal the other hands anew in each sample (sampled, the default), or "

@@ -30,6 +30,7 @@ from cardenvs.card_scorer import (  # noqa: E402
     fit_scorer,
     label_rows,
     load_rows,
+    rollout_figures,
     run_scorer,
     scorer_network,
 )
@@ -48,23 +49,56 @@ def labelled(tmp_path_factory):
     return res, folder / "w.0.npz"
 
 
-def test_each_heuristic_moves_figures_are_how_its_round_ended(labelled):
-    """The labelled seat plays the heuristic's moves, so the rollout of that move from any
-    of its positions ends as the round itself did: the same winner, the same points."""
+def _heuristic_rounds(n: int, first: int):
+    """``n`` rounds of seeds ``first``.. played by heuristic players: each step's states
+    (copies), actions, finished rounds, players to move and legal counts; the final states."""
+    env = VecEnv(RAMI, n, auto_reset=False, auto_play_forced=True, **OPTIONS)
+    st = env.reset(seeds=np.arange(first, first + n))
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
+    done = np.zeros(n, bool)
+    steps = []
+    while not done.all():
+        a = heuristic.act_batch(st.observation, st.legal_action_mask)
+        steps.append((env.states.copy(), a.copy(), done.copy(), st.current_player.copy(),
+                      st.legal_action_mask.sum(1)))
+        a[done] = 0
+        st = env.step(a)
+        done |= st.terminated | st.truncated
+    return heuristic, steps, env.states
+
+
+def test_a_rollout_of_the_heuristics_move_ends_as_its_round_did():
+    """The rollouts are exact: from a position of a round played by heuristic players, the
+    rollout of the heuristic's own move replays the rest of the round (the labeller takes
+    that move's figures from the round's end instead of playing it out)."""
+    heuristic, steps, final = _heuristic_rounds(8, 500)
+    states, acts, seats = [], [], []
+    for k in range(0, len(steps), 7):  # positions all along the rounds
+        st, a, done, cur, _ = steps[k]
+        live = np.flatnonzero(~done)
+        states.append(st[live])
+        acts.append(a[live])
+        seats.append(np.stack([live, cur[live]], 1))
+    seats_of = np.concatenate(seats)
+    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), np.concatenate(acts).astype(np.int64),
+                                  seats_of[:, 1].astype(np.int64))
+    game, seat = seats_of[:, 0], seats_of[:, 1]
+    winner = final["winner"][game]
+    expected = np.where(winner == seat, 1.0, np.where(winner < 0, 0.0, -1.0 / 3))
+    assert len(win) > 50
+    np.testing.assert_allclose(win, expected, atol=1e-6)
+    np.testing.assert_array_equal(points, final["round_points"][game, seat])
+
+
+def test_each_hints_figures_are_how_its_round_ended(labelled):
+    """The labelled seat plays the heuristic's moves: the hint's figures are the round's
+    end (the winner, the points the seat held), and the other moves' are their rollouts."""
     res, path = labelled
     assert res["rounds"] == 16 and res["positions"] > 100
     d = np.load(path)
     pos, act, hint = d["position"], d["action"], d["hint"]
-    env = VecEnv(RAMI, 16, auto_reset=False, auto_play_forced=True, **OPTIONS)
-    st = env.reset(seeds=np.arange(3 * 10_000_000, 3 * 10_000_000 + 16))
-    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
-    done = np.zeros(16, bool)
-    while not done.all():
-        a = heuristic.act_batch(st.observation, st.legal_action_mask)
-        a[done] = 0
-        st = env.step(a)
-        done |= st.terminated | st.truncated
-    winner, points = env.states["winner"], env.states["round_points"]
+    heuristic, steps, final = _heuristic_rounds(16, 3 * 10_000_000)
+    winner, points = final["winner"], final["round_points"]
     rows = np.flatnonzero(act == hint[pos])
     assert len(rows) == len(hint)  # one row of the heuristic's move per position
     for r in rows:
@@ -75,6 +109,70 @@ def test_each_heuristic_moves_figures_are_how_its_round_ended(labelled):
         assert int(d["points"][r]) == points[game, seat]
     # and another move changes the outcome somewhere (the labels say something)
     assert (d["win"] != d["win"][rows[pos]]).any()
+    # the other moves' figures are their rollouts: those of the first round's positions
+    first = np.flatnonzero(d["match"] == 3 * 10_000_000)
+    mine = [(st[0:1], a[0]) for st, a, done, cur, legal in steps if not done[0] and cur[0] == 0 and legal[0] > 1]
+    assert len(mine) == len(first)
+    states, actions, rows = [], [], []
+    for p, (st, a) in zip(first, mine, strict=True):
+        assert hint[p] == a
+        others = np.flatnonzero((pos == p) & (act != a))
+        states += [st] * len(others)
+        actions += list(act[others])
+        rows += list(others)
+    win, pts = rollout_figures(RAMI.module, heuristic, np.concatenate(states), np.array(actions, np.int64),
+                               np.zeros(len(actions), np.int64))
+    np.testing.assert_allclose(win, d["win"][rows].astype(np.float32), atol=1e-3)
+    np.testing.assert_array_equal(pts, d["points"][rows])
+
+
+def test_a_policy_in_the_labelled_seat_plays_its_moves_and_they_are_the_hints(tmp_path):
+    """In the later iterations the labelled seat plays the previous scorer's moves: every
+    hint is the scorer's move in its position, and the hint's figures are how the round
+    ended with the scorer in that seat."""
+    scorer = make_agent("scorer", RAMI, options=OPTIONS)
+    first = 5 * 10_000_000 + 40
+    res = label_rows(4, {}, 1e9, 5, 8, str(tmp_path / "w"), max_rounds=8, policy=scorer, first_round=40)
+    d = np.load(tmp_path / "w.0.npz")
+    assert res["positions"] == len(d["hint"]) > 20 and d["match"].min() >= first
+    # the rounds again, the scorer in the labelled seat: its moves are the hints
+    env = VecEnv(RAMI, 8, auto_reset=False, auto_play_forced=True, **OPTIONS)
+    st = env.reset(seeds=np.arange(first, first + 8))
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
+    seat = np.arange(8) % 4
+    done = np.zeros(8, bool)
+    played = []
+    while not done.all():
+        a = heuristic.act_batch(st.observation, st.legal_action_mask)
+        mine = np.flatnonzero(~done & (st.current_player == seat))
+        a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
+        played += [(first + i, a[i]) for i in mine if st.legal_action_mask[i].sum() > 1]
+        a[done] = 0
+        st = env.step(a)
+        done |= st.terminated | st.truncated
+    assert sorted(played) == sorted(zip(d["match"].tolist(), d["hint"].tolist(), strict=True))
+    pos, act, hint = d["position"], d["action"], d["hint"]
+    rows = np.flatnonzero(act == hint[pos])
+    game = d["match"][pos[rows]] - first
+    winner = env.states["winner"][game]
+    expected = np.where(winner == seat[game], 1.0, np.where(winner < 0, 0.0, -1.0 / 3))
+    np.testing.assert_allclose(d["win"][rows].astype(np.float32), expected, atol=1e-3)
+    np.testing.assert_array_equal(d["points"][rows], env.states["round_points"][game, seat[game]])
+
+
+def test_a_warm_fit_goes_on_from_its_scorer(labelled):
+    """A later iteration's fit starts from the previous scorer (weights and scaling): with
+    a learning rate of about 0 it gives that scorer back."""
+    _, path = labelled
+    data = load_rows([path], 0.5)
+    init = make_agent("scorer", RAMI, options=OPTIONS).scorer
+    cfg = ScorerConfig(epochs=1, minibatch=256, torch_threads=1, warm_learning_rate=1e-12)
+    scorer, _ = fit_scorer(data, cfg, RAMI.env_id, 4, 1e9, init=init)
+    X = data["x"][:500].astype(np.float32)
+    np.testing.assert_allclose(scorer.scores(X), init.scores(X), atol=1e-5)
+    assert np.array_equal(scorer.mean, init.mean) and np.array_equal(scorer.std, init.std)
+    cold, _ = fit_scorer(data, ScorerConfig(epochs=1, minibatch=256, torch_threads=1), RAMI.env_id, 4, 1e9)
+    assert not np.allclose(cold.scores(X), init.scores(X), atol=1e-3)
 
 
 def test_labels_are_reproducible_and_the_target_adds_the_points(labelled, tmp_path):
@@ -233,6 +331,10 @@ def test_the_shipped_scorer_is_an_agent_of_rami51():
     ({"options": {"max_steps": 100}}, "options may not set max_steps"),
     ({"seed": 2**20}, "seed"),
     ({"workers": 0}, "workers"),
+    ({"iterations": 0}, "iterations"),
+    ({"iterations": 6}, "iterations"),
+    ({"first_share": 1.0}, "first_share"),
+    ({"warm_learning_rate": 0}, "warm_learning_rate"),
 ])
 def test_scorer_config_refuses_bad_settings(settings, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -245,11 +347,15 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
                  "--workers", "1", "--eval-matches", "8", "--threads", "1", "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
-    for name in ("scorer.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
+    for name in ("scorer.npz", "scorer-1.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
         assert (folder / name).is_file(), name
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
-    assert list(csv.DictReader(open(folder / "fit.csv")))
+    assert [x["iteration"] for x in summary["iterations"]] == [1, 2]  # two by default
+    assert all(0 <= x["vs_heuristic"] <= 1 for x in summary["iterations"])
+    assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2"}
+    for k in (1, 2):
+        assert list((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
     with pytest.raises(ValueError, match="holds a run already"):
         run_scorer(ScorerConfig(out=str(folder)), out=io.StringIO(), err=io.StringIO())
     out = io.StringIO()
@@ -263,6 +369,8 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     (["train", "rami51", "--method", "scorer", "--samples", "4"], "--method scorer takes none of --samples"),
     (["train", "rami51", "--points-weight", "1"], "--points-weight goes with --method scorer"),
     (["train", "rami51", "--method", "search", "--points-weight", "1"], "--points-weight goes with --method scorer"),
+    (["train", "rami51", "--iterations", "2"], "--iterations goes with --method scorer"),
+    (["train", "rami51", "--method", "scorer", "--iterations", "0"], "iterations must be"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
 def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
