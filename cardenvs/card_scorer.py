@@ -186,10 +186,13 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                 acts[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
             chosen = mine[st.legal_action_mask[mine].sum(1) > 1]
             if chosen.size:
-                # every legal action but the hint is played out; the hint's own rollout would be
-                # the round itself (all is deterministic), so its figures come at the round's end
-                legal = [x[x != acts[i]] for i, x in
-                         zip(chosen, (np.flatnonzero(m) for m in st.legal_action_mask[chosen]), strict=True)]
+                # every legal action is played out, with heuristic players after it. Where the
+                # seat is a heuristic player, the hint's rollout would be the round itself (all
+                # is deterministic): its figures come at the round's end. A policy's hint is
+                # played out too (in the round, the policy plays on after it).
+                legal = [np.flatnonzero(m) for m in st.legal_action_mask[chosen]]
+                if policy is None:
+                    legal = [x[x != acts[i]] for i, x in zip(chosen, legal, strict=True)]
                 counts = [len(x) for x in legal]
                 win, points = rollout_figures(game, heuristic, np.repeat(venv.states[chosen], counts),
                                               np.concatenate(legal), np.repeat(seat[chosen], counts))
@@ -199,7 +202,8 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                     p = np.zeros(game.NUM_ACTIONS, np.int16)
                     w[x], p[x] = win[k:k + len(x)], points[k:k + len(x)]
                     k += len(x)
-                    pending.append((len(rec["obs"]), i))
+                    if policy is None:
+                        pending.append((len(rec["obs"]), i))
                     rec["obs"].append(st.observation[i].copy())
                     rec["mask"].append(st.legal_action_mask[i].copy())
                     rec["hint"].append(acts[i])

@@ -128,8 +128,9 @@ def test_each_hints_figures_are_how_its_round_ended(labelled):
 
 def test_a_policy_in_the_labelled_seat_plays_its_moves_and_they_are_the_hints(tmp_path):
     """In the later iterations the labelled seat plays the previous scorer's moves: every
-    hint is the scorer's move in its position, and the hint's figures are how the round
-    ended with the scorer in that seat."""
+    hint is the scorer's move in its position, and every move, the hint too, is valued by
+    its rollout with heuristic players after it (not by how the round went on, where the
+    scorer played on)."""
     scorer = make_agent("scorer", RAMI, options=OPTIONS)
     first = 5 * 10_000_000 + 40
     res = label_rows(4, {}, 1e9, 5, 8, str(tmp_path / "w"), max_rounds=8, policy=scorer, first_round=40)
@@ -141,23 +142,26 @@ def test_a_policy_in_the_labelled_seat_plays_its_moves_and_they_are_the_hints(tm
     heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
     seat = np.arange(8) % 4
     done = np.zeros(8, bool)
-    played = []
+    played, states = [], []
     while not done.all():
         a = heuristic.act_batch(st.observation, st.legal_action_mask)
         mine = np.flatnonzero(~done & (st.current_player == seat))
         a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
-        played += [(first + i, a[i]) for i in mine if st.legal_action_mask[i].sum() > 1]
+        for i in mine:
+            if st.legal_action_mask[i].sum() > 1:
+                played.append((first + i, a[i]))
+                states.append(env.states[i:i + 1].copy())
         a[done] = 0
         st = env.step(a)
         done |= st.terminated | st.truncated
-    assert sorted(played) == sorted(zip(d["match"].tolist(), d["hint"].tolist(), strict=True))
+    assert played == list(zip(d["match"].tolist(), d["hint"].tolist(), strict=True))
     pos, act, hint = d["position"], d["action"], d["hint"]
     rows = np.flatnonzero(act == hint[pos])
-    game = d["match"][pos[rows]] - first
-    winner = env.states["winner"][game]
-    expected = np.where(winner == seat[game], 1.0, np.where(winner < 0, 0.0, -1.0 / 3))
-    np.testing.assert_allclose(d["win"][rows].astype(np.float32), expected, atol=1e-3)
-    np.testing.assert_array_equal(d["points"][rows], env.states["round_points"][game, seat[game]])
+    assert np.array_equal(pos[rows], np.arange(len(hint)))
+    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), hint.astype(np.int64),
+                                  seat[d["match"] - first].astype(np.int64))
+    np.testing.assert_allclose(d["win"][rows].astype(np.float32), win, atol=1e-3)
+    np.testing.assert_array_equal(d["points"][rows], points)
 
 
 def test_a_warm_fit_goes_on_from_its_scorer(labelled):
@@ -347,14 +351,14 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
                  "--workers", "1", "--eval-matches", "8", "--threads", "1", "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
-    for name in ("scorer.npz", "scorer-1.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
+    for name in ("scorer.npz", "scorer-1.npz", "scorer-2.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
         assert (folder / name).is_file(), name
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
-    assert [x["iteration"] for x in summary["iterations"]] == [1, 2]  # two by default
+    assert [x["iteration"] for x in summary["iterations"]] == [1, 2, 3]  # three by default
     assert all(0 <= x["vs_heuristic"] <= 1 for x in summary["iterations"])
-    assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2"}
-    for k in (1, 2):
+    assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
+    for k in (1, 2, 3):
         assert list((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
     with pytest.raises(ValueError, match="holds a run already"):
         run_scorer(ScorerConfig(out=str(folder)), out=io.StringIO(), err=io.StringIO())
