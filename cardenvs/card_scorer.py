@@ -3,7 +3,7 @@
 A player that reads the whole observation learns the deals it was trained on before it
 learns how to play Rami 51 (see ``docs/training.md``). This method trains the card scorer
 of :mod:`cardenvs.agents.rami51_scorer` instead: a small network that values each legal
-action from numbers that carry from one card to another. ``iterations`` times (2 by
+action from numbers that carry from one card to another. ``iterations`` times (3 by
 default) it labels positions, then fits the scorer to them; then it evaluates:
 
 1. **Label** (on ``workers`` processes). Single rounds are played, heuristic players in
@@ -28,9 +28,8 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    the matches are held out (whole matches, see :func:`cardenvs.expert.held_out_split`);
    after each epoch the fit measures on them the win value of the moves the scorer ranks
    first, over the moves played.
-3. **Evaluate.** Each iteration's scorer against three heuristic players, the last one
-   also against three random ones, and the heuristic against three heuristic players on
-   the same deals.
+3. **Evaluate.** Each iteration's scorer against three heuristic players and against
+   three random ones, and the heuristic against three heuristic players on the same deals.
 
 The budget ``minutes`` holds the labelling and the fits (``fit_minutes`` of it); the first
 iteration has ``first_share`` of both, the later ones the rest in equal parts. The run
@@ -74,6 +73,7 @@ MAX_SCORER_PLAYERS = 4  # the scorer's inputs read the next three seats
 EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
 BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+WORKER_ROUNDS = 10_000_000  # the round seeds of labelling seed k: k * WORKER_ROUNDS onwards
 
 
 @dataclass
@@ -152,7 +152,10 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
     game = spec.module
     opts = {**options, "num_players": players, "single_round": True}
     heuristic = make_agent("heuristic", spec, options=opts)
-    first = seed * 10_000_000 + first_round  # the round seeds of this worker
+    if isinstance(first_round, bool) or not isinstance(first_round, (int, np.integer)) or not (
+            0 <= first_round and first_round + (max_rounds or 0) <= WORKER_ROUNDS):
+        raise ValueError(f"first_round must be an integer in 0..{WORKER_ROUNDS} - max_rounds, got {first_round!r}")
+    first = seed * WORKER_ROUNDS + first_round  # the round seeds of this worker
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "win", "points", "match")}
     t0 = last_save = time.perf_counter()
     played = positions = shard = rows = 0
@@ -234,8 +237,8 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
 def load_rows(paths: list[Path], points_weight: float) -> dict[str, np.ndarray]:
     """The rows of every shard: inputs ``x`` (float16), the fit's target ``y`` (the win
     minus ``points_weight`` x the points / 100; the fit learns its differences within a
-    position) and the win ``win`` of each row, its position ``pos`` (numbered across the shards), the row of its
-    position's heuristic move ``hint_row``, and each position's ``match``."""
+    position) and the win ``win`` of each row, its position ``pos`` (numbered across the shards), the row of the
+    move played in its position ``hint_row``, and each position's ``match``."""
     if not paths:
         raise ValueError("no labelled positions to learn from")
     parts: dict[str, list] = {k: [] for k in ("x", "y", "win", "pos", "hint_row", "match")}
@@ -252,7 +255,7 @@ def load_rows(paths: list[Path], points_weight: float) -> dict[str, np.ndarray]:
         hint_row = np.full(len(hint), -1, np.int64)
         hint_row[pos[is_hint]] = np.flatnonzero(is_hint)
         if (hint_row < 0).any():
-            raise ValueError(f"{path}: a position without its heuristic move's row")
+            raise ValueError(f"{path}: a position without the row of the move played")
         parts["pos"].append(pos + pos_base)
         parts["hint_row"].append(hint_row[pos] + row_base)
         row_base += len(pos)
@@ -308,6 +311,10 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
             width = h
         nets.append(torch.nn.Sequential(*layers, torch.nn.Linear(width, 1)))
     if init is not None:
+        shapes = [[tuple(a.shape) for a in layers] for layers in init.weights]
+        wanted = [[tuple(p.shape[::-1]) if p.ndim == 2 else tuple(p.shape) for p in net.parameters()] for net in nets]
+        if shapes != wanted:
+            raise ValueError(f"init: the scorer's layers {shapes} are not those of the fit's networks {wanted}")
         with torch.no_grad():
             for net, arrays in zip(nets, init.weights, strict=True):
                 lins = [m for m in net if isinstance(m, torch.nn.Linear)]
@@ -344,7 +351,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
             step += 1
             rows = perm[b * cfg.minibatch:(b + 1) * cfg.minibatch]
             hints = hint_row[rows]
-            # each action's target over the heuristic move's, in the same position
+            # each action's target over the move played's, in the same position
             loss = ((score(rows) - score(hints) - (y[rows] - y[hints])) ** 2).mean()
             opt.zero_grad()
             loss.backward()
@@ -385,8 +392,9 @@ def scorer_network(nets: Any, meta: dict[str, Any], mean: np.ndarray, std: np.nd
 
 
 # --------------------------------------------------------------------------- the run
-ROUNDS_PER_ITERATION = 2_000_000  # a worker's round seeds of one iteration (of its 10**7)
 MAX_ITERATIONS = 5
+#: a worker's round seeds of one iteration: its block of 10**7 (label_rows) shared by the iterations
+ROUNDS_PER_ITERATION = WORKER_ROUNDS // MAX_ITERATIONS
 
 
 def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,

@@ -744,13 +744,12 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return cmd_train_search(args, out, err)
     if args.method == "scorer":
         return cmd_train_scorer(args, out, err)
-    ignored = [flag for flag, value in (("--samples", args.samples), ("--fit-minutes", args.fit_minutes),
-                                        ("--hands", args.hands)) if value is not None]
+    ignored = [flag for flag, value in (("--samples", args.samples), ("--hands", args.hands)) if value is not None]
     if ignored:
         raise CliError(f"{', '.join(ignored)} go with --method search")
-    if args.points_weight is not None or args.iterations is not None:
-        raise CliError(f"{'--points-weight' if args.points_weight is not None else '--iterations'} goes with "
-                       "--method scorer")
+    if args.fit_minutes is not None:
+        raise CliError("--fit-minutes goes with --method search or scorer")
+    refuse_scorer_flags(args)
     try:
         from cardenvs.train import TrainConfig, Trainer
     except ImportError as e:  # pragma: no cover - depends on the install
@@ -806,14 +805,20 @@ def ppo_only_flags(args: argparse.Namespace) -> list[str]:
         ("--ray", args.ray)) if value is not None]
 
 
+def refuse_scorer_flags(args: argparse.Namespace) -> None:
+    """The card scorer's flags are refused by the other methods."""
+    given = [flag for flag, value in (("--points-weight", args.points_weight), ("--iterations", args.iterations))
+             if value is not None]
+    if given:
+        raise CliError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --method scorer")
+
+
 def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cardenvs train GAME --method search``: search-labelled training (cardenvs.expert)."""
     ppo_only = ppo_only_flags(args)
     if ppo_only:
         raise CliError(f"--method search takes none of {', '.join(ppo_only)} (they are PPO's)")
-    if args.points_weight is not None or args.iterations is not None:
-        raise CliError(f"{'--points-weight' if args.points_weight is not None else '--iterations'} goes with "
-                       "--method scorer")
+    refuse_scorer_flags(args)
     if args.game is None:
         raise CliError("train needs a game")
     try:
@@ -997,15 +1002,16 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     help="--method scorer: the fit's target is the win minus this x the penalty points held at "
                     "the round's end / 100 (default 0.5)")
     tr.add_argument("--iterations", type=int,
-                    help="--method scorer: label and fit this many times, the later times in the positions of "
-                    "the previous scorer's play (default 3)")
+                    help="--method scorer: label and fit this many times (1 to 5), the later times in the "
+                    "positions of the previous scorer's play; the first has half the budget, the later ones share "
+                    "the rest (default 3)")
     tr.add_argument("--samples", type=int, help="--method search: deals of the unseen cards per position (default 8)")
     tr.add_argument("--hands", choices=("sampled", "true"),
                     help="--method search: deal the other hands anew in each sample (sampled, the default), or "
                     "search with them as they are and label the heuristic's matches (true)")
     tr.add_argument("--fit-minutes", type=float,
                     help="--method search: the part of the budget kept for the fit (default 8; "
-                    "--method scorer: 12)")
+                    "--method scorer: 12, shared by its iterations as their labelling is)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
     tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
     tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")

@@ -177,6 +177,14 @@ def test_a_warm_fit_goes_on_from_its_scorer(labelled):
     assert np.array_equal(scorer.mean, init.mean) and np.array_equal(scorer.std, init.std)
     cold, _ = fit_scorer(data, ScorerConfig(epochs=1, minibatch=256, torch_threads=1), RAMI.env_id, 4, 1e9)
     assert not np.allclose(cold.scores(X), init.scores(X), atol=1e-3)
+    with pytest.raises(ValueError, match="init: the scorer's layers"):  # another shape of network
+        fit_scorer(data, ScorerConfig(epochs=1, hidden=(64,), torch_threads=1), RAMI.env_id, 4, 1e9, init=init)
+
+
+@pytest.mark.parametrize("first_round, max_rounds", [(-1, 8), (10_000_000 - 4, 8), (True, 8), (2.0, 8)])
+def test_label_rows_refuses_round_seeds_outside_its_block(tmp_path, first_round, max_rounds):
+    with pytest.raises(ValueError, match="first_round"):
+        label_rows(4, {}, 1e9, 5, 8, str(tmp_path / "w"), max_rounds=max_rounds, first_round=first_round)
 
 
 def test_labels_are_reproducible_and_the_target_adds_the_points(labelled, tmp_path):
@@ -338,7 +346,11 @@ def test_the_shipped_scorer_is_an_agent_of_rami51():
     ({"iterations": 0}, "iterations"),
     ({"iterations": 6}, "iterations"),
     ({"first_share": 1.0}, "first_share"),
+    ({"first_share": True}, "first_share"),
+    ({"first_share": "0.5"}, "first_share"),
+    ({"first_share": float("nan")}, "first_share"),
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
+    ({"iterations": 2.0}, "iterations"),
 ])
 def test_scorer_config_refuses_bad_settings(settings, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -358,8 +370,12 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     assert [x["iteration"] for x in summary["iterations"]] == [1, 2, 3]  # three by default
     assert all(0 <= x["vs_heuristic"] <= 1 for x in summary["iterations"])
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
+    matches = []
     for k in (1, 2, 3):
-        assert list((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
+        shards = sorted((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
+        assert shards
+        matches.append(set(np.concatenate([np.load(p)["match"] for p in shards]).tolist()))
+    assert not (matches[0] & matches[1] or matches[1] & matches[2] or matches[0] & matches[2])  # other rounds
     with pytest.raises(ValueError, match="holds a run already"):
         run_scorer(ScorerConfig(out=str(folder)), out=io.StringIO(), err=io.StringIO())
     out = io.StringIO()
@@ -374,6 +390,9 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     (["train", "rami51", "--points-weight", "1"], "--points-weight goes with --method scorer"),
     (["train", "rami51", "--method", "search", "--points-weight", "1"], "--points-weight goes with --method scorer"),
     (["train", "rami51", "--iterations", "2"], "--iterations goes with --method scorer"),
+    (["train", "rami51", "--method", "search", "--iterations", "2"], "--iterations goes with --method scorer"),
+    (["train", "rami51", "--iterations", "2", "--points-weight", "1"], "--points-weight, --iterations go with"),
+    (["train", "rami51", "--fit-minutes", "3"], "--fit-minutes goes with --method search or scorer"),
     (["train", "rami51", "--method", "scorer", "--iterations", "0"], "iterations must be"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
