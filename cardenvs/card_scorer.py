@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import csv
 import json
-import multiprocessing
 import os
 import sys
 import time
@@ -56,12 +55,12 @@ import numpy as np
 from cardenvs.core.protocol import ACT_HOLD
 from cardenvs.expert import (
     ROUND_OVER,
-    _last_line,
     _positive_int,
     _step,
     check_new_folder,
     check_run_settings,
     held_out_split,
+    run_workers,
     worker_seed,
 )
 from cardenvs.registry import get_spec
@@ -72,7 +71,6 @@ DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 0)
 MAX_SCORER_PLAYERS = 4  # the scorer's inputs read the next three seats
 EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
-BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 WORKER_ROUNDS = 10_000_000  # the round seeds of labelling seed k: k * WORKER_ROUNDS onwards
 
 
@@ -493,35 +491,10 @@ def iteration_shares(cfg: ScorerConfig) -> list[float]:
 def _label(cfg: ScorerConfig, players: int, seconds: float, labels: Path, policy_path: Path | None,
            iteration: int, t0: float, err: TextIO) -> list[dict[str, Any]]:
     """One iteration's labelling on ``cfg.workers`` processes, with a progress line."""
-    ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
-    # one thread of linear algebra a process: the workers' small products of the scorer's
-    # layers ran several times slower with every process's threads fighting for the cores
-    saved = {k: os.environ.get(k) for k in BLAS_THREADS}
-    os.environ.update({k: "1" for k in BLAS_THREADS})
-    try:
-        pool = ctx.Pool(cfg.workers)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-    start = time.perf_counter()
-    with pool:
-        jobs = [pool.apply_async(_worker, (players, cfg.options, seconds, worker_seed(cfg.seed, k), cfg.batch,
-                                           str(labels / f"worker{k}"), str(labels / f"worker{k}.log"),
-                                           None if policy_path is None else str(policy_path), iteration))
-                for k in range(cfg.workers)]
-        while not all(j.ready() for j in jobs):
-            time.sleep(5.0)
-            done = min((time.perf_counter() - start) / max(seconds, 1e-9), 1.0)
-            status = "; ".join(x for x in (_last_line(labels / f"worker{k}.log") for k in range(cfg.workers)) if x)
-            err.write(f"\r[{'#' * int(24 * done)}{'.' * (24 - int(24 * done))}] {(time.perf_counter() - t0) / 60:5.1f} "
-                      f"min  {status[:150]}   ")
-            err.flush()
-        results = [j.get() for j in jobs]
-    err.write("\n")
-    return results
+    policy = None if policy_path is None else str(policy_path)
+    return run_workers(_worker, [(players, cfg.options, seconds, worker_seed(cfg.seed, k), cfg.batch,
+                                  str(labels / f"worker{k}"), str(labels / f"worker{k}.log"), policy, iteration)
+                                 for k in range(cfg.workers)], labels, seconds, t0, err)
 
 
 def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:

@@ -465,6 +465,43 @@ def _last_line(path: Path) -> str:
     return lines[-1] if lines else ""
 
 
+#: one thread of linear algebra a labelling process: with every process's threads fighting
+#: for the cores, the card scorer's small layer products ran several times slower
+BLAS_THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def run_workers(target: Any, jobs: list[tuple], labels: Path, seconds: float, t0: float,
+                err: TextIO) -> list[Any]:
+    """``target(*args)`` for each ``args`` of ``jobs``, each in its own new process (spawned:
+    no numba or torch state shared), with a progress line until all are done: the part of
+    ``seconds`` gone, the minutes since ``t0`` and each worker's last log line
+    (``labels/worker{k}.log``); returns their results."""
+    ctx = multiprocessing.get_context("spawn")
+    saved = {k: os.environ.get(k) for k in BLAS_THREADS}
+    os.environ.update({k: "1" for k in BLAS_THREADS})  # the children read it as they start
+    try:
+        pool = ctx.Pool(len(jobs))
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    start = time.perf_counter()
+    with pool:
+        running = [pool.apply_async(target, args) for args in jobs]
+        while not all(j.ready() for j in running):
+            time.sleep(5.0)
+            done = min((time.perf_counter() - start) / max(seconds, 1e-9), 1.0)
+            status = "; ".join(x for x in (_last_line(labels / f"worker{k}.log") for k in range(len(jobs))) if x)
+            err.write(f"\r[{'#' * int(24 * done)}{'.' * (24 - int(24 * done))}] {(time.perf_counter() - t0) / 60:5.1f} "
+                      f"min  {status[:150]}   ")
+            err.flush()
+        results = [j.get() for j in running]
+    err.write("\n")
+    return results
+
+
 def worker_seed(seed: int, worker: int) -> int:
     """The labelling seed of worker ``worker`` of a run seeded ``seed`` (workers < 1000:
     runs of different seeds label different matches)."""
@@ -487,23 +524,10 @@ def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None 
           f"labels into {folder}: "
           f"{label_seconds / 60:g} min of labelling on {cfg.workers} workers, then up to "
           f"{cfg.fit_minutes:g} min of fit", file=out)
-    ctx = multiprocessing.get_context("spawn")  # no numba or torch state shared with the workers
-    with ctx.Pool(cfg.workers) as pool:
-        jobs = [pool.apply_async(_worker, (spec.name, players, cfg.game_options(players), cfg.hands, cfg.samples,
-                                           label_seconds,
-                                           worker_seed(cfg.seed, k),
-                                           cfg.batch, str(labels / f"worker{k}"), str(labels / f"worker{k}.log")))
-                for k in range(cfg.workers)]
-        while not all(j.ready() for j in jobs):
-            time.sleep(5.0)
-            elapsed = time.perf_counter() - t0
-            done = min(elapsed / max(label_seconds, 1e-9), 1.0)
-            status = "; ".join(x for x in (_last_line(labels / f"worker{k}.log") for k in range(cfg.workers)) if x)
-            err.write(f"\r[{'#' * int(24 * done)}{'.' * (24 - int(24 * done))}] {elapsed / 60:5.1f} min  "
-                      f"{status[:150]}   ")
-            err.flush()
-        results = [j.get() for j in jobs]
-    err.write("\n")
+    results = run_workers(_worker, [(spec.name, players, cfg.game_options(players), cfg.hands, cfg.samples,
+                                     label_seconds, worker_seed(cfg.seed, k), cfg.batch, str(labels / f"worker{k}"),
+                                     str(labels / f"worker{k}.log")) for k in range(cfg.workers)],
+                          labels, label_seconds, t0, err)
     positions = sum(r["positions"] for r in results)
     matches = sum(r["matches"] for r in results)
     share = sum(r["search_wins"] for r in results) / max(matches, 1)
