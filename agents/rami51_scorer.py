@@ -46,15 +46,15 @@ from numba import njit
 from cardenvs.core.bits import popcount
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games import rami51 as R
-from cardenvs.games.rami51_plan import coverage, points_potential, rami_penalty
+from cardenvs.games.rami51_plan import CARD_VALUE, coverage, points_potential, rami_penalty
 
-SCORER_FORMAT = "cardenvs-scorer/1"
+SCORER_FORMAT = "cardenvs-scorer/2"
 #: the file shipped with the package (``make_agent("scorer", spec)``)
 SHIPPED = Path(__file__).resolve().parent / "baselines" / "rami51-scorer.npz"
 
 # observation offsets and action ids (constants of the compiled kernels)
 O_HAND, O_TOP, O_PILE, O_TABLE, O_MELDS = R.OBS_HAND, R.OBS_TOP, R.OBS_PILE, R.OBS_TABLE, R.OBS_MELDS
-O_PHASE, O_BUILD, O_TURN, O_SEATS = R.OBS_PHASE, R.OBS_BUILD, R.OBS_TURN, R.OBS_SEATS
+O_PHASE, O_BUILD, O_PENDING, O_TURN, O_SEATS = R.OBS_PHASE, R.OBS_BUILD, R.OBS_PENDING, R.OBS_TURN, R.OBS_SEATS
 MELD_F, MAX_MELDS, SEAT_F = R.MELD_FEATURES, R.MAX_MELDS, R.SEAT_FEATURES
 A_STOCK, A_TAKE, A_MELD, A_ADD, A_JOKER, A_CLOSE, A_DISCARD = (
     R.DRAW_STOCK, R.TAKE_DISCARD, R.NEW_MELD, R.ADD0, R.JOKER0, R.CLOSE, R.DISCARD0)
@@ -62,11 +62,13 @@ JOKER = 52
 RULES = R.RULES
 CARD_FEATURES = 24  # how a card sits in the hand and on the table (card_features)
 CONTEXT_FEATURES = 9  # the position (context)
+HAND_FEATURES = 13  # the hand as a whole and the turn so far (hand_features)
+ACTION_FEATURES = 8  # the action's card's unseen partners, the table meld picked (action_features)
 #: the kinds of action, in the order of their one-hot input
 KINDS = ("draw", "take", "meld", "pick meld", "add", "joker", "close", "discard")
 #: the input of the network: card, its rank (14: the joker last), context, kind, phase (4),
-#: the meld being built and the points laid this turn
-NUM_FEATURES = CARD_FEATURES + 14 + CONTEXT_FEATURES + len(KINDS) + 4 + 2
+#: the meld being built and the points laid this turn, the hand, the action's extras
+NUM_FEATURES = CARD_FEATURES + 14 + CONTEXT_FEATURES + len(KINDS) + 4 + 2 + HAND_FEATURES + ACTION_FEATURES
 #: where the kind's one-hot starts in a row
 KIND_OFFSET = CARD_FEATURES + 14 + CONTEXT_FEATURES
 
@@ -177,10 +179,100 @@ def context(o, out):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def position_features(o, F, ctx):
-    """card_features and context of one observation; the discard top is scored as if
-    held. Returns the discard top (-1: none)."""
+def hand_features(o, out):
+    """The hand as a whole and the turn so far: what melds of the hand are worth, its
+    penalty, the cards no meld could hold, the jokers; the melds laid this turn, the
+    points still missing for the opening, a card taken from the discard still to lay;
+    the discard pile's size, the smallest hand of the others, the table melds, the
+    points of the meld being built."""
+    out[:] = 0.0
+    N = np.zeros(53, np.int64)
+    penalty = 0
+    for c in range(53):
+        N[c] = o[O_HAND + c]
+        penalty += rami_penalty(c) * N[c]
+    W = np.int64(o[O_HAND + JOKER])
+    cover0 = coverage(RULES, N, np.int64(0))
+    cover_w = coverage(RULES, N, min(W, np.int64(2)))
+    out[0] = points_potential(N, cover0) / 51.0
+    out[1] = points_potential(N, cover_w) / 51.0
+    out[2] = penalty / 100.0
+    dead = 0
+    for c in range(52):
+        if N[c] > 0 and (cover_w & (np.int64(1) << np.int64(c))) == 0:
+            dead += N[c]
+    out[3] = dead / 14.0
+    out[4] = W / 2.0
+    out[5] = o[O_TURN + 1]
+    out[6] = o[O_TURN + 2] / 3.0
+    if o[O_SEATS + 2] == 0:
+        out[7] = max(o[O_TURN + 3] - o[O_TURN], 0) / 51.0
+    for c in range(53):
+        out[8] += o[O_PENDING + c]
+    out[9] = o[O_TURN + 5] / 30.0
+    smallest = 14
+    for j in range(1, 4):
+        if o[O_SEATS + j * SEAT_F] > 0 and o[O_SEATS + j * SEAT_F + 1] < smallest:
+            smallest = o[O_SEATS + j * SEAT_F + 1]
+    out[10] = smallest / 14.0
+    melds = 0
+    for m in range(MAX_MELDS):
+        melds += o[O_MELDS + m * MELD_F] + o[O_MELDS + m * MELD_F + 1]
+    out[11] = melds / 10.0
+    build = 0
+    for c in range(52):
+        if o[O_BUILD + c] > 0:
+            build += CARD_VALUE[c]
+    out[12] = build / 30.0
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def fits_meld(o, m, c):
+    """Whether natural card c looks layable on table meld m (as fits_table)."""
+    r, t = c // 4, c % 4
+    b = O_MELDS + m * MELD_F
+    if o[b] == 1:
+        return o[b + 2] == r and o[b + 8 + t] == 0 and o[b + 5] < 4
+    if o[b + 1] == 1 and o[b + 2] == t:
+        lo, hi = o[b + 3], o[b + 4]
+        return r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12 and lo > 0)
+    return False
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def unseen_partners(o, c, x):
+    """Copies of card c's partners nobody has shown (not in the hand, the pile or on the
+    table; two decks at 4 players): of its rank (other suits), of its suit one and two
+    positions away."""
+    decks = 2 if o[O_SEATS + 3 * SEAT_F] > 0 else 1  # as the deal: two decks from 4 players
+    r, t = c // 4, c % 4
+    same = 0
+    for u in range(4):
+        if u != t:
+            k = r * 4 + u
+            same += max(decks - o[O_HAND + k] - o[O_PILE + k] - o[O_TABLE + k], 0)
+    near = gap = 0
+    for d in (-2, -1, 1, 2):
+        q = (13 if r == 0 and d < 0 else 0) + r + d
+        if q < 0 or q > 13:
+            continue
+        k = (0 if q == 13 else q) * 4 + t
+        left = max(decks - o[O_HAND + k] - o[O_PILE + k] - o[O_TABLE + k], 0)
+        if d == -1 or d == 1:
+            near += left
+        else:
+            gap += left
+    x[0] = same / 6.0
+    x[1] = near / 4.0
+    x[2] = gap / 4.0
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def position_features(o, F, ctx, hand):
+    """card_features, context and hand_features of one observation; the discard top is
+    scored as if held. Returns the discard top (-1: none)."""
     card_features(o, F)
+    hand_features(o, hand)
     top = -1
     for c in range(53):
         if o[O_TOP + c] > 0:
@@ -196,7 +288,7 @@ def position_features(o, F, ctx):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def action_features(o, F, ctx, top, a, x):
+def action_features(o, F, ctx, hand, top, a, x):
     """The scorer's input for action a (``x``: NUM_FEATURES values)."""
     x[:] = 0.0
     c = -1
@@ -231,6 +323,23 @@ def action_features(o, F, ctx, top, a, x):
         building += o[O_BUILD + cc] > 0
     x[b + 4] = building / 5.0
     x[b + 5] = o[O_TURN] / 51.0
+    b += 6
+    x[b:b + HAND_FEATURES] = hand
+    b += HAND_FEATURES
+    if c >= 0 and c < JOKER:
+        unseen_partners(o, c, x[b:b + 3])
+    if kind == 3:  # the table meld picked: its cards, a run, the seat's own, the hand's cards that fit it
+        m = a - A_MELD - 1
+        mb = O_MELDS + m * MELD_F
+        x[b + 3] = o[mb + 5] / 13.0
+        x[b + 4] = o[mb + 1]
+        x[b + 5] = o[mb + 6] == 1
+        fit = 0
+        for k in range(52):
+            if o[O_HAND + k] > 0 and fits_meld(o, m, k):
+                fit += 1
+        x[b + 6] = fit / 4.0
+    x[b + 7] = kind == 5  # a joker laid (its card is seldom held: its card inputs are mostly 0)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -239,14 +348,15 @@ def feature_rows(obs, masks, X, row_pos, row_action):
     the count (``row_pos``: the observation of each row, ``row_action``: its action)."""
     F = np.zeros((53, CARD_FEATURES))
     ctx = np.zeros(CONTEXT_FEATURES)
+    hand = np.zeros(HAND_FEATURES)
     k = 0
     for i in range(obs.shape[0]):
         if masks[i].sum() < 2:
             continue
-        top = position_features(obs[i], F, ctx)
+        top = position_features(obs[i], F, ctx, hand)
         for a in range(masks.shape[1]):
             if masks[i, a]:
-                action_features(obs[i], F, ctx, top, a, X[k])
+                action_features(obs[i], F, ctx, hand, top, a, X[k])
                 row_pos[k] = i
                 row_action[k] = a
                 k += 1

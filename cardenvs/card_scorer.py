@@ -3,17 +3,20 @@
 A player that reads the whole observation learns the deals it was trained on before it
 learns how to play Rami 51 (see ``docs/training.md``). This method trains the card scorer
 of :mod:`cardenvs.agents.rami51_scorer` instead: a small network that values each legal
-action from numbers that carry from one card to another. ``iterations`` times (3 by
+action from numbers that carry from one card to another. ``iterations`` times (5 by
 default) it labels positions, then fits the scorer to them; then it evaluates:
 
 1. **Label** (on ``workers`` processes). Single rounds are played, heuristic players in
    every seat but the labelled one (rotated): in the first iteration that seat is a
    heuristic player too, in the later ones the previous iteration's scorer, so that the
    scorer learns in the positions its own play leads to. At each decision of that seat
-   with more than one legal action, every legal action is played out to the round's end
-   on the true deal, every card as it is and the stock in its order, with heuristic
-   players after it: one exact rollout per action (the move played needs none: its
-   rollout is the round itself). Each rollout gives two figures: the win (1 for the
+   with more than one legal action, the move played and ``actions_per_position`` other
+   legal actions drawn at random (1 by default; 0: every one) are played out to the
+   round's end on the true deal, every card as it is and the stock in its order, with
+   heuristic players after them: one exact rollout per action (a heuristic's move needs
+   none: its rollout is the round itself). One or two actions drawn from each of three
+   to six times as many positions taught the scorer more than every action of fewer
+   positions, at the same cost (``docs/training.md``). Each rollout gives two figures: the win (1 for the
    winner, -1/(P-1) for the others: -1/3 at 4 players; 0 in a void round) and the penalty
    points the seat holds when the round ends (0 when it wins). The rollouts read every
    card, but the scorer does not: it sees the seat's observation, so over positions that
@@ -32,9 +35,10 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    three random ones, and the heuristic against three heuristic players on the same deals.
 
 The budget ``minutes`` holds the labelling and the fits (``fit_minutes`` of it); the first
-iteration has ``first_share`` of both, the later ones the rest in equal parts. The run
+iteration has ``first_share`` of both, the later ones the rest in equal parts (by
+default, each iteration an equal part). The run
 writes into its folder: ``config.json``, ``labels/iteration{k}/`` (each worker's rows:
-the scorer's inputs for every legal action of every labelled position, the two figures,
+the scorer's inputs for every labelled action of every labelled position, the two figures,
 the move played), ``scorer-{k}.npz`` (the earlier iterations' scorers), ``fit.csv``,
 ``eval.csv``, ``summary.json`` and ``scorer.npz`` (play it as ``scorer:PATH``).
 """
@@ -71,6 +75,7 @@ DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 0)
 MAX_SCORER_PLAYERS = 4  # the scorer's inputs read the next three seats
 EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
+SHARD_POSITIONS = 400_000  # or when it holds this many positions (about 1 GB of observations)
 WORKER_ROUNDS = 10_000_000  # the round seeds of labelling seed k: k * WORKER_ROUNDS onwards
 
 
@@ -95,9 +100,10 @@ class ScorerConfig:
     batch: int = 512  # rounds a worker plays together
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 4000
-    iterations: int = 3  # the later ones label the positions of the previous scorer's play
-    first_share: float = 0.5  # of the budget, the first iteration's; the later ones share the rest
+    iterations: int = 5  # the later ones label the positions of the previous scorer's play
+    first_share: float | None = None  # of the budget, the first iteration's, the later ones share the rest (None: equal)
     warm_learning_rate: float = 3e-4  # the later iterations' fits go on from the previous scorer
+    actions_per_position: int = 1  # labelled besides the move played, drawn at random (0: every legal action)
     method: str = "scorer"
 
 
@@ -134,12 +140,14 @@ def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.n
 
 def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
                log: TextIO | None = None, max_rounds: int | None = None, policy: Any = None,
-               first_round: int = 0) -> dict[str, Any]:
+               first_round: int = 0, actions_per_position: int = 0) -> dict[str, Any]:
     """Play rounds for ``seconds`` (or ``max_rounds``) and label one seat's decisions
     (module docstring, step 1); that seat plays ``policy``'s moves when given (an agent:
-    a scorer of an earlier iteration), heuristic ones otherwise. The round seeds start at
-    ``seed`` × 10**7 + ``first_round``. Writes ``{out}.{k}.npz`` shards: per row (a legal
-    action of a labelled position) ``x`` (the scorer's inputs, float16), ``win``,
+    a scorer of an earlier iteration), heuristic ones otherwise. Besides the move played,
+    ``actions_per_position`` legal actions of each position are labelled, drawn at random
+    (seeded by ``seed`` and ``first_round``), or every one (0). The round seeds start at
+    ``seed`` × 10**7 + ``first_round``. Writes ``{out}.{k}.npz`` shards: per row (a
+    labelled action of a position) ``x`` (the scorer's inputs, float16), ``win``,
     ``points``, ``position`` (its position in the shard) and ``action``; per position
     ``hint`` (the move the seat played) and ``match`` (its round's seed)."""
     from cardenvs.agents import make_agent
@@ -153,6 +161,11 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
     if isinstance(first_round, bool) or not isinstance(first_round, (int, np.integer)) or not (
             0 <= first_round and first_round + (max_rounds or 0) <= WORKER_ROUNDS):
         raise ValueError(f"first_round must be an integer in 0..{WORKER_ROUNDS} - max_rounds, got {first_round!r}")
+    if isinstance(actions_per_position, bool) or not isinstance(actions_per_position, (int, np.integer)) or not (
+            0 <= actions_per_position < game.NUM_ACTIONS):
+        raise ValueError(f"actions_per_position must be an integer in 0..{game.NUM_ACTIONS - 1}, "
+                         f"got {actions_per_position!r}")
+    rng = np.random.default_rng([seed, first_round])  # the actions drawn
     first = seed * WORKER_ROUNDS + first_round  # the round seeds of this worker
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "win", "points", "match")}
     t0 = last_save = time.perf_counter()
@@ -187,13 +200,18 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                 acts[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
             chosen = mine[st.legal_action_mask[mine].sum(1) > 1]
             if chosen.size:
-                # every legal action is played out, with heuristic players after it. Where the
-                # seat is a heuristic player, the hint's rollout would be the round itself (all
-                # is deterministic): its figures come at the round's end. A policy's hint is
+                # the labelled actions (every legal one, or a draw of them besides the hint)
+                # are played out, with heuristic players after them. Where the seat is a
+                # heuristic player, the hint's rollout would be the round itself (all is
+                # deterministic): its figures come at the round's end. A policy's hint is
                 # played out too (in the round, the policy plays on after it).
-                legal = [np.flatnonzero(m) for m in st.legal_action_mask[chosen]]
-                if policy is None:
-                    legal = [x[x != acts[i]] for i, x in zip(chosen, legal, strict=True)]
+                k_max = actions_per_position
+                others = [x[x != acts[i]] for i, x in
+                          zip(chosen, (np.flatnonzero(m) for m in st.legal_action_mask[chosen]), strict=True)]
+                if k_max:
+                    others = [np.sort(rng.choice(x, k_max, replace=False)) if len(x) > k_max else x for x in others]
+                legal = others if policy is None else [np.sort(np.append(x, acts[i]))
+                                                       for i, x in zip(chosen, others, strict=True)]
                 counts = [len(x) for x in legal]
                 win, points = rollout_figures(game, heuristic, np.repeat(venv.states[chosen], counts),
                                               np.concatenate(legal), np.repeat(seat[chosen], counts))
@@ -205,8 +223,10 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                     k += len(x)
                     if policy is None:
                         pending.append((len(rec["obs"]), i))
+                    labelled = np.zeros(game.NUM_ACTIONS, bool)  # the rows written: these actions and the hint
+                    labelled[x] = labelled[acts[i]] = True
                     rec["obs"].append(st.observation[i].copy())
-                    rec["mask"].append(st.legal_action_mask[i].copy())
+                    rec["mask"].append(labelled)
                     rec["hint"].append(acts[i])
                     rec["win"].append(w)
                     rec["points"].append(p)
@@ -221,7 +241,7 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
             rec["win"][r][h] = 1.0 if winner[i] == q else (0.0 if winner[i] < 0 else -1.0 / (players - 1))
             rec["points"][r][h] = held[i, q]
         played += n
-        if time.perf_counter() - last_save > SHARD_SECONDS:
+        if time.perf_counter() - last_save > SHARD_SECONDS or len(rec["obs"]) >= SHARD_POSITIONS:
             save()
             last_save = time.perf_counter()
         if log is not None:
@@ -271,7 +291,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     scaling kept, at ``cfg.warm_learning_rate``."""
     import torch
 
-    from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, best_rows
+    from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, SCORER_FORMAT, best_rows
 
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
@@ -371,7 +391,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         took = time.perf_counter() - t0
         if took + (took / (epoch + 1)) > seconds:  # another epoch would end past the budget
             break
-    meta = {"format": "cardenvs-scorer/1", "env_id": env_id, "num_players": players,
+    meta = {"format": SCORER_FORMAT, "env_id": env_id, "num_players": players,
             "options": {**cfg.options, "single_round": True}, "groups": [int(g) for g in groups],
             "layers": len(cfg.hidden) + 1, "points_weight": cfg.points_weight}
     return scorer_network(nets, meta, mean, std), figures
@@ -396,7 +416,7 @@ ROUNDS_PER_ITERATION = WORKER_ROUNDS // MAX_ITERATIONS
 
 
 def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
-            log_path: str, policy_path: str | None, iteration: int) -> dict[str, Any]:
+            log_path: str, policy_path: str | None, iteration: int, actions_per_position: int) -> dict[str, Any]:
     policy = None
     if policy_path is not None:  # the previous iteration's scorer plays the labelled seat
         from cardenvs.agents.rami51_scorer import CardScorerAgent
@@ -405,7 +425,8 @@ def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, ba
                                                               "single_round": True}, scorer=policy_path)
     with open(log_path, "a") as log:
         return label_rows(players, options, seconds, seed, batch, out, log=log, policy=policy,
-                          max_rounds=ROUNDS_PER_ITERATION, first_round=iteration * ROUNDS_PER_ITERATION)
+                          max_rounds=ROUNDS_PER_ITERATION, first_round=iteration * ROUNDS_PER_ITERATION,
+                          actions_per_position=actions_per_position)
 
 
 def check_config(cfg: ScorerConfig) -> Any:
@@ -426,8 +447,14 @@ def check_config(cfg: ScorerConfig) -> Any:
         raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS}, got {cfg.iterations!r}")
     for name in ("first_share", "warm_learning_rate"):
         v = getattr(cfg, name)
+        if v is None and name == "first_share":
+            continue
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < (1 if name == "first_share" else 1e6):
             raise ValueError(f"{name} must be a number in (0, {1 if name == 'first_share' else '1e6'}), got {v!r}")
+    v = cfg.actions_per_position
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < spec.module.NUM_ACTIONS:
+        raise ValueError(f"actions_per_position must be an integer in 0..{spec.module.NUM_ACTIONS - 1} "
+                         f"(0: every legal action), got {v!r}")
     v = cfg.points_weight
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
         raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
@@ -482,9 +509,12 @@ def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any]
 
 def iteration_shares(cfg: ScorerConfig) -> list[float]:
     """Each iteration's part of the budget (of its labelling and of its fit alike): the
-    first one ``first_share``, the later ones the rest in equal parts."""
+    first one ``first_share``, the later ones the rest in equal parts; all equal when
+    ``first_share`` is None."""
     if cfg.iterations == 1:
         return [1.0]
+    if cfg.first_share is None:
+        return [1.0 / cfg.iterations] * cfg.iterations
     return [cfg.first_share] + [(1.0 - cfg.first_share) / (cfg.iterations - 1)] * (cfg.iterations - 1)
 
 
@@ -493,7 +523,8 @@ def _label(cfg: ScorerConfig, players: int, seconds: float, labels: Path, policy
     """One iteration's labelling on ``cfg.workers`` processes, with a progress line."""
     policy = None if policy_path is None else str(policy_path)
     return run_workers(_worker, [(players, cfg.options, seconds, worker_seed(cfg.seed, k), cfg.batch,
-                                  str(labels / f"worker{k}"), str(labels / f"worker{k}.log"), policy, iteration)
+                                  str(labels / f"worker{k}"), str(labels / f"worker{k}.log"), policy, iteration,
+                                  cfg.actions_per_position)
                                  for k in range(cfg.workers)], labels, seconds, t0, err)
 
 

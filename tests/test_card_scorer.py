@@ -17,6 +17,7 @@ from cardenvs.agents.rami51_scorer import (  # noqa: E402
     KIND_OFFSET,
     KINDS,
     NUM_FEATURES,
+    SCORER_FORMAT,
     SHIPPED,
     CardScorerAgent,
     ScorerNetwork,
@@ -28,6 +29,7 @@ from cardenvs.card_scorer import (  # noqa: E402
     ScorerConfig,
     check_config,
     fit_scorer,
+    iteration_shares,
     label_rows,
     load_rows,
     rollout_figures,
@@ -187,6 +189,31 @@ def test_label_rows_refuses_round_seeds_outside_its_block(tmp_path, first_round,
         label_rows(4, {}, 1e9, 5, 8, str(tmp_path / "w"), max_rounds=max_rounds, first_round=first_round)
 
 
+def test_drawn_actions_are_rows_of_the_full_labels(labelled, tmp_path):
+    """With ``actions_per_position`` k each position keeps the move played and k other
+    legal actions (all of them where it has fewer), drawn reproducibly: the same rows, inputs
+    and figures as the labels of every legal action of the same rounds."""
+    _, path = labelled
+    full = np.load(path)
+    label_rows(4, {}, 1e9, 3, 16, str(tmp_path / "k"), max_rounds=16, actions_per_position=2)
+    label_rows(4, {}, 1e9, 3, 16, str(tmp_path / "again"), max_rounds=16, actions_per_position=2)
+    d, again = np.load(tmp_path / "k.0.npz"), np.load(tmp_path / "again.0.npz")
+    for k in d.files:
+        assert np.array_equal(d[k], again[k]), k
+    assert np.array_equal(d["hint"], full["hint"]) and np.array_equal(d["match"], full["match"])
+    legal = np.bincount(full["position"])
+    kept = np.bincount(d["position"], minlength=len(legal))
+    assert np.array_equal(kept, np.minimum(legal, 3)) and (legal > 3).any()
+    assert all((d["action"][d["position"] == i] == d["hint"][i]).sum() == 1 for i in range(len(legal)))
+    rows = {(p, a): r for r, (p, a) in enumerate(zip(full["position"].tolist(), full["action"].tolist()))}
+    at = [rows[(p, a)] for p, a in zip(d["position"].tolist(), d["action"].tolist())]
+    for k in ("x", "win", "points"):
+        assert np.array_equal(d[k], full[k][at]), k
+    assert load_rows([tmp_path / "k.0.npz"], 0.5)["hint_row"].min() >= 0
+    with pytest.raises(ValueError, match="actions_per_position"):
+        label_rows(4, {}, 1e9, 3, 16, str(tmp_path / "bad"), max_rounds=16, actions_per_position=-1)
+
+
 def test_labels_are_reproducible_and_the_target_adds_the_points(labelled, tmp_path):
     res, path = labelled
     again = label_rows(4, {}, 1e9, 3, 16, str(tmp_path / "w"), max_rounds=16)
@@ -231,7 +258,7 @@ def test_the_numpy_scorer_computes_what_the_torch_networks_do():
     groups = [0, 0, 0, 0, 1, 1, 0, 1]
     rng = np.random.default_rng(1)
     mean, std = rng.normal(size=NUM_FEATURES), rng.uniform(0.5, 2, NUM_FEATURES)
-    meta = {"format": "cardenvs-scorer/1", "env_id": RAMI.env_id, "num_players": 4, "options": {}, "groups": groups}
+    meta = {"format": SCORER_FORMAT, "env_id": RAMI.env_id, "num_players": 4, "options": {}, "groups": groups}
     scorer = scorer_network(nets, meta, mean, std)
     X = rng.normal(size=(64, NUM_FEATURES)).astype(np.float32)
     X[:, KIND_OFFSET:KIND_OFFSET + len(KINDS)] = np.eye(len(KINDS))[np.arange(64) % len(KINDS)]
@@ -332,6 +359,12 @@ def test_the_shipped_scorer_is_an_agent_of_rami51():
     assert agent.scorer.meta["num_players"] == 4 and agent.scorer.meta["options"]["single_round"] is True
 
 
+def test_iterations_share_the_budget_equally_by_default():
+    assert iteration_shares(ScorerConfig()) == [0.2] * 5
+    assert iteration_shares(ScorerConfig(iterations=3, first_share=0.5)) == [0.5, 0.25, 0.25]
+    assert iteration_shares(ScorerConfig(iterations=1, first_share=0.5)) == [1.0]
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"game": "odin"}, "Rami 51's"),
     ({"points_weight": -1.0}, "points_weight"),
@@ -351,6 +384,9 @@ def test_the_shipped_scorer_is_an_agent_of_rami51():
     ({"first_share": float("nan")}, "first_share"),
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
     ({"iterations": 2.0}, "iterations"),
+    ({"actions_per_position": -1}, "actions_per_position"),
+    ({"actions_per_position": 197}, "actions_per_position"),
+    ({"actions_per_position": 2.0}, "actions_per_position"),
 ])
 def test_scorer_config_refuses_bad_settings(settings, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -361,13 +397,13 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
     code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
-                 "--workers", "1", "--eval-matches", "8", "--threads", "1", "--out", str(folder)], out, err)
+                 "--iterations", "3", "--workers", "1", "--eval-matches", "8", "--threads", "1", "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
     for name in ("scorer.npz", "scorer-1.npz", "scorer-2.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
         assert (folder / name).is_file(), name
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
-    assert [x["iteration"] for x in summary["iterations"]] == [1, 2, 3]  # three by default
+    assert [x["iteration"] for x in summary["iterations"]] == [1, 2, 3]
     assert all(0 <= x["vs_heuristic"] <= 1 for x in summary["iterations"])
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
     matches = []
@@ -394,6 +430,9 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     (["train", "rami51", "--iterations", "2", "--points-weight", "1"], "--points-weight, --iterations go with"),
     (["train", "rami51", "--fit-minutes", "3"], "--fit-minutes goes with --method search or scorer"),
     (["train", "rami51", "--method", "scorer", "--iterations", "0"], "iterations must be"),
+    (["train", "rami51", "--method", "search", "--actions-per-position", "2"],
+     "--actions-per-position goes with --method scorer"),
+    (["train", "rami51", "--method", "scorer", "--actions-per-position", "-1"], "actions_per_position must be"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
 def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
