@@ -11,8 +11,17 @@ sees an action through numbers that carry from one card to another:
   without it (cards, and points toward the opening), whether it fits
   a table meld and whether the next player or anyone else who has opened could lay it
   there, the copies already seen on the table and in the pile; its rank;
+- the copies of the card's partners (its rank, its suit one and two positions away)
+  that nobody has shown; for a table meld picked, its size, whether it is a run or the
+  seat's own, and how many cards of the hand fit it; whether a joker is laid;
 - the position: who has opened, the hand sizes, the stock, the phase of the turn, the
-  meld being built and the points laid this turn.
+  meld being built and the points laid this turn;
+- the hand as a whole and the turn so far: what the melds of the hand are worth (with
+  and without jokers), its penalty, the cards no meld could hold, the jokers held,
+  whether a clean run and how many melds were laid this turn, the points still missing
+  for the opening, a card taken from
+  the discard still to lay, the discard pile's size, the smallest hand of the others,
+  the melds on the table and the points of the meld being built.
 
 One set of weights per group of kinds (``groups`` in the file) scores every action of
 those kinds, so what is learnt of one card holds for the others. The agent plays the
@@ -21,7 +30,8 @@ plays that. ``cardenvs train rami51 --method scorer`` trains one
 (:mod:`cardenvs.card_scorer`); ``make_agent("scorer", spec)`` loads the one shipped with
 the package and ``make_agent("scorer:PATH", spec)`` one written by training.
 
-File format (``cardenvs-scorer/1``, an ``.npz``): ``meta`` (a JSON string: ``format``,
+File format (``cardenvs-scorer/2``, an ``.npz``; version 1 files had the first 61
+inputs only, and are refused): ``meta`` (a JSON string: ``format``,
 ``env_id``, ``num_players``, ``options``, ``groups``: one group index per kind,
 ``layers``), ``mean`` and ``std`` (``NUM_FEATURES`` float32: the input is
 ``(x - mean) / std``) and, for each group ``g``, ``g{g}_w{k}``, ``g{g}_b{k}``: dense
@@ -63,7 +73,7 @@ RULES = R.RULES
 CARD_FEATURES = 24  # how a card sits in the hand and on the table (card_features)
 CONTEXT_FEATURES = 9  # the position (context)
 HAND_FEATURES = 13  # the hand as a whole and the turn so far (hand_features)
-ACTION_FEATURES = 8  # the action's card's unseen partners, the table meld picked (action_features)
+ACTION_FEATURES = 8  # the card's unseen partners, the table meld picked, a joker laid (action_features)
 #: the kinds of action, in the order of their one-hot input
 KINDS = ("draw", "take", "meld", "pick meld", "add", "joker", "close", "discard")
 #: the input of the network: card, its rank (14: the joker last), context, kind, phase (4),
@@ -180,11 +190,12 @@ def context(o, out):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def hand_features(o, out):
-    """The hand as a whole and the turn so far: what melds of the hand are worth, its
-    penalty, the cards no meld could hold, the jokers; the melds laid this turn, the
-    points still missing for the opening, a card taken from the discard still to lay;
-    the discard pile's size, the smallest hand of the others, the table melds, the
-    points of the meld being built."""
+    """The hand as a whole and the turn so far: what melds of the hand are worth (without
+    jokers and with them), its penalty, the cards no meld could hold, the jokers; whether
+    a clean run was laid this turn, the melds laid this turn, the points still missing
+    for the opening, a card taken from the discard still to lay; the discard pile's size,
+    the smallest hand of the others, the table melds, the points of the meld being built
+    (each card at its best value: an approximation for an ace low in a run)."""
     out[:] = 0.0
     N = np.zeros(53, np.int64)
     penalty = 0
@@ -339,12 +350,12 @@ def action_features(o, F, ctx, hand, top, a, x):
             if o[O_HAND + k] > 0 and fits_meld(o, m, k):
                 fit += 1
         x[b + 6] = fit / 4.0
-    x[b + 7] = kind == 5  # a joker laid (its card is seldom held: its card inputs are mostly 0)
+    x[b + 7] = kind == 5  # a joker laid (as the kind's one-hot: kept, the shipped scorer reads it)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def feature_rows(obs, masks, X, row_pos, row_action):
-    """One input row per legal action of every observation with more than one; returns
+    """One input row per action set in the mask, for every observation with more than one; returns
     the count (``row_pos``: the observation of each row, ``row_action``: its action)."""
     F = np.zeros((53, CARD_FEATURES))
     ctx = np.zeros(CONTEXT_FEATURES)
@@ -364,7 +375,8 @@ def feature_rows(obs, masks, X, row_pos, row_action):
 
 
 def rows_of(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The input rows of every legal action of the observations with a choice: (rows,
+    """The input rows of every action set in the masks (the legal ones, or those
+    labelled), for the observations with more than one: (rows,
     their observation, their action). The kernels read fixed offsets and take the values
     as int16: shapes and values are checked here (ValueError)."""
     observations = np.asarray(observations)
@@ -409,6 +421,9 @@ class ScorerNetwork:
     def __init__(self, meta: dict[str, Any], mean: np.ndarray, std: np.ndarray, weights: list[list[np.ndarray]]):
         if not isinstance(meta, dict):
             raise ValueError("scorer: meta must be a mapping")
+        if meta.get("format") == "cardenvs-scorer/1":
+            raise ValueError("a card scorer of an earlier version (cardenvs-scorer/1, with fewer inputs): "
+                             "train it again with this version")
         if meta.get("format") != SCORER_FORMAT:
             raise ValueError(f"not a card scorer (format {meta.get('format')!r}, expected {SCORER_FORMAT!r})")
         groups = meta.get("groups")

@@ -21,7 +21,7 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    points the seat holds when the round ends (0 when it wins). The rollouts read every
    card, but the scorer does not: it sees the seat's observation, so over positions that
    look alike it learns the mean over the deals that occur in play.
-2. **Fit.** The scorer learns each legal action's target minus the played move's, by
+2. **Fit.** The scorer learns each labelled action's target minus the played move's, by
    least squares: the target is the win minus ``points_weight`` × the points / 100. A
    win or a loss says little about one move (most moves do not change who wins the
    rollout); the points say how near the seat came to going out, a figure that moves
@@ -30,7 +30,7 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    fits go on from the previous scorer, on their own labels. The positions of a tenth of
    the matches are held out (whole matches, see :func:`cardenvs.expert.held_out_split`);
    after each epoch the fit measures on them the win value of the moves the scorer ranks
-   first, over the moves played.
+   first among the labelled actions, over the moves played.
 3. **Evaluate.** Each iteration's scorer against three heuristic players and against
    three random ones, and the heuristic against three heuristic players on the same deals.
 
@@ -75,7 +75,7 @@ DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 0)
 MAX_SCORER_PLAYERS = 4  # the scorer's inputs read the next three seats
 EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
-SHARD_POSITIONS = 400_000  # or when it holds this many positions (about 1 GB of observations)
+SHARD_POSITIONS = 400_000  # or when it holds this many positions (about 1.1 GB with their masks and figures)
 WORKER_ROUNDS = 10_000_000  # the round seeds of labelling seed k: k * WORKER_ROUNDS onwards
 
 
@@ -101,7 +101,7 @@ class ScorerConfig:
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 4000
     iterations: int = 5  # the later ones label the positions of the previous scorer's play
-    first_share: float | None = None  # of the budget, the first iteration's, the later ones share the rest (None: equal)
+    first_share: float | None = None  # the first iteration's part of the budget (None: each iteration an equal part)
     warm_learning_rate: float = 3e-4  # the later iterations' fits go on from the previous scorer
     actions_per_position: int = 1  # labelled besides the move played, drawn at random (0: every legal action)
     method: str = "scorer"
@@ -145,7 +145,9 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
     (module docstring, step 1); that seat plays ``policy``'s moves when given (an agent:
     a scorer of an earlier iteration), heuristic ones otherwise. Besides the move played,
     ``actions_per_position`` legal actions of each position are labelled, drawn at random
-    (seeded by ``seed`` and ``first_round``), or every one (0). The round seeds start at
+    (seeded by ``seed`` and ``first_round``; the draws follow the positions in the order
+    the batches of ``batch`` rounds meet them), or every one (0, the default here;
+    ``ScorerConfig`` draws one). The round seeds start at
     ``seed`` × 10**7 + ``first_round``. Writes ``{out}.{k}.npz`` shards: per row (a
     labelled action of a position) ``x`` (the scorer's inputs, float16), ``win``,
     ``points``, ``position`` (its position in the shard) and ``action``; per position
@@ -443,6 +445,8 @@ def check_config(cfg: ScorerConfig) -> Any:
         raise ValueError(f"method must be 'scorer', got {cfg.method!r}")
     # a truncated rollout would read as a void round: no max_steps
     check_run_settings(cfg, (), ("num_players", "single_round", "reward_mode", "max_steps"))
+    if "decks" in cfg.options:  # the scorer counts unseen copies: two decks from 4 players, one below
+        raise ValueError("options may not set decks: the card scorer's inputs assume the game's own deck count")
     if not (_positive_int(cfg.iterations) and cfg.iterations <= MAX_ITERATIONS):
         raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS}, got {cfg.iterations!r}")
     for name in ("first_share", "warm_learning_rate"):
@@ -528,6 +532,13 @@ def _label(cfg: ScorerConfig, players: int, seconds: float, labels: Path, policy
                                  for k in range(cfg.workers)], labels, seconds, t0, err)
 
 
+def _plain(value: Any) -> Any:
+    """A numpy number of the config as a JSON number (the checks take numpy integers)."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
 def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:
     """Label, fit, evaluate (see the module docstring); returns the figures. Call it under
     ``if __name__ == "__main__":`` in a script: the workers are new processes that import it."""
@@ -540,7 +551,7 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
     options = {**cfg.options, "num_players": players, "single_round": True}
     folder = Path(cfg.out)
     folder.mkdir(parents=True, exist_ok=True)
-    (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2) + "\n")
+    (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2, default=_plain) + "\n")
     t0 = time.perf_counter()
     n = cfg.iterations
     shares = iteration_shares(cfg)
@@ -563,7 +574,7 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
                          t0, err)
         positions = sum(r["positions"] for r in results)
         rounds = sum(r["rounds"] for r in results)
-        print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} legal actions) in "
+        print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} labelled actions) in "
               f"{rounds:,} rounds", file=out, flush=True)
         data = load_rows(sorted(labels.glob("worker*.npz")), cfg.points_weight)
         fit_seconds = max(ends[it] - (time.perf_counter() - t0), 0.0)

@@ -996,8 +996,8 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     help="ppo (default): self-play masked PPO; search: a rollout search over the heuristic "
                     "labels positions and a residual policy learns its action values (games that can deal "
                     "their unseen cards anew: odin, rami51); scorer: Rami 51 single rounds (4 players unless --players "
-                    "says 2 or 3), a card scorer fitted to exact rollouts of every legal action (play it as "
-                    "scorer:PATH)")
+                    "says 2 or 3), a card scorer fitted to exact rollouts of the moves played and of drawn "
+                    "legal actions (play it as scorer:PATH)")
     tr.add_argument("--points-weight", type=float,
                     help="--method scorer: the fit's target is the win minus this x the penalty points held at "
                     "the round's end / 100 (default 0.5)")

@@ -205,10 +205,15 @@ def test_drawn_actions_are_rows_of_the_full_labels(labelled, tmp_path):
     kept = np.bincount(d["position"], minlength=len(legal))
     assert np.array_equal(kept, np.minimum(legal, 3)) and (legal > 3).any()
     assert all((d["action"][d["position"] == i] == d["hint"][i]).sum() == 1 for i in range(len(legal)))
-    rows = {(p, a): r for r, (p, a) in enumerate(zip(full["position"].tolist(), full["action"].tolist()))}
-    at = [rows[(p, a)] for p, a in zip(d["position"].tolist(), d["action"].tolist())]
+    rows = {(p, a): r for r, (p, a) in enumerate(zip(full["position"].tolist(), full["action"].tolist(), strict=True))}
+    at = [rows[(p, a)] for p, a in zip(d["position"].tolist(), d["action"].tolist(), strict=True)]
     for k in ("x", "win", "points"):
         assert np.array_equal(d[k], full[k][at]), k
+    # drawn, not the first legal ones: where more than two could be, others were drawn too
+    firsts = [set(full["action"][(full["position"] == i) & (full["action"] != full["hint"][i])][:2].tolist())
+              == set(d["action"][(d["position"] == i) & (d["action"] != d["hint"][i])].tolist())
+              for i in np.flatnonzero(legal > 3)]
+    assert not all(firsts)
     assert load_rows([tmp_path / "k.0.npz"], 0.5)["hint_row"].min() >= 0
     with pytest.raises(ValueError, match="actions_per_position"):
         label_rows(4, {}, 1e9, 3, 16, str(tmp_path / "bad"), max_rounds=16, actions_per_position=-1)
@@ -285,6 +290,81 @@ def test_rows_read_the_kind_and_the_card_of_each_legal_action():
         st = env.step(np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in masks]))
 
 
+def _penalty(c):
+    return 20 if c == 52 else (11 if c < 4 else min(c // 4 + 1, 10))
+
+
+def _fits_meld(o, m, c):
+    """Natural card c against table meld m of observation o (the meld's layout, read here)."""
+    g = RAMI.module
+    b = g.OBS_MELDS + m * g.MELD_FEATURES
+    r, t = c // 4, c % 4
+    if o[b] == 1:
+        return o[b + 2] == r and o[b + 8 + t] == 0 and o[b + 5] < 4
+    if o[b + 1] == 1 and o[b + 2] == t:
+        lo, hi = o[b + 3], o[b + 4]
+        return r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12 and lo > 0)
+    return False
+
+
+def test_the_hand_and_action_inputs_read_the_observation():
+    """The inputs after the first 61 (the hand as a whole and the turn, the unseen copies of
+    a card's partners, the table meld picked, the joker flag), recomputed here from the
+    observation's layout over the positions of heuristic rounds."""
+    g = RAMI.module
+    assert NUM_FEATURES == 82
+    hand_at, extra_at = NUM_FEATURES - 21, NUM_FEATURES - 8
+    env = make_vec("rami51", 16, seed=9, **OPTIONS)
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
+    st = env.reset()
+    seen = {"pick": 0, "joker": 0, "pending": 0}
+    for _ in range(400):
+        obs, masks = st.observation, st.legal_action_mask
+        X, pos, act = rows_of(obs, masks)
+        for x, i, a in zip(X, pos, act, strict=True):
+            o = obs[i].astype(np.int64)
+            hand = o[g.OBS_HAND:g.OBS_HAND + 53]
+            assert np.isclose(x[hand_at + 2], sum(_penalty(c) * hand[c] for c in range(53)) / 100)
+            assert np.isclose(x[hand_at + 4], hand[52] / 2)
+            assert np.isclose(x[hand_at + 8], o[g.OBS_PENDING:g.OBS_PENDING + 53].sum())
+            seen["pending"] += x[hand_at + 8] > 0
+            assert np.isclose(x[hand_at + 9], o[g.OBS_TURN + 5] / 30)
+            others = [o[g.OBS_SEATS + j * g.SEAT_FEATURES + 1] for j in (1, 2, 3)]
+            assert np.isclose(x[hand_at + 10], min(others) / 14)
+            card = (a - g.ADD0 if g.ADD0 <= a < g.CLOSE and a < g.JOKER0 else a - g.JOKER0 if g.JOKER0 <= a < g.CLOSE
+                    else a - g.DISCARD0 if a >= g.DISCARD0 else int(np.argmax(o[g.OBS_TOP:g.OBS_TOP + 53]))
+                    if a == g.TAKE_DISCARD else -1)
+            if 0 <= card < 52:  # two decks at 4 players
+                r, t = card // 4, card % 4
+                left = [max(2 - o[g.OBS_HAND + k] - o[g.OBS_PILE + k] - o[g.OBS_TABLE + k], 0) for k in range(52)]
+                run = {}  # run positions: the ace is 0 below the 2 and 13 above the king
+                for d in (-2, -1, 1, 2):
+                    q = (13 if r == 0 and d < 0 else 0) + r + d
+                    if 0 <= q <= 13:
+                        run[d] = 0 if q == 13 else q
+                assert np.isclose(x[extra_at], sum(left[r * 4 + u] for u in range(4) if u != t) / 6)
+                assert np.isclose(x[extra_at + 1], sum(left[q * 4 + t] for d, q in run.items() if abs(d) == 1) / 4)
+                assert np.isclose(x[extra_at + 2], sum(left[q * 4 + t] for d, q in run.items() if abs(d) == 2) / 4)
+            else:
+                assert (x[extra_at:extra_at + 3] == 0).all()
+            if g.LAYOFF0 <= a < g.ADD0:
+                m = a - g.LAYOFF0
+                b = g.OBS_MELDS + m * g.MELD_FEATURES
+                fit = sum(1 for c in range(52) if hand[c] > 0 and _fits_meld(o, m, c))
+                assert np.allclose(x[extra_at + 3:extra_at + 7], [o[b + 5] / 13, o[b + 1], o[b + 6] == 1, fit / 4])
+                seen["pick"] += 1
+            else:
+                assert (x[extra_at + 3:extra_at + 7] == 0).all()
+            assert x[extra_at + 7] == (g.JOKER0 <= a < g.CLOSE)
+            seen["joker"] += g.JOKER0 <= a < g.CLOSE
+        for i in np.unique(pos):  # the position's inputs are the same for each of its actions
+            assert (X[pos == i, hand_at:extra_at] == X[pos == i][0, hand_at:extra_at]).all()
+        st = env.step(heuristic.act_batch(obs, masks))
+        if (st.terminated | st.truncated).all():
+            break
+    assert min(seen.values()) > 0, seen  # every kind of input was met
+
+
 def fitted(labelled, seed=0, epochs=1):
     _, path = labelled
     cfg = ScorerConfig(seed=seed, epochs=epochs, torch_threads=1, minibatch=256)
@@ -346,6 +426,8 @@ def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
         ScorerNetwork(scorer.meta, scorer.mean, scorer.std, [[np.array([["a"]]), np.zeros(1)]])
     with pytest.raises(ValueError, match="not a card scorer"):
         ScorerNetwork({**scorer.meta, "format": "x"}, scorer.mean, scorer.std, scorer.weights)
+    with pytest.raises(ValueError, match="earlier version"):  # the inputs were fewer
+        ScorerNetwork({**scorer.meta, "format": "cardenvs-scorer/1"}, scorer.mean, scorer.std, scorer.weights)
     with pytest.raises(ValueError, match="plays rami51"):
         make_agent(f"scorer:{tmp_path / 'junk.npz'}", get_spec("odin"))
     with pytest.warns(UserWarning, match="num_players=4"):
@@ -387,6 +469,7 @@ def test_iterations_share_the_budget_equally_by_default():
     ({"actions_per_position": -1}, "actions_per_position"),
     ({"actions_per_position": 197}, "actions_per_position"),
     ({"actions_per_position": 2.0}, "actions_per_position"),
+    ({"options": {"decks": 2}}, "decks"),
 ])
 def test_scorer_config_refuses_bad_settings(settings, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -397,7 +480,8 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
     code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
-                 "--iterations", "3", "--workers", "1", "--eval-matches", "8", "--threads", "1", "--out", str(folder)], out, err)
+                 "--iterations", "3", "--workers", "1", "--eval-matches", "8", "--threads", "1",
+                 "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
     for name in ("scorer.npz", "scorer-1.npz", "scorer-2.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
         assert (folder / name).is_file(), name
@@ -407,9 +491,12 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     assert all(0 <= x["vs_heuristic"] <= 1 for x in summary["iterations"])
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
     matches = []
+    assert json.loads((folder / "config.json").read_text())["actions_per_position"] == 1
     for k in (1, 2, 3):
         shards = sorted((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
         assert shards
+        # the move played and one drawn action a position (a policy's move is played out too)
+        assert all(np.bincount(np.load(p)["position"]).max() == 2 for p in shards)
         matches.append(set(np.concatenate([np.load(p)["match"] for p in shards]).tolist()))
     assert not (matches[0] & matches[1] or matches[1] & matches[2] or matches[0] & matches[2])  # other rounds
     with pytest.raises(ValueError, match="holds a run already"):
