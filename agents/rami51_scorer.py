@@ -84,19 +84,25 @@ KIND_OFFSET = CARD_FEATURES + 14 + CONTEXT_FEATURES
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def fits_table(o, c):
-    """Whether natural card c looks layable on a table meld (a set missing its suit, a run
+def fits_meld(o, m, c):
+    """Whether natural card c looks layable on table meld m (a set missing its suit, a run
     it extends): an input of the scorer, not a rule (the mask says what is legal)."""
     r, t = c // 4, c % 4
+    b = O_MELDS + m * MELD_F
+    if o[b] == 1:  # a set: key is its rank, suits from b + 8
+        return o[b + 2] == r and o[b + 8 + t] == 0 and o[b + 5] < 4
+    if o[b + 1] == 1 and o[b + 2] == t:  # a run of suit t, positions lo..hi (the ace is 0 or 13)
+        lo, hi = o[b + 3], o[b + 4]
+        return r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12 and lo > 0)
+    return False
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def fits_table(o, c):
+    """Whether natural card c looks layable on some table meld (fits_meld)."""
     for m in range(MAX_MELDS):
-        b = O_MELDS + m * MELD_F
-        if o[b] == 1:  # a set: key is its rank, suits from b + 8
-            if o[b + 2] == r and o[b + 8 + t] == 0 and o[b + 5] < 4:
-                return 1
-        elif o[b + 1] == 1 and o[b + 2] == t:  # a run of suit t, positions lo..hi (the ace is 0 or 13)
-            lo, hi = o[b + 3], o[b + 4]
-            if r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12 and lo > 0):
-                return 1
+        if fits_meld(o, m, c):
+            return 1
     return 0
 
 
@@ -235,19 +241,6 @@ def hand_features(o, out):
         if o[O_BUILD + c] > 0:
             build += CARD_VALUE[c]
     out[12] = build / 30.0
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def fits_meld(o, m, c):
-    """Whether natural card c looks layable on table meld m (as fits_table)."""
-    r, t = c // 4, c % 4
-    b = O_MELDS + m * MELD_F
-    if o[b] == 1:
-        return o[b + 2] == r and o[b + 8 + t] == 0 and o[b + 5] < 4
-    if o[b + 1] == 1 and o[b + 2] == t:
-        lo, hi = o[b + 3], o[b + 4]
-        return r == lo - 1 or r == hi + 1 or (r == 0 and hi == 12 and lo > 0)
-    return False
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
