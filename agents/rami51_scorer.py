@@ -107,8 +107,9 @@ def fits_table(o, c):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def card_features(o, F):
-    """For every card type the hand holds: how it fits the hand and the table (rows of F)."""
+def card_features(o, F, hand):
+    """For every card type the hand holds: how it fits the hand and the table (rows of F);
+    and hand_features into ``hand`` (from the same coverage of the hand)."""
     F[:] = 0.0
     # the hand's naturals and jokers, and the cards some meld of the hand could hold
     N = np.zeros(53, np.int64)
@@ -119,6 +120,7 @@ def card_features(o, F):
     cover1 = coverage(RULES, N, np.int64(1))
     cover_w = coverage(RULES, N, min(W, np.int64(2)))
     potential = points_potential(N, cover0)
+    hand_features(o, hand, N, W, cover_w, potential)
     opened_self = o[O_SEATS + 2]
     opp_opened = o[O_SEATS + SEAT_F + 2] + o[O_SEATS + 2 * SEAT_F + 2] + o[O_SEATS + 3 * SEAT_F + 2]
     next_opened = o[O_SEATS + SEAT_F + 2]
@@ -195,23 +197,20 @@ def context(o, out):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def hand_features(o, out):
+def hand_features(o, out, N, W, cover_w, potential):
     """The hand as a whole and the turn so far: what melds of the hand are worth (without
     jokers and with them), its penalty, the cards no meld could hold, the jokers; whether
     a clean run was laid this turn, the melds laid this turn, the points still missing
     for the opening, a card taken from the discard still to lay; the discard pile's size,
     the smallest hand of the others, the table melds, the points of the meld being built
-    (each card at its best value: an approximation for an ace low in a run)."""
+    (each card at its best value: an approximation for an ace low in a run). ``N``: the
+    hand's naturals, ``W``: its jokers, ``cover_w`` and ``potential`` as card_features
+    has them."""
     out[:] = 0.0
-    N = np.zeros(53, np.int64)
-    penalty = 0
-    for c in range(53):
-        N[c] = o[O_HAND + c]
+    penalty = rami_penalty(JOKER) * W
+    for c in range(52):
         penalty += rami_penalty(c) * N[c]
-    W = np.int64(o[O_HAND + JOKER])
-    cover0 = coverage(RULES, N, np.int64(0))
-    cover_w = coverage(RULES, N, min(W, np.int64(2)))
-    out[0] = points_potential(N, cover0) / 51.0
+    out[0] = potential / 51.0
     out[1] = points_potential(N, cover_w) / 51.0
     out[2] = penalty / 100.0
     dead = 0
@@ -275,8 +274,7 @@ def unseen_partners(o, c, x):
 def position_features(o, F, ctx, hand):
     """card_features, context and hand_features of one observation; the discard top is
     scored as if held. Returns the discard top (-1: none)."""
-    card_features(o, F)
-    hand_features(o, hand)
+    card_features(o, F, hand)
     top = -1
     for c in range(53):
         if o[O_TOP + c] > 0:
@@ -285,7 +283,7 @@ def position_features(o, F, ctx, hand):
         o2 = o.copy()
         o2[O_HAND + top] = 1
         F2 = np.zeros_like(F)
-        card_features(o2, F2)
+        card_features(o2, F2, np.zeros_like(hand))  # the top's row only
         F[top] = F2[top]
     context(o, ctx)
     return top

@@ -138,6 +138,15 @@ def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.n
         a[~alive] = ACT_HOLD
 
 
+def check_actions_per_position(value: Any) -> None:
+    """ValueError unless ``value`` is a count of Rami 51's actions (0: every legal action)."""
+    from cardenvs.games.rami51 import NUM_ACTIONS
+
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value < NUM_ACTIONS:
+        raise ValueError(f"actions_per_position must be an integer in 0..{NUM_ACTIONS - 1} (0: every legal action), "
+                         f"got {value!r}")
+
+
 def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
                log: TextIO | None = None, max_rounds: int | None = None, policy: Any = None,
                first_round: int = 0, actions_per_position: int = 0) -> dict[str, Any]:
@@ -163,10 +172,7 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
     if isinstance(first_round, bool) or not isinstance(first_round, (int, np.integer)) or not (
             0 <= first_round and first_round + (max_rounds or 0) <= WORKER_ROUNDS):
         raise ValueError(f"first_round must be an integer in 0..{WORKER_ROUNDS} - max_rounds, got {first_round!r}")
-    if isinstance(actions_per_position, bool) or not isinstance(actions_per_position, (int, np.integer)) or not (
-            0 <= actions_per_position < game.NUM_ACTIONS):
-        raise ValueError(f"actions_per_position must be an integer in 0..{game.NUM_ACTIONS - 1}, "
-                         f"got {actions_per_position!r}")
+    check_actions_per_position(actions_per_position)
     rng = np.random.default_rng([seed, first_round])  # the actions drawn
     first = seed * WORKER_ROUNDS + first_round  # the round seeds of this worker
     rec: dict[str, list] = {k: [] for k in ("obs", "mask", "hint", "win", "points", "match")}
@@ -449,16 +455,12 @@ def check_config(cfg: ScorerConfig) -> Any:
         raise ValueError("options may not set decks: the card scorer's inputs assume the game's own deck count")
     if not (_positive_int(cfg.iterations) and cfg.iterations <= MAX_ITERATIONS):
         raise ValueError(f"iterations must be an integer in 1..{MAX_ITERATIONS}, got {cfg.iterations!r}")
-    for name in ("first_share", "warm_learning_rate"):
+    for name, high in (("first_share", 1), ("warm_learning_rate", 1e6)):
         v = getattr(cfg, name)
-        if v is None and name == "first_share":
-            continue
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < (1 if name == "first_share" else 1e6):
-            raise ValueError(f"{name} must be a number in (0, {1 if name == 'first_share' else '1e6'}), got {v!r}")
-    v = cfg.actions_per_position
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or not 0 <= v < spec.module.NUM_ACTIONS:
-        raise ValueError(f"actions_per_position must be an integer in 0..{spec.module.NUM_ACTIONS - 1} "
-                         f"(0: every legal action), got {v!r}")
+        if (v is not None or name != "first_share") and (
+                isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < high):
+            raise ValueError(f"{name} must be a number in (0, {high:g}), got {v!r}")
+    check_actions_per_position(cfg.actions_per_position)
     v = cfg.points_weight
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
         raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
