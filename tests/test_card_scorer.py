@@ -317,7 +317,7 @@ def test_the_hand_and_action_inputs_read_the_observation():
     env = make_vec("rami51", 16, seed=9, **OPTIONS)
     heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
     st = env.reset()
-    seen = {"pick": 0, "joker": 0, "pending": 0}
+    seen = {"pick": 0, "joker": 0, "pending": 0, "build": 0}
     for _ in range(400):
         obs, masks = st.observation, st.legal_action_mask
         X, pos, act = rows_of(obs, masks)
@@ -331,6 +331,17 @@ def test_the_hand_and_action_inputs_read_the_observation():
             assert np.isclose(x[hand_at + 9], o[g.OBS_TURN + 5] / 30)
             others = [o[g.OBS_SEATS + j * g.SEAT_FEATURES + 1] for j in (1, 2, 3)]
             assert np.isclose(x[hand_at + 10], min(others) / 14)
+            assert x[hand_at + 5] == o[g.OBS_TURN + 1] and np.isclose(x[hand_at + 6], o[g.OBS_TURN + 2] / 3)
+            opened = o[g.OBS_SEATS + 2]
+            assert np.isclose(x[hand_at + 7], 0 if opened else max(o[g.OBS_TURN + 3] - o[g.OBS_TURN], 0) / 51)
+            melds = sum(o[g.OBS_MELDS + m * g.MELD_FEATURES] + o[g.OBS_MELDS + m * g.MELD_FEATURES + 1]
+                        for m in range(g.MAX_MELDS))
+            assert np.isclose(x[hand_at + 11], melds / 10)
+            build = sum(min(c // 4 + 1, 10) if c >= 4 else 11 for c in range(52) if o[g.OBS_BUILD + c] > 0)
+            assert np.isclose(x[hand_at + 12], build / 30)
+            if a >= g.DISCARD0 and a - g.DISCARD0 < 52:  # the melds' worth, as the card's own inputs have it
+                assert np.isclose(x[hand_at], x[23])
+            seen["build"] += x[hand_at + 12] > 0
             card = (a - g.ADD0 if g.ADD0 <= a < g.CLOSE and a < g.JOKER0 else a - g.JOKER0 if g.JOKER0 <= a < g.CLOSE
                     else a - g.DISCARD0 if a >= g.DISCARD0 else int(np.argmax(o[g.OBS_TOP:g.OBS_TOP + 53]))
                     if a == g.TAKE_DISCARD else -1)
