@@ -3,7 +3,7 @@
 A player that reads the whole observation learns the deals it was trained on before it
 learns how to play Rami 51 (see ``docs/training.md``). This method trains the card scorer
 of :mod:`cardenvs.agents.rami51_scorer` instead: a small network that values each legal
-action from numbers that carry from one card to another. ``iterations`` times (5 by
+action from numbers that carry from one card to another. ``iterations`` times (12 by
 default) it labels positions, then fits the scorer to them; then it evaluates:
 
 1. **Label** (on ``workers`` processes). Single rounds are played, heuristic players in
@@ -100,7 +100,7 @@ class ScorerConfig:
     batch: int = 512  # rounds a worker plays together
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 4000
-    iterations: int = 5  # the later ones label the positions of the previous scorer's play
+    iterations: int = 12  # the later ones label the positions of the previous scorer's play
     first_share: float | None = None  # the first iteration's part of the budget (None: each iteration an equal part)
     warm_learning_rate: float = 3e-4  # the later iterations' fits go on from the previous scorer
     actions_per_position: int = 1  # labelled besides the move played, drawn at random (0: every legal action)
@@ -418,7 +418,7 @@ def scorer_network(nets: Any, meta: dict[str, Any], mean: np.ndarray, std: np.nd
 
 
 # --------------------------------------------------------------------------- the run
-MAX_ITERATIONS = 5
+MAX_ITERATIONS = 20
 #: a worker's round seeds of one iteration: its block of 10**7 (label_rows) shared by the iterations
 ROUNDS_PER_ITERATION = WORKER_ROUNDS // MAX_ITERATIONS
 

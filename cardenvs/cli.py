@@ -1002,8 +1002,8 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     help="--method scorer: the fit's target is the win minus this x the penalty points held at "
                     "the round's end / 100 (default 0.5)")
     tr.add_argument("--iterations", type=int,
-                    help="--method scorer: label and fit this many times (1 to 5), the later times in the "
-                    "positions of the previous scorer's play, each with an equal part of the budget (default 5)")
+                    help="--method scorer: label and fit this many times (1 to 20), the later times in the "
+                    "positions of the previous scorer's play, each with an equal part of the budget (default 12)")
     tr.add_argument("--actions-per-position", type=int,
                     help="--method scorer: the legal actions of a position played out besides the move played, "
                     "drawn at random (default 1; 0: every one)")
