@@ -3,7 +3,7 @@
 A player that reads the whole observation learns the deals it was trained on before it
 learns how to play Rami 51 (see ``docs/training.md``). This method trains the card scorer
 of :mod:`cardenvs.agents.rami51_scorer` instead: a small network that values each legal
-action from numbers that carry from one card to another. ``iterations`` times (12 by
+action from numbers that carry from one card to another. ``iterations`` times (5 by
 default) it labels positions, then fits the scorer to them; then it evaluates:
 
 1. **Label** (on ``workers`` processes). Single rounds are played, heuristic players in
@@ -100,10 +100,11 @@ class ScorerConfig:
     batch: int = 512  # rounds a worker plays together
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 4000
-    iterations: int = 12  # the later ones label the positions of the previous scorer's play
+    iterations: int = 5  # the later ones label the positions of the previous scorer's play
     first_share: float | None = None  # the first iteration's part of the budget (None: each iteration an equal part)
     warm_learning_rate: float = 3e-4  # the later iterations' fits go on from the previous scorer
     actions_per_position: int = 1  # labelled besides the move played, drawn at random (0: every legal action)
+    fit_window: int = 3  # a fit reads the labels of this many iterations, its own and the ones before
     method: str = "scorer"
 
 
@@ -290,6 +291,10 @@ def load_rows(paths: list[Path], points_weight: float) -> dict[str, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- the fit
+PACE_STEPS = 50  # minibatches timed before the fit plans its epochs
+EPOCH_OVERHEAD = 1.1  # an epoch's time over its minibatches' (the held-out scores, the shuffle)
+
+
 def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, players: int, seconds: float,
                log: TextIO | None = None, init: Any = None) -> tuple[Any, list[dict[str, float]]]:
     """The card scorer fitted to ``data`` (:func:`load_rows`) for at most ``cfg.epochs``
@@ -364,14 +369,23 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     opt = torch.optim.Adam(nets.parameters(), lr=learning_rate)
     train_t = torch.from_numpy(train_rows)
     per_epoch = max(len(train_rows) // cfg.minibatch, 1)
-    steps = cfg.epochs * per_epoch
+    epochs = cfg.epochs  # planned anew from the pace of the first steps, so that the rate falls within the budget
+    steps = epochs * per_epoch
     step = 0
     figures = []
     generator = torch.Generator().manual_seed(cfg.seed)
-    for epoch in range(cfg.epochs):
+    epoch = 0
+    while epoch < epochs:
         total_loss = 0.0
         perm = train_t[torch.randperm(len(train_t), generator=generator)]
         for b in range(per_epoch):
+            if step == 0:
+                t_steps = time.perf_counter()
+            if step == PACE_STEPS:  # the epochs that fit in what is left of ``seconds`` at this pace (one at least)
+                pace = (time.perf_counter() - t_steps) / step
+                left = seconds - (t_steps - t0)
+                epochs = min(cfg.epochs, max(1, int(left / (pace * per_epoch * EPOCH_OVERHEAD))))
+                steps = epochs * per_epoch
             for group in opt.param_groups:  # linear decay to 5 %
                 group["lr"] = learning_rate * max(1.0 - step / steps, 0.05)
             step += 1
@@ -397,7 +411,8 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
                   f"{f['held_out_win_gain']:+.4f} a position over the moves played ({f['held_out_changed']:.0%} "
                   f"of them another move) ({f['seconds']:.0f} s)", file=log, flush=True)
         took = time.perf_counter() - t0
-        if took + (took / (epoch + 1)) > seconds:  # another epoch would end past the budget
+        epoch += 1
+        if took + took / epoch > seconds:  # another epoch would end past the budget
             break
     meta = {"format": SCORER_FORMAT, "env_id": env_id, "num_players": players,
             "options": {**cfg.options, "single_round": True}, "groups": [int(g) for g in groups],
@@ -461,6 +476,8 @@ def check_config(cfg: ScorerConfig) -> Any:
                 isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < high):
             raise ValueError(f"{name} must be a number in (0, {high:g}), got {v!r}")
     check_actions_per_position(cfg.actions_per_position)
+    if not (_positive_int(cfg.fit_window) and cfg.fit_window <= MAX_ITERATIONS):
+        raise ValueError(f"fit_window must be an integer in 1..{MAX_ITERATIONS}, got {cfg.fit_window!r}")
     v = cfg.points_weight
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
         raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
@@ -578,7 +595,8 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         rounds = sum(r["rounds"] for r in results)
         print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} labelled actions) in "
               f"{rounds:,} rounds", file=out, flush=True)
-        data = load_rows(sorted(labels.glob("worker*.npz")), cfg.points_weight)
+        window = [folder / "labels" / f"iteration{k + 1}" for k in range(max(it + 1 - cfg.fit_window, 0), it + 1)]
+        data = load_rows([p for d in window for p in sorted(d.glob("worker*.npz"))], cfg.points_weight)
         fit_seconds = max(ends[it] - (time.perf_counter() - t0), 0.0)
         scorer, fit = fit_scorer(data, cfg, spec.env_id, players, fit_seconds, log=err, init=scorer)
         del data

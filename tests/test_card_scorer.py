@@ -470,7 +470,7 @@ def test_iterations_share_the_budget_equally_by_default():
     ({"seed": 2**20}, "seed"),
     ({"workers": 0}, "workers"),
     ({"iterations": 0}, "iterations"),
-    ({"iterations": 6}, "iterations"),
+    ({"iterations": 21}, "iterations"),
     ({"first_share": 1.0}, "first_share"),
     ({"first_share": True}, "first_share"),
     ({"first_share": "0.5"}, "first_share"),
