@@ -27,8 +27,13 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    rollout); the points say how near the seat came to going out, a figure that moves
    with almost every move, so the fit needs fewer positions to rank the moves. The points
    are a training target only: the evaluation measures the win. The later iterations'
-   fits go on from the previous scorer, on their own labels. The positions of a tenth of
-   the matches are held out (whole matches, see :func:`cardenvs.expert.held_out_split`);
+   fits go on from the previous scorer, on the labels of the last ``fit_window``
+   iterations (3 by default: its own and the two before). A fit over more positions
+   ranked the moves better than one over the iteration's own (``docs/training.md``);
+   the fit plans its epochs from the pace of its first steps, so that its learning rate
+   falls to its floor within its part of the budget. The positions of a tenth of
+   the matches are held out (whole matches, see :func:`cardenvs.expert.held_out_split`;
+   chosen by their round seed, so a match is held out of every fit of the run or of none);
    after each epoch the fit measures on them the win value of the moves the scorer ranks
    first among the labelled actions, over the moves played.
 3. **Evaluate.** Each iteration's scorer against three heuristic players and against
@@ -63,7 +68,6 @@ from cardenvs.expert import (
     _step,
     check_new_folder,
     check_run_settings,
-    held_out_split,
     run_workers,
     worker_seed,
 )
@@ -291,6 +295,20 @@ def load_rows(paths: list[Path], points_weight: float) -> dict[str, np.ndarray]:
 
 
 # --------------------------------------------------------------------------- the fit
+def is_held_match(match: np.ndarray, seed: int) -> np.ndarray:
+    """Whether each round seed's positions are held out of the fit: about a tenth of the
+    rounds, whole rounds (their positions look alike and share one outcome: a fit that saw
+    some of them would recall the others), by a hash of the round seed and ``seed`` alone,
+    so that a round held out of one fit is held out of every fit of the run (a fit reads
+    the labels of several iterations, and goes on from the previous one)."""
+    with np.errstate(over="ignore"):  # splitmix64: wrapping uint64 arithmetic
+        z = np.asarray(match, np.int64).astype(np.uint64) + np.uint64(seed % (1 << 32)) * np.uint64(0x9E3779B97F4A7C15)
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z ^= z >> np.uint64(31)
+    return z % np.uint64(10) == 0
+
+
 PACE_STEPS = 50  # minibatches timed before the fit plans its epochs
 EPOCH_OVERHEAD = 1.1  # an epoch's time over its minibatches' (the held-out scores, the shuffle)
 
@@ -298,10 +316,13 @@ EPOCH_OVERHEAD = 1.1  # an epoch's time over its minibatches' (the held-out scor
 def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, players: int, seconds: float,
                log: TextIO | None = None, init: Any = None) -> tuple[Any, list[dict[str, float]]]:
     """The card scorer fitted to ``data`` (:func:`load_rows`) for at most ``cfg.epochs``
-    epochs, and no more than fit in ``seconds`` at the pace of the epochs so far (the first
-    always completes); returns it (a ``ScorerNetwork``) and the epochs' figures. With
-    ``init`` (a ``ScorerNetwork`` of the same layers) the fit goes on from it, its input
-    scaling kept, at ``cfg.warm_learning_rate``."""
+    epochs, and no more than fit in ``seconds`` (one always does); returns it (a
+    ``ScorerNetwork``) and the epochs' figures. With ``init`` (a ``ScorerNetwork`` of the
+    same layers) the fit goes on from it, its input scaling kept, at
+    ``cfg.warm_learning_rate``. The epochs are planned after the first
+    ``PACE_STEPS`` minibatches (or the first epoch's, if fewer): as many as the rest of
+    ``seconds`` holds at their pace (one at least, ``cfg.epochs`` at most); the learning
+    rate falls linearly over them to 5 %."""
     import torch
 
     from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, SCORER_FORMAT, best_rows
@@ -309,11 +330,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
     t0 = time.perf_counter()
-    n_pos = len(data["match"])
-    held_pos, _ = held_out_split({"obs": data["match"], "match": data["match"]}, np.random.default_rng(cfg.seed))
-    is_held_pos = np.zeros(n_pos, bool)
-    is_held_pos[held_pos] = True
-    held = is_held_pos[data["pos"]]
+    held = is_held_match(data["match"], cfg.seed)[data["pos"]]
     train_rows, held_rows = np.flatnonzero(~held), np.flatnonzero(held)
     if len(train_rows) == 0 or len(held_rows) == 0:
         raise ValueError("too few labelled positions to fit and hold out")
@@ -371,6 +388,8 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     per_epoch = max(len(train_rows) // cfg.minibatch, 1)
     epochs = cfg.epochs  # planned anew from the pace of the first steps, so that the rate falls within the budget
     steps = epochs * per_epoch
+    plan_at = min(PACE_STEPS, per_epoch)
+    t_steps = t0
     step = 0
     figures = []
     generator = torch.Generator().manual_seed(cfg.seed)
@@ -381,11 +400,6 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         for b in range(per_epoch):
             if step == 0:
                 t_steps = time.perf_counter()
-            if step == PACE_STEPS:  # the epochs that fit in what is left of ``seconds`` at this pace (one at least)
-                pace = (time.perf_counter() - t_steps) / step
-                left = seconds - (t_steps - t0)
-                epochs = min(cfg.epochs, max(1, int(left / (pace * per_epoch * EPOCH_OVERHEAD))))
-                steps = epochs * per_epoch
             for group in opt.param_groups:  # linear decay to 5 %
                 group["lr"] = learning_rate * max(1.0 - step / steps, 0.05)
             step += 1
@@ -397,6 +411,11 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
             loss.backward()
             opt.step()
             total_loss += loss.item()
+            if step == plan_at:  # the epochs that fit in what is left of ``seconds`` at this pace (one at least)
+                epoch_seconds = (time.perf_counter() - t_steps) / step * per_epoch * EPOCH_OVERHEAD
+                left = seconds - (t_steps - t0)
+                epochs = int(min(cfg.epochs, max(1.0, left / max(epoch_seconds, 1e-9))))
+                steps = epochs * per_epoch
         with torch.no_grad():
             held_scores = torch.cat([score(torch.from_numpy(held_rows[s:s + (1 << 18)]))
                                      for s in range(0, len(held_rows), 1 << 18)]).numpy()
@@ -404,16 +423,13 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         gain = data["win"][best] - data["win"][data["hint_row"][best]]
         figures.append({"epoch": epoch, "loss": total_loss / per_epoch, "held_out_win_gain": float(gain.mean()),
                         "held_out_changed": float((best != data["hint_row"][best]).mean()),
-                        "seconds": time.perf_counter() - t0})
+                        "learning_rate": opt.param_groups[0]["lr"], "seconds": time.perf_counter() - t0})
         if log is not None:
             f = figures[-1]
             print(f"fit epoch {epoch}: loss {f['loss']:.4f}; held-out matches: the scorer's moves win "
                   f"{f['held_out_win_gain']:+.4f} a position over the moves played ({f['held_out_changed']:.0%} "
                   f"of them another move) ({f['seconds']:.0f} s)", file=log, flush=True)
-        took = time.perf_counter() - t0
         epoch += 1
-        if took + took / epoch > seconds:  # another epoch would end past the budget
-            break
     meta = {"format": SCORER_FORMAT, "env_id": env_id, "num_players": players,
             "options": {**cfg.options, "single_round": True}, "groups": [int(g) for g in groups],
             "layers": len(cfg.hidden) + 1, "points_weight": cfg.points_weight}
@@ -434,12 +450,11 @@ def scorer_network(nets: Any, meta: dict[str, Any], mean: np.ndarray, std: np.nd
 
 # --------------------------------------------------------------------------- the run
 MAX_ITERATIONS = 20
-#: a worker's round seeds of one iteration: its block of 10**7 (label_rows) shared by the iterations
-ROUNDS_PER_ITERATION = WORKER_ROUNDS // MAX_ITERATIONS
 
 
 def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
-            log_path: str, policy_path: str | None, iteration: int, actions_per_position: int) -> dict[str, Any]:
+            log_path: str, policy_path: str | None, iteration: int, actions_per_position: int,
+            rounds_per_iteration: int) -> dict[str, Any]:
     policy = None
     if policy_path is not None:  # the previous iteration's scorer plays the labelled seat
         from cardenvs.agents.rami51_scorer import CardScorerAgent
@@ -448,7 +463,7 @@ def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, ba
                                                               "single_round": True}, scorer=policy_path)
     with open(log_path, "a") as log:
         return label_rows(players, options, seconds, seed, batch, out, log=log, policy=policy,
-                          max_rounds=ROUNDS_PER_ITERATION, first_round=iteration * ROUNDS_PER_ITERATION,
+                          max_rounds=rounds_per_iteration, first_round=iteration * rounds_per_iteration,
                           actions_per_position=actions_per_position)
 
 
@@ -547,7 +562,7 @@ def _label(cfg: ScorerConfig, players: int, seconds: float, labels: Path, policy
     policy = None if policy_path is None else str(policy_path)
     return run_workers(_worker, [(players, cfg.options, seconds, worker_seed(cfg.seed, k), cfg.batch,
                                   str(labels / f"worker{k}"), str(labels / f"worker{k}.log"), policy, iteration,
-                                  cfg.actions_per_position)
+                                  cfg.actions_per_position, WORKER_ROUNDS // cfg.iterations)
                                  for k in range(cfg.workers)], labels, seconds, t0, err)
 
 
@@ -595,8 +610,15 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         rounds = sum(r["rounds"] for r in results)
         print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} labelled actions) in "
               f"{rounds:,} rounds", file=out, flush=True)
+        if any(r["rounds"] >= WORKER_ROUNDS // cfg.iterations for r in results):
+            print(f"a worker played all the {WORKER_ROUNDS // cfg.iterations:,} round seeds of its block before its "
+                  "labelling time was over: fewer --iterations give each a larger block", file=err, flush=True)
         window = [folder / "labels" / f"iteration{k + 1}" for k in range(max(it + 1 - cfg.fit_window, 0), it + 1)]
         data = load_rows([p for d in window for p in sorted(d.glob("worker*.npz"))], cfg.points_weight)
+        fit_positions = len(data["match"])
+        first_fitted = it + 2 - len(window)
+        print(f"fit over {fit_positions:,} positions (iteration{'s' if len(window) > 1 else ''} "
+              f"{first_fitted}{f' to {it + 1}' if len(window) > 1 else ''})", file=out, flush=True)
         fit_seconds = max(ends[it] - (time.perf_counter() - t0), 0.0)
         scorer, fit = fit_scorer(data, cfg, spec.env_id, players, fit_seconds, log=err, init=scorer)
         del data
@@ -604,6 +626,7 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         scorer_path = folder / ("scorer.npz" if it == n - 1 else f"scorer-{it + 1}.npz")
         scorer.save(scorer_path)
         iterations.append({"iteration": it + 1, "positions": positions, "rounds": rounds, "epochs": len(fit),
+                           "fit_positions": fit_positions, "fit_iterations": [first_fitted, it + 1],
                            "minutes": (time.perf_counter() - t0) / 60, "fit": fit[-1]})
         print(f"fitted in {fit[-1]['seconds']:.0f} s ({len(fit)} epochs); {iterations[-1]['minutes']:.1f} min so far",
               file=out, flush=True)

@@ -808,7 +808,8 @@ def ppo_only_flags(args: argparse.Namespace) -> list[str]:
 def refuse_scorer_flags(args: argparse.Namespace) -> None:
     """The card scorer's flags are refused by the other methods."""
     given = [flag for flag, value in (("--points-weight", args.points_weight), ("--iterations", args.iterations),
-                                      ("--actions-per-position", args.actions_per_position)) if value is not None]
+                                      ("--actions-per-position", args.actions_per_position),
+                                      ("--fit-window", args.fit_window)) if value is not None]
     if given:
         raise CliError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --method scorer")
 
@@ -864,7 +865,8 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CliError("the card scorer plays single rounds: drop single_round=false")
     settings = {"fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
                 "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players,
-                "iterations": args.iterations, "actions_per_position": args.actions_per_position}
+                "iterations": args.iterations, "actions_per_position": args.actions_per_position,
+                "fit_window": args.fit_window}
     config = ScorerConfig(
         game=spec.env_id, options=options, seed=args.seed, out=args.out or f"runs/{spec.name}-scorer-{args.seed}",
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
@@ -1003,7 +1005,10 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     "the round's end / 100 (default 0.5)")
     tr.add_argument("--iterations", type=int,
                     help="--method scorer: label and fit this many times (1 to 20), the later times in the "
-                    "positions of the previous scorer's play, each with an equal part of the budget (default 12)")
+                    "positions of the previous scorer's play, each with an equal part of the budget (default 5)")
+    tr.add_argument("--fit-window", type=int,
+                    help="--method scorer: each fit reads the labels of this many iterations, its own and the ones "
+                    "before (default 3)")
     tr.add_argument("--actions-per-position", type=int,
                     help="--method scorer: the legal actions of a position played out besides the move played, "
                     "drawn at random (default 1; 0: every one)")

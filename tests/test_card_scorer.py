@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -24,11 +25,17 @@ from cardenvs.agents.rami51_scorer import (  # noqa: E402
     rows_of,
 )
 
-from cardenvs import get_spec, make, make_vec  # noqa: E402
+from cardenvs import (  # noqa: E402
+    card_scorer,
+    get_spec,
+    make,
+    make_vec,
+)
 from cardenvs.card_scorer import (  # noqa: E402
     ScorerConfig,
     check_config,
     fit_scorer,
+    is_held_match,
     iteration_shares,
     label_rows,
     load_rows,
@@ -255,6 +262,48 @@ def test_the_fit_learns_each_moves_target_over_the_heuristics():
     assert figures[-1]["loss"] < 0.05  # the deals' outcomes alone would leave about 0.4
 
 
+@pytest.mark.parametrize("seconds, minibatch, epochs", [
+    (1e9, 8, 3),  # the budget holds every epoch
+    (12.0, 8, 2),  # two epochs of about 5 s (the fake clock below) in 11 s left
+    (1e-6, 8, 1),  # one epoch at least
+    (1e9, 400, 3),  # fewer minibatches an epoch than the pace is timed over: planned after the first epoch's
+    (1e-6, 400, 1),  # (the plan comes after that epoch: its rate cannot fall to the floor)
+])
+def test_the_fit_plans_its_epochs_so_the_rate_falls_within_the_budget(monkeypatch, seconds, minibatch, epochs):
+    """After its first minibatches the fit plans the epochs the rest of the budget holds
+    (one at least, cfg.epochs at most): the learning rate reaches its floor, 5 %, at the
+    end of the last one. The clock ticks one second a reading."""
+    clock = iter(range(10**6))
+    monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: float(next(clock))))
+    rng = np.random.default_rng(1)
+    positions, per = 400, 5
+    pos = np.repeat(np.arange(positions), per)
+    x = rng.normal(size=(positions * per, NUM_FEATURES)).astype(np.float16)
+    y = rng.normal(size=positions * per).astype(np.float32)
+    data = {"x": x, "y": y, "win": y, "pos": pos, "hint_row": pos * per, "match": np.arange(positions)}
+    cfg = ScorerConfig(epochs=3, minibatch=minibatch, torch_threads=1)
+    _, figures = fit_scorer(data, cfg, RAMI.env_id, 4, seconds)
+    assert len(figures) == epochs
+    per_epoch = max(int((~is_held_match(pos, cfg.seed)).sum()) // minibatch, 1)
+    steps = (epochs if per_epoch >= card_scorer.PACE_STEPS or epochs > 1 else cfg.epochs) * per_epoch
+    # the rate of the last step: its floor, or 1/steps of the first where there are fewer than 20 steps
+    last = (steps - per_epoch * epochs + 1) / steps if epochs == 1 and per_epoch < card_scorer.PACE_STEPS \
+        else max(1 / steps, 0.05)
+    assert figures[-1]["learning_rate"] == pytest.approx(cfg.learning_rate * last)
+    if epochs > 1:
+        assert figures[0]["learning_rate"] > 0.3 * cfg.learning_rate
+
+
+def test_held_out_rounds_are_chosen_by_their_seed_alone():
+    """A round held out of one fit is held out of every fit of the run, whatever the other
+    rounds of its labels (a fit reads several iterations' labels)."""
+    rounds = np.arange(10**6, 10**6 + 50_000)
+    held = is_held_match(rounds, 4)
+    assert 0.09 < held.mean() < 0.11
+    assert np.array_equal(is_held_match(rounds[::7], 4), held[::7])
+    assert not np.array_equal(is_held_match(rounds, 5), held)  # the run's seed draws another tenth
+
+
 def test_the_numpy_scorer_computes_what_the_torch_networks_do():
     torch.manual_seed(0)
     nets = torch.nn.ModuleList(torch.nn.Sequential(torch.nn.Linear(NUM_FEATURES, 8), torch.nn.Tanh(),
@@ -458,6 +507,10 @@ def test_iterations_share_the_budget_equally_by_default():
     assert iteration_shares(ScorerConfig(iterations=1, first_share=0.5)) == [1.0]
 
 
+def test_scorer_config_takes_numpy_integers():
+    check_config(ScorerConfig(fit_window=np.int64(2), iterations=np.int64(4)))
+
+
 @pytest.mark.parametrize("settings, message", [
     ({"game": "odin"}, "Rami 51's"),
     ({"points_weight": -1.0}, "points_weight"),
@@ -478,6 +531,10 @@ def test_iterations_share_the_budget_equally_by_default():
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
     ({"iterations": 2.0}, "iterations"),
     ({"actions_per_position": -1}, "actions_per_position"),
+    ({"fit_window": 0}, "fit_window"),
+    ({"fit_window": 21}, "fit_window"),
+    ({"fit_window": 2.0}, "fit_window"),
+    ({"fit_window": True}, "fit_window"),
     ({"actions_per_position": 197}, "actions_per_position"),
     ({"actions_per_position": 2.0}, "actions_per_position"),
     ({"options": {"decks": 2}}, "decks"),
@@ -491,7 +548,7 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
     code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
-                 "--iterations", "3", "--workers", "1", "--eval-matches", "8", "--threads", "1",
+                 "--iterations", "3", "--fit-window", "2", "--workers", "1", "--eval-matches", "8", "--threads", "1",
                  "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
     for name in ("scorer.npz", "scorer-1.npz", "scorer-2.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
@@ -500,6 +557,12 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
     assert [x["iteration"] for x in summary["iterations"]] == [1, 2, 3]
     assert all(0 <= x["vs_heuristic"] <= 1 for x in summary["iterations"])
+    # each fit reads its own labels and the previous iteration's (--fit-window 2)
+    its = summary["iterations"]
+    assert [x["fit_iterations"] for x in its] == [[1, 1], [1, 2], [2, 3]]
+    assert [x["fit_positions"] for x in its] == [its[0]["positions"], its[0]["positions"] + its[1]["positions"],
+                                                 its[1]["positions"] + its[2]["positions"]]
+    assert json.loads((folder / "config.json").read_text())["fit_window"] == 2
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
     matches = []
     assert json.loads((folder / "config.json").read_text())["actions_per_position"] == 1
@@ -531,6 +594,8 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     (["train", "rami51", "--method", "search", "--actions-per-position", "2"],
      "--actions-per-position goes with --method scorer"),
     (["train", "rami51", "--method", "scorer", "--actions-per-position", "-1"], "actions_per_position must be"),
+    (["train", "rami51", "--method", "search", "--fit-window", "2"], "--fit-window goes with --method scorer"),
+    (["train", "rami51", "--method", "scorer", "--fit-window", "0"], "fit_window must be"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
 def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
