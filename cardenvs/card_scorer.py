@@ -28,12 +28,12 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    with almost every move, so the fit needs fewer positions to rank the moves. The points
    are a training target only: the evaluation measures the win. The later iterations'
    fits go on from the previous scorer, on the labels of the last ``fit_window``
-   iterations (3 by default: its own and the two before). A fit over more positions
-   ranked the moves better than one over the iteration's own (``docs/training.md``);
-   the fit plans its epochs from the pace of its first steps, so that its learning rate
-   falls to its floor within its part of the budget. The positions of a tenth of
-   the matches are held out (whole matches, see :func:`cardenvs.expert.held_out_split`;
-   chosen by their round seed, so a match is held out of every fit of the run or of none);
+   iterations (3 by default: its own and the two before): in trials the scorer's gain
+   followed the positions each fit saw (``docs/training.md``). The fit plans its epochs
+   from the pace of its first steps, so that its learning rate falls to its floor within
+   its part of the budget. The positions of a tenth of the matches are held out (whole
+   matches, see :func:`cardenvs.expert.held_out_split`; chosen by their round seed, so
+   a match is held out of every fit of the run or of none);
    after each epoch the fit measures on them the win value of the moves the scorer ranks
    first among the labelled actions, over the moves played.
 3. **Evaluate.** Each iteration's scorer against three heuristic players and against
