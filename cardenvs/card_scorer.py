@@ -301,12 +301,11 @@ def is_held_match(match: np.ndarray, seed: int) -> np.ndarray:
     some of them would recall the others), by a hash of the round seed and ``seed`` alone,
     so that a round held out of one fit is held out of every fit of the run (a fit reads
     the labels of several iterations, and goes on from the previous one)."""
-    with np.errstate(over="ignore"):  # splitmix64: wrapping uint64 arithmetic
-        z = np.asarray(match, np.int64).astype(np.uint64) + np.uint64(seed % (1 << 32)) * np.uint64(0x9E3779B97F4A7C15)
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z ^= z >> np.uint64(31)
-    return z % np.uint64(10) == 0
+    from cardenvs.core.rng import _GOLDEN, _mix
+
+    with np.errstate(over="ignore"):  # splitmix64 (the rules' generator's mix, in numpy): wrapping uint64
+        z = np.asarray(match, np.int64).astype(np.uint64) + np.uint64(seed % (1 << 32)) * _GOLDEN
+        return _mix.py_func(z) % np.uint64(10) == 0
 
 
 PACE_STEPS = 50  # minibatches timed before the fit plans its epochs
