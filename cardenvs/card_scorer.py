@@ -9,7 +9,11 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
 1. **Label** (on ``workers`` processes). Single rounds are played, heuristic players in
    every seat but the labelled one (rotated): in the first iteration that seat is a
    heuristic player too, in the later ones the previous iteration's scorer, so that the
-   scorer learns in the positions its own play leads to. At each decision of that seat
+   scorer learns in the positions its own play leads to (``labelled_seat="heuristic"``, a
+   trial's setting: the seat plays the heuristic's moves and the previous scorer's move is
+   played out besides; it did not gain over the iterations, ``docs/training.md``). A worker
+   plays ``batch`` rounds together: the rollouts of a step go to the rules' kernels in one
+   call. At each decision of that seat
    with more than one legal action, the move played and ``actions_per_position`` other
    legal actions drawn at random (1 by default; 0: every one) are played out to the
    round's end on the true deal, every card as it is and the stock in its order, with
@@ -81,6 +85,8 @@ EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
 SHARD_POSITIONS = 400_000  # or when it holds this many positions (about 1.1 GB with their masks and figures)
 WORKER_ROUNDS = 10_000_000  # the round seeds of labelling seed k: k * WORKER_ROUNDS onwards
+LABELLED_SEATS = ("heuristic", "scorer")  # who plays the labelled seat's moves in the later iterations
+MAX_BATCH = 65_536  # rounds a worker plays together, at most
 
 
 @dataclass
@@ -101,7 +107,7 @@ class ScorerConfig:
     epochs: int = 6  # at most (the learning rate falls to 5 % over them)
     learning_rate: float = 1e-3
     minibatch: int = 4096
-    batch: int = 512  # rounds a worker plays together
+    batch: int = 4096  # rounds a worker plays together (the rollouts of a step go together: larger batches step faster)
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 4000
     iterations: int = 5  # the later ones label the positions of the previous scorer's play
@@ -109,6 +115,8 @@ class ScorerConfig:
     warm_learning_rate: float = 3e-4  # the later iterations' fits go on from the previous scorer
     actions_per_position: int = 1  # labelled besides the move played, drawn at random (0: every legal action)
     fit_window: int = 3  # a fit reads the labels of this many iterations, its own and the ones before
+    labelled_seat: str = "scorer"  # the later iterations' labelled seat plays the previous scorer's moves
+    # ("heuristic": it plays the heuristic's, and the previous scorer's move is labelled besides)
     method: str = "scorer"
 
 
@@ -154,7 +162,7 @@ def check_actions_per_position(value: Any) -> None:
 
 def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
                log: TextIO | None = None, max_rounds: int | None = None, policy: Any = None,
-               first_round: int = 0, actions_per_position: int = 0) -> dict[str, Any]:
+               first_round: int = 0, actions_per_position: int = 0, policy_plays: bool = True) -> dict[str, Any]:
     """Play rounds for ``seconds`` (or ``max_rounds``) and label one seat's decisions
     (module docstring, step 1); that seat plays ``policy``'s moves when given (an agent:
     a scorer of an earlier iteration), heuristic ones otherwise. Besides the move played,
@@ -209,8 +217,12 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
         while not done.all():
             acts = heuristic.act_batch(st.observation, st.legal_action_mask).astype(np.int64)
             mine = np.flatnonzero(~done & (st.current_player == seat))
-            if policy is not None and mine.size:  # the labelled seat plays the policy's moves
-                acts[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
+            picks = np.full(n, -1, np.int64)  # the policy's move, labelled where the seat plays the heuristic's
+            if policy is not None and mine.size:
+                if policy_plays:  # the labelled seat plays the policy's moves
+                    acts[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
+                else:
+                    picks[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
             chosen = mine[st.legal_action_mask[mine].sum(1) > 1]
             if chosen.size:
                 # the labelled actions (every legal one, or a draw of them besides the hint)
@@ -219,12 +231,17 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                 # deterministic): its figures come at the round's end. A policy's hint is
                 # played out too (in the round, the policy plays on after it).
                 k_max = actions_per_position
-                others = [x[x != acts[i]] for i, x in
+                others = [x[(x != acts[i]) & (x != picks[i])] for i, x in
                           zip(chosen, (np.flatnonzero(m) for m in st.legal_action_mask[chosen]), strict=True)]
                 if k_max:
                     others = [np.sort(rng.choice(x, k_max, replace=False)) if len(x) > k_max else x for x in others]
-                legal = others if policy is None else [np.sort(np.append(x, acts[i]))
-                                                       for i, x in zip(chosen, others, strict=True)]
+                if policy is None:
+                    legal = others
+                elif policy_plays:
+                    legal = [np.sort(np.append(x, acts[i])) for i, x in zip(chosen, others, strict=True)]
+                else:  # the policy's move besides, where it is not the heuristic's
+                    legal = [np.sort(np.append(x, picks[i])) if picks[i] != acts[i] else x
+                             for i, x in zip(chosen, others, strict=True)]
                 counts = [len(x) for x in legal]
                 win, points = rollout_figures(game, heuristic, np.repeat(venv.states[chosen], counts),
                                               np.concatenate(legal), np.repeat(seat[chosen], counts))
@@ -234,7 +251,7 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
                     p = np.zeros(game.NUM_ACTIONS, np.int16)
                     w[x], p[x] = win[k:k + len(x)], points[k:k + len(x)]
                     k += len(x)
-                    if policy is None:
+                    if policy is None or not policy_plays:
                         pending.append((len(rec["obs"]), i))
                     labelled = np.zeros(game.NUM_ACTIONS, bool)  # the rows written: these actions and the hint
                     labelled[x] = labelled[acts[i]] = True
@@ -453,7 +470,7 @@ MAX_ITERATIONS = 20
 
 def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
             log_path: str, policy_path: str | None, iteration: int, actions_per_position: int,
-            rounds_per_iteration: int) -> dict[str, Any]:
+            rounds_per_iteration: int, policy_plays: bool) -> dict[str, Any]:
     policy = None
     if policy_path is not None:  # the previous iteration's scorer plays the labelled seat
         from cardenvs.agents.rami51_scorer import CardScorerAgent
@@ -463,7 +480,7 @@ def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, ba
     with open(log_path, "a") as log:
         return label_rows(players, options, seconds, seed, batch, out, log=log, policy=policy,
                           max_rounds=rounds_per_iteration, first_round=iteration * rounds_per_iteration,
-                          actions_per_position=actions_per_position)
+                          actions_per_position=actions_per_position, policy_plays=policy_plays)
 
 
 def check_config(cfg: ScorerConfig) -> Any:
@@ -490,6 +507,10 @@ def check_config(cfg: ScorerConfig) -> Any:
                 isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 < v < high):
             raise ValueError(f"{name} must be a number in (0, {high:g}), got {v!r}")
     check_actions_per_position(cfg.actions_per_position)
+    if cfg.labelled_seat not in LABELLED_SEATS:
+        raise ValueError(f"labelled_seat must be one of {', '.join(LABELLED_SEATS)}, got {cfg.labelled_seat!r}")
+    if not (_positive_int(cfg.batch) and cfg.batch <= MAX_BATCH):
+        raise ValueError(f"batch must be an integer in 1..{MAX_BATCH}, got {cfg.batch!r}")
     if not (_positive_int(cfg.fit_window) and cfg.fit_window <= MAX_ITERATIONS):
         raise ValueError(f"fit_window must be an integer in 1..{MAX_ITERATIONS}, got {cfg.fit_window!r}")
     v = cfg.points_weight
@@ -561,7 +582,8 @@ def _label(cfg: ScorerConfig, players: int, seconds: float, labels: Path, policy
     policy = None if policy_path is None else str(policy_path)
     return run_workers(_worker, [(players, cfg.options, seconds, worker_seed(cfg.seed, k), cfg.batch,
                                   str(labels / f"worker{k}"), str(labels / f"worker{k}.log"), policy, iteration,
-                                  cfg.actions_per_position, WORKER_ROUNDS // cfg.iterations)
+                                  cfg.actions_per_position, WORKER_ROUNDS // cfg.iterations,
+                                  cfg.labelled_seat == "scorer")
                                  for k in range(cfg.workers)], labels, seconds, t0, err)
 
 
@@ -601,7 +623,8 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         labels = folder / "labels" / f"iteration{it + 1}"
         labels.mkdir(parents=True, exist_ok=True)
         if n > 1:
-            who = "heuristic players" if it == 0 else f"iteration {it}'s scorer in the labelled seat"
+            who = ("heuristic players" if it == 0 else f"iteration {it}'s scorer in the labelled seat"
+                   if cfg.labelled_seat == "scorer" else f"heuristic players and iteration {it}'s scorer's moves")
             print(f"iteration {it + 1}: labelling with {who}", file=out, flush=True)
         results = _label(cfg, players, shares[it] * (cfg.minutes - cfg.fit_minutes) * 60, labels, scorer_path, it,
                          t0, err)

@@ -809,7 +809,8 @@ def refuse_scorer_flags(args: argparse.Namespace) -> None:
     """The card scorer's flags are refused by the other methods."""
     given = [flag for flag, value in (("--points-weight", args.points_weight), ("--iterations", args.iterations),
                                       ("--actions-per-position", args.actions_per_position),
-                                      ("--fit-window", args.fit_window)) if value is not None]
+                                      ("--fit-window", args.fit_window),
+                                      ("--labelled-seat", args.labelled_seat)) if value is not None]
     if given:
         raise CliError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --method scorer")
 
@@ -866,7 +867,7 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = {"fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
                 "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players,
                 "iterations": args.iterations, "actions_per_position": args.actions_per_position,
-                "fit_window": args.fit_window}
+                "fit_window": args.fit_window, "labelled_seat": args.labelled_seat}
     config = ScorerConfig(
         game=spec.env_id, options=options, seed=args.seed, out=args.out or f"runs/{spec.name}-scorer-{args.seed}",
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
@@ -1006,6 +1007,10 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--iterations", type=int,
                     help="--method scorer: label and fit this many times (1 to 20), the later times in the "
                     "positions of the previous scorer's play, each with an equal part of the budget (default 5)")
+    tr.add_argument("--labelled-seat", choices=("scorer", "heuristic"),
+                    help="--method scorer: in the later iterations the labelled seat plays the previous scorer's "
+                    "moves (scorer, the default), or the heuristic's, the previous scorer's move played out "
+                    "besides (heuristic: a trial's setting, weaker)")
     tr.add_argument("--fit-window", type=int,
                     help="--method scorer: each fit reads the labels of this many iterations, its own and the ones "
                     "before (default 3)")

@@ -173,6 +173,55 @@ def test_a_policy_in_the_labelled_seat_plays_its_moves_and_they_are_the_hints(tm
     np.testing.assert_array_equal(d["points"][rows], points)
 
 
+def test_with_the_heuristic_in_the_labelled_seat_the_policys_move_is_labelled_besides(tmp_path):
+    """``policy_plays=False`` (the default of the runs' later iterations): the labelled
+    seat plays the heuristic's moves, so the rounds, positions and hints are those of a
+    labelling without a policy; in each position the policy's move, where it is not the
+    hint, is played out besides the hint and one drawn action (neither of the two), each
+    valued by its rollout with heuristic players after it."""
+    scorer = make_agent("scorer", RAMI, options=OPTIONS)
+    first = 6 * 10_000_000 + 16
+    label_rows(4, {}, 1e9, 6, 8, str(tmp_path / "plain"), max_rounds=8, first_round=16, actions_per_position=1)
+    label_rows(4, {}, 1e9, 6, 8, str(tmp_path / "w"), max_rounds=8, policy=scorer, first_round=16,
+               actions_per_position=1, policy_plays=False)
+    plain, d = np.load(tmp_path / "plain.0.npz"), np.load(tmp_path / "w.0.npz")
+    assert np.array_equal(plain["hint"], d["hint"]) and np.array_equal(plain["match"], d["match"])
+    pos, act, hint = d["position"], d["action"], d["hint"].astype(np.int64)
+    is_hint = act == hint[pos]
+    hint_rows, plain_hint_rows = np.flatnonzero(is_hint), np.flatnonzero(plain["action"] == hint[plain["position"]])
+    assert np.array_equal(pos[hint_rows], np.arange(len(hint)))  # the hint's figures: how the round ended
+    np.testing.assert_array_equal(d["win"][hint_rows], plain["win"][plain_hint_rows])
+    np.testing.assert_array_equal(d["points"][hint_rows], plain["points"][plain_hint_rows])
+    # the positions again: the scorer's move in each, and its rollout
+    env = VecEnv(RAMI, 8, auto_reset=False, auto_play_forced=True, **OPTIONS)
+    st = env.reset(seeds=np.arange(first, first + 8))
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
+    seat = np.arange(8) % 4
+    done = np.zeros(8, bool)
+    states, picks, legal = [], [], []
+    while not done.all():
+        counts = st.legal_action_mask.sum(1)
+        for i in np.flatnonzero(~done & (st.current_player == seat) & (counts > 1)):
+            states.append(env.states[i:i + 1].copy())
+            picks.append(int(scorer.act_batch(st.observation[i:i + 1], st.legal_action_mask[i:i + 1])[0]))
+            legal.append(int(counts[i]))
+        a = heuristic.act_batch(st.observation, st.legal_action_mask)
+        a[done] = 0
+        st = env.step(a)
+        done |= st.terminated | st.truncated
+    assert len(picks) == len(hint) > 20
+    picks, legal = np.array(picks), np.array(legal)
+    differ = picks != hint
+    assert differ.any() and (~differ).any()
+    rows_per_position = np.bincount(pos, minlength=len(hint))
+    np.testing.assert_array_equal(rows_per_position, np.where(differ & (legal > 2), 3, 2))
+    pick_rows = np.array([np.flatnonzero((pos == k) & (act == picks[k]))[0] for k in np.flatnonzero(differ)])
+    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states)[differ], picks[differ],
+                                  seat[d["match"][differ] - first].astype(np.int64))
+    np.testing.assert_allclose(d["win"][pick_rows].astype(np.float32), win, atol=1e-3)
+    np.testing.assert_array_equal(d["points"][pick_rows], points)
+
+
 def test_a_warm_fit_goes_on_from_its_scorer(labelled):
     """A later iteration's fit starts from the previous scorer (weights and scaling): with
     a learning rate of about 0 it gives that scorer back."""
@@ -539,6 +588,11 @@ def test_scorer_config_takes_numpy_integers():
     ({"actions_per_position": 197}, "actions_per_position"),
     ({"actions_per_position": 2.0}, "actions_per_position"),
     ({"options": {"decks": 2}}, "decks"),
+    ({"labelled_seat": "random"}, "labelled_seat"),
+    ({"labelled_seat": None}, "labelled_seat"),
+    ({"batch": 0}, "batch"),
+    ({"batch": 65_537}, "batch"),
+    ({"batch": 8.0}, "batch"),
 ])
 def test_scorer_config_refuses_bad_settings(settings, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -566,7 +620,8 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     assert json.loads((folder / "config.json").read_text())["fit_window"] == 2
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
     matches = []
-    assert json.loads((folder / "config.json").read_text())["actions_per_position"] == 1
+    config = json.loads((folder / "config.json").read_text())
+    assert config["actions_per_position"] == 1 and config["labelled_seat"] == "scorer"
     for k in (1, 2, 3):
         shards = sorted((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
         assert shards
@@ -597,6 +652,9 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     (["train", "rami51", "--method", "scorer", "--actions-per-position", "-1"], "actions_per_position must be"),
     (["train", "rami51", "--method", "search", "--fit-window", "2"], "--fit-window goes with --method scorer"),
     (["train", "rami51", "--method", "scorer", "--fit-window", "0"], "fit_window must be"),
+    (["train", "rami51", "--method", "search", "--labelled-seat", "scorer"],
+     "--labelled-seat goes with --method scorer"),
+    (["train", "rami51", "--labelled-seat", "scorer"], "--labelled-seat goes with --method scorer"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
 def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
