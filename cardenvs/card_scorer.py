@@ -87,6 +87,7 @@ SHARD_POSITIONS = 400_000  # or when it holds this many positions (about 1.1 GB 
 WORKER_ROUNDS = 10_000_000  # the round seeds of labelling seed k: k * WORKER_ROUNDS onwards
 LABELLED_SEATS = ("heuristic", "scorer")  # who plays the labelled seat's moves in the later iterations
 MAX_BATCH = 65_536  # rounds a worker plays together, at most
+FIRST_BATCH = 512  # rounds of a worker's first batch, at most
 
 
 @dataclass
@@ -169,7 +170,9 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
     ``actions_per_position`` legal actions of each position are labelled, drawn at random
     (seeded by ``seed`` and ``first_round``; the draws follow the positions in the order
     the batches of ``batch`` rounds meet them), or every one (0, the default here;
-    ``ScorerConfig`` draws one). The round seeds start at
+    ``ScorerConfig`` draws one). With ``policy_plays`` False the seat plays the heuristic's
+    moves instead, and the policy's move is labelled besides where it is another (the
+    drawn actions are neither). The round seeds start at
     ``seed`` × 10**7 + ``first_round``. Writes ``{out}.{k}.npz`` shards: per row (a
     labelled action of a position) ``x`` (the scorer's inputs, float16), ``win``,
     ``points``, ``position`` (its position in the shard) and ``action``; per position
@@ -208,7 +211,10 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
         rec = {k: [] for k in rec}
 
     while time.perf_counter() - t0 < seconds and (max_rounds is None or played < max_rounds):
-        n = batch if max_rounds is None else min(batch, max_rounds - played)
+        # the first batch at most FIRST_BATCH rounds: a short budget is not overrun by a whole batch
+        n = min(batch, FIRST_BATCH) if played == 0 else batch
+        if max_rounds is not None:
+            n = min(n, max_rounds - played)
         venv = VecEnv(spec, n, auto_reset=False, auto_play_forced=True, **opts)
         st = venv.reset(seeds=np.arange(first + played, first + played + n))
         seat = (np.arange(n) + played) % players
@@ -472,7 +478,7 @@ def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, ba
             log_path: str, policy_path: str | None, iteration: int, actions_per_position: int,
             rounds_per_iteration: int, policy_plays: bool) -> dict[str, Any]:
     policy = None
-    if policy_path is not None:  # the previous iteration's scorer plays the labelled seat
+    if policy_path is not None:  # the previous iteration's scorer: its moves in the labelled seat (policy_plays)
         from cardenvs.agents.rami51_scorer import CardScorerAgent
 
         policy = CardScorerAgent(get_spec("rami51"), options={**options, "num_players": players,
