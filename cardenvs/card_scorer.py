@@ -220,10 +220,10 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
         seat = (np.arange(n) + played) % players
         done = np.zeros(n, bool)
         pending: list[tuple[int, int]] = []  # (record, game) whose hint's figures wait for the round's end
+        picks = np.full(n, -1, np.int64)  # the policy's move where the seat plays the heuristic's (else -1)
         while not done.all():
             acts = heuristic.act_batch(st.observation, st.legal_action_mask).astype(np.int64)
             mine = np.flatnonzero(~done & (st.current_player == seat))
-            picks = np.full(n, -1, np.int64)  # the policy's move, labelled where the seat plays the heuristic's
             if policy is not None and mine.size:
                 if policy_plays:  # the labelled seat plays the policy's moves
                     acts[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
@@ -515,8 +515,8 @@ def check_config(cfg: ScorerConfig) -> Any:
     check_actions_per_position(cfg.actions_per_position)
     if cfg.labelled_seat not in LABELLED_SEATS:
         raise ValueError(f"labelled_seat must be one of {', '.join(LABELLED_SEATS)}, got {cfg.labelled_seat!r}")
-    if not (_positive_int(cfg.batch) and cfg.batch <= MAX_BATCH):
-        raise ValueError(f"batch must be an integer in 1..{MAX_BATCH}, got {cfg.batch!r}")
+    if cfg.batch > MAX_BATCH:  # a positive integer already (check_run_settings)
+        raise ValueError(f"batch must be at most {MAX_BATCH}, got {cfg.batch!r}")
     if not (_positive_int(cfg.fit_window) and cfg.fit_window <= MAX_ITERATIONS):
         raise ValueError(f"fit_window must be an integer in 1..{MAX_ITERATIONS}, got {cfg.fit_window!r}")
     v = cfg.points_weight
@@ -629,8 +629,12 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         labels = folder / "labels" / f"iteration{it + 1}"
         labels.mkdir(parents=True, exist_ok=True)
         if n > 1:
-            who = ("heuristic players" if it == 0 else f"iteration {it}'s scorer in the labelled seat"
-                   if cfg.labelled_seat == "scorer" else f"heuristic players and iteration {it}'s scorer's moves")
+            if it == 0:
+                who = "heuristic players"
+            elif cfg.labelled_seat == "scorer":
+                who = f"iteration {it}'s scorer in the labelled seat"
+            else:
+                who = f"heuristic players and iteration {it}'s scorer's moves"
             print(f"iteration {it + 1}: labelling with {who}", file=out, flush=True)
         results = _label(cfg, players, shares[it] * (cfg.minutes - cfg.fit_minutes) * 60, labels, scorer_path, it,
                          t0, err)

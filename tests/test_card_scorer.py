@@ -599,6 +599,15 @@ def test_scorer_config_refuses_bad_settings(settings, message):
         check_config(ScorerConfig(**settings))
 
 
+def test_cli_train_by_scorer_passes_the_labelled_seat(tmp_path, monkeypatch):
+    given = []
+    monkeypatch.setattr(card_scorer, "run_scorer", lambda cfg, out, err: given.append(cfg))
+    argv = ["train", "rami51", "--method", "scorer", "--out", str(tmp_path / "run")]
+    assert main([*argv, "--labelled-seat", "heuristic"], io.StringIO(), io.StringIO()) == 0
+    assert main(argv, io.StringIO(), io.StringIO()) == 0
+    assert [cfg.labelled_seat for cfg in given] == ["heuristic", "scorer"]
+
+
 def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
