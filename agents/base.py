@@ -59,13 +59,17 @@ class CompiledHeuristic(Agent):
     """A rule-based agent whose decision is a numba kernel ``decide(obs, mask, layout,
     tuning)``; subclasses set ``decide``, ``decide_batch`` (the same over rows),
     ``layout(game)`` (the observation offsets it reads, passed as an array so that the
-    cached kernel never holds stale globals) and ``default_tuning``. Deterministic."""
+    cached kernel never holds stale globals), ``default_tuning`` and, where the kernels
+    read another dtype than float32, ``obs_dtype``. Deterministic."""
 
     name = "heuristic"
     default_tuning: tuple[int, ...] = ()
     decide: Any = None
     decide_batch: Any = None
     layout: Any = None
+    #: the dtype the kernels read observations as (a subclass whose kernel only compares
+    #: counts can take the game's own observation dtype, and skip a conversion a step)
+    obs_dtype: Any = np.float32
 
     def __init__(
         self,
@@ -80,10 +84,25 @@ class CompiledHeuristic(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = check_mask(action_mask)
-        return int(type(self).decide(np.asarray(observation, dtype=np.float32), mask, self._layout, self._tuning))
+        return int(type(self).decide(self._observations(observation), mask, self._layout, self._tuning))
+
+    def _observations(self, observations: Any) -> np.ndarray:
+        """The observations as the kernels read them; ValueError where an integer dtype
+        would change them (a fraction, or a number out of its range)."""
+        obs = np.asarray(observations)
+        wanted = np.dtype(self.obs_dtype)
+        if obs.dtype == wanted or wanted.kind == "f":
+            return np.ascontiguousarray(obs, dtype=wanted)
+        if obs.dtype.kind not in "biuf":
+            raise ValueError(f"observations must be numbers, got dtype {obs.dtype}")
+        with np.errstate(invalid="ignore"):
+            as_int = obs.astype(wanted)
+        if not np.array_equal(as_int, obs):
+            raise ValueError(f"observations must be whole numbers within {wanted} (the game's observation)")
+        return np.ascontiguousarray(as_int)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = np.ascontiguousarray(observations, dtype=np.float32)
+        obs = self._observations(observations)
         masks = np.ascontiguousarray(action_masks, dtype=np.bool_)
         out = np.empty(obs.shape[0], dtype=np.int64)
         type(self).decide_batch(obs, masks, self._layout, self._tuning, out)

@@ -151,3 +151,6 @@ class Rami51Heuristic(CompiledHeuristic):
     decide_batch = staticmethod(_decide_batch)
     layout = staticmethod(_layout)
     default_tuning = DEFAULT_TUNING
+    # the kernels only compare counts with 0: they read the game's int16 observation as it
+    # is (a rollout of the card scorer's training steps 100,000 of them at once)
+    obs_dtype = np.int16

@@ -14,11 +14,16 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    played out besides; it did not gain over the iterations, ``docs/training.md``). A worker
    plays ``batch`` rounds together: the rollouts of a step go to the rules' kernels in one
    call. At each decision of that seat
-   with more than one legal action, the move played and ``actions_per_position`` other
-   legal actions drawn at random (1 by default; 0: every one) are played out to the
-   round's end on the true deal, every card as it is and the stock in its order, with
-   heuristic players after them: one exact rollout per action (a heuristic's move needs
-   none: its rollout is the round itself). One or two actions drawn from each of three
+   with more than one legal action, the move played, ``actions_per_position`` other
+   legal actions drawn at random (1 by default; 0: every one) and, where the scorer
+   played another move than the heuristic's, the heuristic's move are labelled: each
+   valued by its rollout, played to the round's end on the true deal, every card as it
+   is and the stock in its order, with heuristic players after it. All is deterministic,
+   so the move played needs no rollout of its own: its rollout follows the round up to
+   the seat's next position where the round's move is not the heuristic's, and from
+   there it is the rollout of the heuristic's move, played out there; with no such
+   position, it is the round itself. A position costs the drawn actions' rollouts and,
+   where the moves differ, the heuristic move's. One or two actions drawn from each of three
    to six times as many positions taught the scorer more than every action of fewer
    positions, at the same cost (``docs/training.md``). Each rollout gives two figures: the win (1 for the
    winner, -1/(P-1) for the others: -1/3 at 4 players; 0 in a void round) and the penalty
@@ -161,18 +166,44 @@ def check_actions_per_position(value: Any) -> None:
                          f"got {value!r}")
 
 
+def _fill_hint_figures(win: np.ndarray, points: np.ndarray, hint: np.ndarray, heuristic_move: np.ndarray,
+                       game: np.ndarray, seat: np.ndarray, states: np.ndarray, players: int) -> None:
+    """The figures of the move played in each position (``hint``; rows of ``win`` and
+    ``points``, in the order the batch met them; ``game``: each one's round): the figures
+    of the heuristic's move at the seat's next position in that round where the move
+    played is another (its rollout is that of the move played, from there on), or of the
+    round's end (``states``: the batch's finished rounds) where there is none."""
+    order = np.argsort(game, kind="stable")  # each round's positions together, in the order played
+    g = game[order]
+    at = np.arange(len(order))
+    differs = (heuristic_move != hint)[order]
+    # for each position, the next position of the same round where they differ (or none)
+    next_differs = np.minimum.accumulate(np.where(differs, at, len(at))[::-1])[::-1]
+    next_differs = np.append(next_differs[1:], len(at))
+    chained = next_differs < np.searchsorted(g, g, side="right")  # within the round
+    rows, source = order[chained], order[next_differs[chained]]
+    win[rows, hint[rows]] = win[source, heuristic_move[source]]
+    points[rows, hint[rows]] = points[source, heuristic_move[source]]
+    rows = order[~chained]
+    q = seat[game[rows]]
+    winner = states["winner"][game[rows]]
+    win[rows, hint[rows]] = np.where(winner == q, 1.0, np.where(winner < 0, 0.0, -1.0 / (players - 1)))
+    points[rows, hint[rows]] = states["round_points"][game[rows], q]
+
+
 def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
                log: TextIO | None = None, max_rounds: int | None = None, policy: Any = None,
                first_round: int = 0, actions_per_position: int = 0, policy_plays: bool = True) -> dict[str, Any]:
     """Play rounds for ``seconds`` (or ``max_rounds``) and label one seat's decisions
     (module docstring, step 1); that seat plays ``policy``'s moves when given (an agent:
-    a scorer of an earlier iteration), heuristic ones otherwise. Besides the move played,
-    ``actions_per_position`` legal actions of each position are labelled, drawn at random
-    (seeded by ``seed`` and ``first_round``; the draws follow the positions in the order
-    the batches of ``batch`` rounds meet them), or every one (0, the default here;
-    ``ScorerConfig`` draws one). With ``policy_plays`` False the seat plays the heuristic's
-    moves instead, and the policy's move is labelled besides where it is another (the
-    drawn actions are neither). The round seeds start at
+    a scorer of an earlier iteration), heuristic ones otherwise. Besides the move played
+    (and the heuristic's, where the policy played another), ``actions_per_position``
+    legal actions of each position are labelled, drawn at random (seeded by ``seed`` and
+    ``first_round``; the draws follow the positions in the order the batches of ``batch``
+    rounds meet them), or every one (0, the default here; ``ScorerConfig`` draws one).
+    With ``policy_plays`` False the seat plays the heuristic's moves instead, and the
+    policy's move is labelled besides where it is another. The drawn actions are none of
+    these moves. The round seeds start at
     ``seed`` × 10**7 + ``first_round``. Writes ``{out}.{k}.npz`` shards: per row (a
     labelled action of a position) ``x`` (the scorer's inputs, float16), ``win``,
     ``points``, ``position`` (its position in the shard) and ``action``; per position
@@ -199,13 +230,12 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
         nonlocal shard, rec, rows
         if not rec["obs"]:
             return
-        mask = np.array(rec["mask"])
-        x, pos, act = rows_of(np.array(rec["obs"]), mask)
-        win, points = np.array(rec["win"]), np.array(rec["points"])
-        np.savez(f"{out}.{shard}.npz", x=x.astype(np.float16), win=win[pos, act].astype(np.float16),
-                 points=points[pos, act].astype(np.int16), position=pos.astype(np.int32),
-                 action=act.astype(np.int16), hint=np.array(rec["hint"], np.int16),
-                 match=np.array(rec["match"], np.int64))
+        block = {k: np.concatenate(v) for k, v in rec.items()}  # each step's positions, in order
+        x, pos, act = rows_of(block["obs"], block["mask"])
+        np.savez(f"{out}.{shard}.npz", x=x.astype(np.float16), win=block["win"][pos, act].astype(np.float16),
+                 points=block["points"][pos, act].astype(np.int16), position=pos.astype(np.int32),
+                 action=act.astype(np.int16), hint=block["hint"].astype(np.int16),
+                 match=block["match"].astype(np.int64))
         rows += len(x)
         shard += 1
         rec = {k: [] for k in rec}
@@ -219,65 +249,76 @@ def label_rows(players: int, options: dict[str, Any], seconds: float, seed: int,
         st = venv.reset(seeds=np.arange(first + played, first + played + n))
         seat = (np.arange(n) + played) % players
         done = np.zeros(n, bool)
-        pending: list[tuple[int, int]] = []  # (record, game) whose hint's figures wait for the round's end
+        batch_blocks = len(rec["obs"])  # rec's blocks before this batch's
+        games: list[np.ndarray] = []  # per block of this batch: the game of each position
+        heuristic_moves: list[np.ndarray] = []  # and the heuristic's move there
         picks = np.full(n, -1, np.int64)  # the policy's move where the seat plays the heuristic's (else -1)
         while not done.all():
             acts = heuristic.act_batch(st.observation, st.legal_action_mask).astype(np.int64)
             mine = np.flatnonzero(~done & (st.current_player == seat))
+            heuristic_move = acts[mine]
             if policy is not None and mine.size:
                 if policy_plays:  # the labelled seat plays the policy's moves
                     acts[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
                 else:
                     picks[mine] = policy.act_batch(st.observation[mine], st.legal_action_mask[mine])
-            chosen = mine[st.legal_action_mask[mine].sum(1) > 1]
+            several = st.legal_action_mask[mine].sum(1) > 1
+            chosen = mine[several]
             if chosen.size:
-                # the labelled actions (every legal one, or a draw of them besides the hint)
-                # are played out, with heuristic players after them. Where the seat is a
-                # heuristic player, the hint's rollout would be the round itself (all is
-                # deterministic): its figures come at the round's end. A policy's hint is
-                # played out too (in the round, the policy plays on after it).
-                k_max = actions_per_position
-                others = [x[(x != acts[i]) & (x != picks[i])] for i, x in
-                          zip(chosen, (np.flatnonzero(m) for m in st.legal_action_mask[chosen]), strict=True)]
-                if k_max:
-                    others = [np.sort(rng.choice(x, k_max, replace=False)) if len(x) > k_max else x for x in others]
-                if policy is None:
-                    legal = others
-                elif policy_plays:
-                    legal = [np.sort(np.append(x, acts[i])) for i, x in zip(chosen, others, strict=True)]
-                else:  # the policy's move besides, where it is not the heuristic's
-                    legal = [np.sort(np.append(x, picks[i])) if picks[i] != acts[i] else x
-                             for i, x in zip(chosen, others, strict=True)]
-                counts = [len(x) for x in legal]
-                win, points = rollout_figures(game, heuristic, np.repeat(venv.states[chosen], counts),
-                                              np.concatenate(legal), np.repeat(seat[chosen], counts))
-                k = 0
-                for i, x in zip(chosen, legal, strict=True):
-                    w = np.zeros(game.NUM_ACTIONS, np.float16)  # 1, -1/3, 0: exact enough
-                    p = np.zeros(game.NUM_ACTIONS, np.int16)
-                    w[x], p[x] = win[k:k + len(x)], points[k:k + len(x)]
-                    k += len(x)
-                    if policy is None or not policy_plays:
-                        pending.append((len(rec["obs"]), i))
-                    labelled = np.zeros(game.NUM_ACTIONS, bool)  # the rows written: these actions and the hint
-                    labelled[x] = labelled[acts[i]] = True
-                    rec["obs"].append(st.observation[i].copy())
-                    rec["mask"].append(labelled)
-                    rec["hint"].append(acts[i])
-                    rec["win"].append(w)
-                    rec["points"].append(p)
-                    rec["match"].append(first + played + i)
+                # The labelled actions (every legal one, or a draw of them besides the move
+                # played and the heuristic's) are played out, with heuristic players after
+                # them. The move played needs no rollout of its own (all is deterministic):
+                # its rollout follows the round until the seat's next position where the
+                # round's move is not the heuristic's, and from there it is that heuristic
+                # move's rollout, played out there; or, with no such position, it is the
+                # round itself. Where the seat plays the heuristic's moves, that is the round.
+                # So a position costs the drawn actions' rollouts, and the heuristic move's
+                # where the policy played another (labelled too). Its figures are filled in at
+                # the round's end (below). One array operation a step for all positions.
+                row = np.arange(chosen.size)
+                hint, pick, heur = acts[chosen], picks[chosen], heuristic_move[several]
+                drawn = st.legal_action_mask[chosen].astype(np.bool_, copy=False)  # what may be drawn
+                for excluded in (hint, pick, heur):
+                    drawn[row[excluded >= 0], excluded[excluded >= 0]] = False
+                if actions_per_position:  # the k smallest of uniform keys: k drawn without replacement
+                    keys = np.where(drawn, rng.random(drawn.shape), 2.0)
+                    smallest = np.argpartition(keys, actions_per_position - 1, axis=1)[:, :actions_per_position]
+                    kept = np.zeros_like(drawn)
+                    kept[row[:, None], smallest] = True
+                    drawn &= kept
+                played_out = drawn  # (one buffer: then the rows written, with the hint)
+                other = heur != hint  # the policy played another move than the heuristic's
+                played_out[row[other], heur[other]] = True
+                if policy is not None and not policy_plays:  # the policy's move besides, where another
+                    other = pick != hint
+                    played_out[row[other], pick[other]] = True
+                at, action = np.nonzero(played_out)  # by position, then by action
+                win, points = rollout_figures(game, heuristic, venv.states[chosen[at]], action.astype(np.int64),
+                                              seat[chosen[at]])
+                w = np.zeros(played_out.shape, np.float16)  # 1, -1/3, 0: exact enough
+                p = np.zeros(played_out.shape, np.int16)
+                w[at, action], p[at, action] = win, points
+                labelled = played_out
+                labelled[row, hint] = True
+                rec["obs"].append(st.observation[chosen])
+                rec["mask"].append(labelled)
+                rec["hint"].append(hint)
+                rec["win"].append(w)
+                rec["points"].append(p)
+                rec["match"].append(first + played + chosen)
+                games.append(chosen)
+                heuristic_moves.append(heur)
                 positions += chosen.size
             acts[done] = 0  # a finished round ignores its action
             st = venv.step(acts)
             done |= st.terminated | st.truncated
-        winner, held = venv.states["winner"], venv.states["round_points"]
-        for r, i in pending:
-            h, q = rec["hint"][r], seat[i]
-            rec["win"][r][h] = 1.0 if winner[i] == q else (0.0 if winner[i] < 0 else -1.0 / (players - 1))
-            rec["points"][r][h] = held[i, q]
+        if games:  # the figures of the moves played (this batch's blocks merged into one)
+            for k in rec:
+                rec[k][batch_blocks:] = [np.concatenate(rec[k][batch_blocks:])]
+            _fill_hint_figures(rec["win"][-1], rec["points"][-1], rec["hint"][-1], np.concatenate(heuristic_moves),
+                               np.concatenate(games), seat, venv.states, players)
         played += n
-        if time.perf_counter() - last_save > SHARD_SECONDS or len(rec["obs"]) >= SHARD_POSITIONS:
+        if time.perf_counter() - last_save > SHARD_SECONDS or sum(map(len, rec["obs"])) >= SHARD_POSITIONS:
             save()
             last_save = time.perf_counter()
         if log is not None:
@@ -338,13 +379,13 @@ EPOCH_OVERHEAD = 1.1  # an epoch's time over its minibatches' (the held-out scor
 def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, players: int, seconds: float,
                log: TextIO | None = None, init: Any = None) -> tuple[Any, list[dict[str, float]]]:
     """The card scorer fitted to ``data`` (:func:`load_rows`) for at most ``cfg.epochs``
-    epochs, and no more than fit in ``seconds`` (one always does); returns it (a
-    ``ScorerNetwork``) and the epochs' figures. With ``init`` (a ``ScorerNetwork`` of the
-    same layers) the fit goes on from it, its input scaling kept, at
-    ``cfg.warm_learning_rate``. The epochs are planned after the first
-    ``PACE_STEPS`` minibatches (or the first epoch's, if fewer): as many as the rest of
-    ``seconds`` holds at their pace (one at least, ``cfg.epochs`` at most); the learning
-    rate falls linearly over them to 5 %."""
+    epochs, and no more than fit in ``seconds`` (the first ``PACE_STEPS`` minibatches
+    always run); returns it (a ``ScorerNetwork``) and the epochs' figures (the last epoch
+    may be part of one). With ``init`` (a ``ScorerNetwork`` of the same layers) the fit
+    goes on from it, its input scaling kept, at ``cfg.warm_learning_rate``. The
+    minibatches are planned after the first ``PACE_STEPS`` (or the first epoch's, if
+    fewer): as many as the rest of ``seconds`` holds at their pace (``cfg.epochs``
+    epochs at most); the learning rate falls linearly over them to 5 %."""
     import torch
 
     from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, SCORER_FORMAT, best_rows
@@ -409,7 +450,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     train_t = torch.from_numpy(train_rows)
     per_epoch = max(len(train_rows) // cfg.minibatch, 1)
     epochs = cfg.epochs  # planned anew from the pace of the first steps, so that the rate falls within the budget
-    steps = epochs * per_epoch
+    steps = epochs * per_epoch  # the minibatches, planned likewise
     plan_at = min(PACE_STEPS, per_epoch)
     t_steps = t0
     step = 0
@@ -418,6 +459,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     epoch = 0
     while epoch < epochs:
         total_loss = 0.0
+        batches = 0
         perm = train_t[torch.randperm(len(train_t), generator=generator)]
         for b in range(per_epoch):
             if step == 0:
@@ -433,17 +475,21 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
             loss.backward()
             opt.step()
             total_loss += loss.item()
-            if step == plan_at:  # the epochs that fit in what is left of ``seconds`` at this pace (one at least)
-                epoch_seconds = (time.perf_counter() - t_steps) / step * per_epoch * EPOCH_OVERHEAD
+            batches += 1
+            if step == plan_at:  # the minibatches that fit in what is left of ``seconds`` at this pace
+                step_seconds = (time.perf_counter() - t_steps) / step * EPOCH_OVERHEAD
                 left = seconds - (t_steps - t0)
-                epochs = int(min(cfg.epochs, max(1.0, left / max(epoch_seconds, 1e-9))))
-                steps = epochs * per_epoch
+                steps = int(min(cfg.epochs * per_epoch, max(plan_at, left / max(step_seconds, 1e-9))))
+                epochs = -(-steps // per_epoch)
+            if step == steps:  # a last epoch in part: the budget is kept, the run's end with it
+                break
         with torch.no_grad():
             held_scores = torch.cat([score(torch.from_numpy(held_rows[s:s + (1 << 18)]))
                                      for s in range(0, len(held_rows), 1 << 18)]).numpy()
         best = held_rows[best_rows(held_scores, data["pos"][held_rows])]
         gain = data["win"][best] - data["win"][data["hint_row"][best]]
-        figures.append({"epoch": epoch, "loss": total_loss / per_epoch, "held_out_win_gain": float(gain.mean()),
+        figures.append({"epoch": epoch, "share_of_epoch": batches / per_epoch, "loss": total_loss / batches,
+                        "held_out_win_gain": float(gain.mean()),
                         "held_out_changed": float((best != data["hint_row"][best]).mean()),
                         "learning_rate": opt.param_groups[0]["lr"], "seconds": time.perf_counter() - t0})
         if log is not None:
@@ -617,6 +663,9 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
     n = cfg.iterations
     shares = iteration_shares(cfg)
     ends = np.cumsum(shares) * cfg.minutes * 60  # when each iteration's labelling and fit are to be over
+    # when each labelling is to be over (from the run's start: a late iteration leaves the
+    # next one less, an early one more, and the run keeps its budget)
+    label_ends = ends - np.asarray(shares) * cfg.fit_minutes * 60
     workers = f"{cfg.workers} worker{'s' if cfg.workers > 1 else ''}"
     plan = ", ".join(f"{x * (cfg.minutes - cfg.fit_minutes):.3g} + {x * cfg.fit_minutes:.3g}" for x in shares)
     print(f"training a card scorer for {spec.env_id} ({players} players, single rounds) into {folder}: "
@@ -636,8 +685,8 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
             else:
                 who = f"heuristic players and iteration {it}'s scorer's moves"
             print(f"iteration {it + 1}: labelling with {who}", file=out, flush=True)
-        results = _label(cfg, players, shares[it] * (cfg.minutes - cfg.fit_minutes) * 60, labels, scorer_path, it,
-                         t0, err)
+        results = _label(cfg, players, max(label_ends[it] - (time.perf_counter() - t0), 1.0), labels, scorer_path,
+                         it, t0, err)
         positions = sum(r["positions"] for r in results)
         rounds = sum(r["rounds"] for r in results)
         print(f"labelled {positions:,} positions ({sum(r['rows'] for r in results):,} labelled actions) in "
@@ -660,7 +709,9 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         iterations.append({"iteration": it + 1, "positions": positions, "rounds": rounds, "epochs": len(fit),
                            "fit_positions": fit_positions, "fit_iterations": [first_fitted, it + 1],
                            "minutes": (time.perf_counter() - t0) / 60, "fit": fit[-1]})
-        print(f"fitted in {fit[-1]['seconds']:.0f} s ({len(fit)} epochs); {iterations[-1]['minutes']:.1f} min so far",
+        epochs_run = sum(f["share_of_epoch"] for f in fit)
+        print(f"fitted in {fit[-1]['seconds']:.0f} s ({epochs_run:.3g} epochs); "
+              f"{iterations[-1]['minutes']:.1f} min so far",
               file=out, flush=True)
     with open(folder / "fit.csv", "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(figures[0]))

@@ -173,6 +173,52 @@ def test_a_policy_in_the_labelled_seat_plays_its_moves_and_they_are_the_hints(tm
     np.testing.assert_array_equal(d["points"][rows], points)
 
 
+def test_the_move_played_is_valued_by_the_heuristic_rollout_where_the_round_leaves_the_heuristic(tmp_path):
+    """With the scorer in the labelled seat and one drawn action, the heuristic's move is
+    labelled besides where the scorer played another (so a position has three rows, or
+    two with two legal actions), and the move played is not played out: it takes the
+    figures of the heuristic's move at the seat's next position where they differ (or of
+    the round's end), which equal its own rollout's (checked here by playing it out)."""
+    scorer = make_agent("scorer", RAMI, options=OPTIONS)
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
+    first = 5 * 10_000_000 + 48
+    label_rows(4, {}, 1e9, 5, 8, str(tmp_path / "w"), max_rounds=8, policy=scorer, first_round=48,
+               actions_per_position=1)
+    d = np.load(tmp_path / "w.0.npz")
+    env = VecEnv(RAMI, 8, auto_reset=False, auto_play_forced=True, **OPTIONS)
+    st = env.reset(seeds=np.arange(first, first + 8))
+    seat = np.arange(8) % 4
+    done = np.zeros(8, bool)
+    heur, legal, states = [], [], []
+    while not done.all():
+        a = heuristic.act_batch(st.observation, st.legal_action_mask)
+        mine = np.flatnonzero(~done & (st.current_player == seat))
+        h = a[mine].copy()
+        a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
+        for i, hi in zip(mine, h, strict=True):
+            if st.legal_action_mask[i].sum() > 1:
+                heur.append(hi)
+                legal.append(st.legal_action_mask[i].sum())
+                states.append(env.states[i:i + 1].copy())
+        a[done] = 0
+        st = env.step(a)
+        done |= st.terminated | st.truncated
+    heur, legal, hint, pos, act = np.array(heur), np.array(legal), d["hint"], d["position"], d["action"]
+    assert len(hint) == len(heur) > 20
+    differs = heur != hint
+    assert differs.any() and (~differs).any() and (differs & (legal > 2)).any()
+    assert np.array_equal(np.bincount(pos, minlength=len(hint)), np.minimum(legal, 2 + differs))
+    labelled = set(zip(pos.tolist(), act.tolist(), strict=True))
+    assert all((i, heur[i]) in labelled for i in np.flatnonzero(differs))
+    rows = np.flatnonzero(act == hint[pos])
+    assert np.array_equal(pos[rows], np.arange(len(hint)))
+    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), hint.astype(np.int64),
+                                  seat[d["match"] - first].astype(np.int64))
+    np.testing.assert_allclose(d["win"][rows].astype(np.float32), win, atol=1e-3)
+    np.testing.assert_array_equal(d["points"][rows], points)
+    assert len(set(points.tolist())) > 3  # the figures vary: a wrong chain would not match them
+
+
 def test_with_the_heuristic_in_the_labelled_seat_the_policys_move_is_labelled_besides(tmp_path):
     """``policy_plays=False`` (``labelled_seat="heuristic"``, a trial's setting): the labelled
     seat plays the heuristic's moves, so the rounds, positions and hints are those of a
@@ -313,8 +359,11 @@ def test_the_fit_learns_each_moves_target_over_the_heuristics():
 
 @pytest.mark.parametrize("seconds, minibatch, epochs, last_rate", [
     (1e9, 8, 3, 0.05),  # the budget holds every epoch; the rate ends at its floor
-    (12.0, 8, 2, 0.05),  # two epochs of about 5 s (the fake clock below) in 11 s left
-    (1e-6, 8, 1, 0.05),  # one epoch at least
+    # about 500 minibatches in the 11 s left at the pace of the first 50 (1 s: the fake
+    # clock below ticks once a reading; 10 % more for the epochs' ends): two epochs and
+    # part of a third, and the rate ends at its floor all the same
+    (12.0, 8, 3, 0.05),
+    (1e-6, 8, 1, None),  # the first 50 minibatches at least, on the schedule of three epochs
     # 4 minibatches an epoch, fewer than the pace is timed over: the plan comes at the end
     # of the first epoch, and over 12 steps the last rate is 1/12 of the first
     (1e9, 400, 3, 1 / 12),
@@ -322,9 +371,10 @@ def test_the_fit_learns_each_moves_target_over_the_heuristics():
 ])
 def test_the_fit_plans_its_epochs_so_the_rate_falls_within_the_budget(monkeypatch, seconds, minibatch, epochs,
                                                                        last_rate):
-    """After its first minibatches the fit plans the epochs the rest of the budget holds
-    (one at least, cfg.epochs at most): the learning rate reaches its floor, 5 %, at the
-    end of the last one. The clock ticks one second a reading."""
+    """After its first minibatches the fit plans the minibatches the rest of the budget
+    holds (those first ones at least, cfg.epochs epochs at most; the last epoch may be
+    part of one): the learning rate reaches its floor, 5 %, at the end of the last one.
+    The clock ticks one second a reading."""
     clock = iter(range(10**6))
     monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: float(next(clock))))
     rng = np.random.default_rng(1)
@@ -339,7 +389,17 @@ def test_the_fit_plans_its_epochs_so_the_rate_falls_within_the_budget(monkeypatc
     assert minibatch == 8 or trained_rows // minibatch == 4  # the 4 minibatches the rates above assume
     _, figures = fit_scorer(data, cfg, RAMI.env_id, 4, seconds)
     assert len(figures) == epochs
+    if last_rate is None:  # the rate of the 50th of 3 epochs' minibatches
+        last_rate = 1 - 49 / (3 * (trained_rows // minibatch))
     assert figures[-1]["learning_rate"] == pytest.approx(cfg.learning_rate * last_rate)
+    shares = [f["share_of_epoch"] for f in figures]
+    assert shares[:-1] == [1.0] * (epochs - 1)
+    if minibatch == 8 and seconds < 1e9:  # the budget ran out within the last epoch
+        assert 0 < shares[-1] < 1
+        if seconds < 1:
+            assert shares[-1] == pytest.approx(50 / (trained_rows // 8))
+    else:
+        assert shares[-1] == 1.0
     if epochs > 1:
         assert figures[0]["learning_rate"] > 0.3 * cfg.learning_rate
 
@@ -628,14 +688,20 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
                                                  its[1]["positions"] + its[2]["positions"]]
     assert json.loads((folder / "config.json").read_text())["fit_window"] == 2
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
+    assert all(0 < float(row["share_of_epoch"]) <= 1 for row in csv.DictReader(open(folder / "fit.csv")))
+    # the labelling ends by the run's clock: the run keeps its budget (6 s), give or take
+    # a first batch, the fits' first minibatches and the workers' start
+    assert summary["elapsed"] < 6 + 30
     matches = []
     config = json.loads((folder / "config.json").read_text())
     assert config["actions_per_position"] == 1 and config["labelled_seat"] == "scorer"
     for k in (1, 2, 3):
         shards = sorted((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
         assert shards
-        # the move played and one drawn action a position (a policy's move is played out too)
-        assert all(np.bincount(np.load(p)["position"]).max() == 2 for p in shards)
+        # the move played and one drawn action a position, and the heuristic's move where the
+        # scorer played another (iterations 2 and 3)
+        counts = np.concatenate([np.bincount(np.load(p)["position"]) for p in shards])
+        assert counts.min() == 2 and counts.max() == (2 if k == 1 else 3)
         matches.append(set(np.concatenate([np.load(p)["match"] for p in shards]).tolist()))
     assert not (matches[0] & matches[1] or matches[1] & matches[2] or matches[0] & matches[2])  # other rounds
     with pytest.raises(ValueError, match="holds a run already"):

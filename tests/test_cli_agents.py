@@ -68,6 +68,36 @@ def test_human_agent_is_cli_only():
         human.act(np.zeros(SPEC.module.OBS_SIZE), np.ones(SPEC.module.NUM_ACTIONS, dtype=bool))
 
 
+def test_rami51_heuristic_reads_its_int16_observation_as_floats_would_be():
+    """The Rami 51 heuristic's kernels take the game's int16 observation without a
+    conversion: the same moves as from the observation in float32 (the dtype the other
+    heuristics read), act and act_batch alike; a fraction or an out-of-range number is
+    refused, not truncated."""
+    rami = get_spec("rami51")
+    heur = make_agent("heuristic", rami)
+    assert heur.obs_dtype == np.int16 == rami.module.OBS_DTYPE
+    env = make_vec("rami51", num_envs=64, seed=8)
+    rng = np.random.default_rng(8)
+    st = env.reset()
+    for step in range(300):
+        obs, mask = st.observation, st.legal_action_mask
+        assert obs.dtype == np.int16
+        h = heur.act_batch(obs, mask)
+        as_floats = np.empty(len(obs), np.int64)
+        type(heur).decide_batch(obs.astype(np.float32), mask.astype(np.bool_), heur._layout, heur._tuning, as_floats)
+        assert np.array_equal(h, as_floats)
+        assert np.array_equal(heur.act_batch(obs.astype(np.float64), mask), h)  # whole numbers in floats: accepted
+        if step % 50 == 0:
+            assert all(heur.act(obs[i], mask[i]) == h[i] for i in range(0, 64, 8))
+        rand = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        st = env.step(np.where(rng.random(64) < 0.3, rand, h))
+    for bad in (obs + 0.5, obs.astype(np.int64) + 40_000, np.full(obs.shape, np.nan)):
+        with pytest.raises(ValueError, match="whole numbers within int16"):
+            heur.act_batch(bad, mask)
+    with pytest.raises(ValueError, match="whole numbers within int16"):
+        heur.act(obs[0] + 0.5, mask[0])
+
+
 @pytest.mark.parametrize("players", [4, 5, 8, 10])
 def test_agents_always_legal(players):
     """Heuristic and random pick legal actions in states reached by a mix of both;
