@@ -38,9 +38,10 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    are a training target only: the evaluation measures the win. The later iterations'
    fits go on from the previous scorer, on the labels of the last ``fit_window``
    iterations (3 by default: its own and the two before): in trials the scorer's gain
-   followed the positions each fit saw (``docs/training.md``). The fit plans its epochs
-   from the pace of its first steps, so that its learning rate falls to its floor within
-   its part of the budget. The positions of a tenth of the matches are held out (whole
+   followed the positions each fit saw (``docs/training.md``). The fit plans its
+   minibatches from the pace of its first steps (the last epoch may be part of one), so
+   that its learning rate falls to its floor within its part of the budget. The
+   positions of a tenth of the matches are held out (whole
    matches, see :func:`cardenvs.expert.held_out_split`; chosen by their round seed, so
    a match is held out of every fit of the run or of none);
    after each epoch the fit measures on them the win value of the moves the scorer ranks
@@ -103,7 +104,7 @@ class ScorerConfig:
     num_players: int = 4
     options: dict[str, Any] = field(default_factory=dict)
     minutes: float = 60.0  # labelling and fit; the evaluation comes after
-    fit_minutes: float = 12.0  # of ``minutes``, kept for the fit (it always completes one epoch)
+    fit_minutes: float = 12.0  # of ``minutes``, kept for the fits (each runs its first PACE_STEPS minibatches)
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     seed: int = 0
     out: str = "runs/rami51-scorer-0"
@@ -385,7 +386,9 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     goes on from it, its input scaling kept, at ``cfg.warm_learning_rate``. The
     minibatches are planned after the first ``PACE_STEPS`` (or the first epoch's, if
     fewer): as many as the rest of ``seconds`` holds at their pace (``cfg.epochs``
-    epochs at most); the learning rate falls linearly over them to 5 %."""
+    epochs at most); the learning rate falls linearly over them to 5 % (those first
+    ones ran on the schedule of ``cfg.epochs``: a budget that holds little more than
+    them ends the fit at a higher rate)."""
     import torch
 
     from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, SCORER_FORMAT, best_rows
@@ -706,10 +709,10 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         figures += [{"iteration": it + 1, **f} for f in fit]
         scorer_path = folder / ("scorer.npz" if it == n - 1 else f"scorer-{it + 1}.npz")
         scorer.save(scorer_path)
-        iterations.append({"iteration": it + 1, "positions": positions, "rounds": rounds, "epochs": len(fit),
+        epochs_run = round(sum(f["share_of_epoch"] for f in fit), 3)
+        iterations.append({"iteration": it + 1, "positions": positions, "rounds": rounds, "epochs": epochs_run,
                            "fit_positions": fit_positions, "fit_iterations": [first_fitted, it + 1],
                            "minutes": (time.perf_counter() - t0) / 60, "fit": fit[-1]})
-        epochs_run = sum(f["share_of_epoch"] for f in fit)
         print(f"fitted in {fit[-1]['seconds']:.0f} s ({epochs_run:.3g} epochs); "
               f"{iterations[-1]['minutes']:.1f} min so far",
               file=out, flush=True)
@@ -731,6 +734,7 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
           f"{res['heuristic_vs_heuristic']:.1%} ± {res['heuristic_vs_heuristic_ci']:.1%} on the same deals)", file=out)
     print(f"scorer: {folder / 'scorer.npz'} (play it as scorer:{folder / 'scorer.npz'})", file=out)
     summary = {"positions": sum(x["positions"] for x in iterations), "rounds": sum(x["rounds"] for x in iterations),
-               "elapsed": elapsed, "epochs": len(figures), "fit": figures[-1], **res, "iterations": iterations}
+               "elapsed": elapsed, "epochs": round(sum(f["share_of_epoch"] for f in figures), 3),
+               "fit": figures[-1], **res, "iterations": iterations}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
     return summary

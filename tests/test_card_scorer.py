@@ -182,27 +182,29 @@ def test_the_move_played_is_valued_by_the_heuristic_rollout_where_the_round_leav
     scorer = make_agent("scorer", RAMI, options=OPTIONS)
     heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
     first = 5 * 10_000_000 + 48
-    label_rows(4, {}, 1e9, 5, 8, str(tmp_path / "w"), max_rounds=8, policy=scorer, first_round=48,
-               actions_per_position=1)
+    label_rows(4, {}, 1e9, 5, 4, str(tmp_path / "w"), max_rounds=8, policy=scorer, first_round=48,
+               actions_per_position=1)  # two batches of 4 rounds
     d = np.load(tmp_path / "w.0.npz")
-    env = VecEnv(RAMI, 8, auto_reset=False, auto_play_forced=True, **OPTIONS)
-    st = env.reset(seeds=np.arange(first, first + 8))
     seat = np.arange(8) % 4
-    done = np.zeros(8, bool)
-    heur, legal, states = [], [], []
-    while not done.all():
-        a = heuristic.act_batch(st.observation, st.legal_action_mask)
-        mine = np.flatnonzero(~done & (st.current_player == seat))
-        h = a[mine].copy()
-        a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
-        for i, hi in zip(mine, h, strict=True):
-            if st.legal_action_mask[i].sum() > 1:
-                heur.append(hi)
-                legal.append(st.legal_action_mask[i].sum())
-                states.append(env.states[i:i + 1].copy())
-        a[done] = 0
-        st = env.step(a)
-        done |= st.terminated | st.truncated
+    heur, legal, states, round_points = [], [], [], []
+    for batch in (0, 4):  # the rounds again, batch by batch, the scorer in the labelled seat
+        env = VecEnv(RAMI, 4, auto_reset=False, auto_play_forced=True, **OPTIONS)
+        st = env.reset(seeds=np.arange(first + batch, first + batch + 4))
+        done = np.zeros(4, bool)
+        while not done.all():
+            a = heuristic.act_batch(st.observation, st.legal_action_mask)
+            mine = np.flatnonzero(~done & (st.current_player == seat[:4]))
+            h = a[mine].copy()
+            a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
+            for i, hi in zip(mine, h, strict=True):
+                if st.legal_action_mask[i].sum() > 1:
+                    heur.append(hi)
+                    legal.append(st.legal_action_mask[i].sum())
+                    states.append(env.states[i:i + 1].copy())
+            a[done] = 0
+            st = env.step(a)
+            done |= st.terminated | st.truncated
+        round_points.append(env.states["round_points"][np.arange(4), seat[:4]])
     heur, legal, hint, pos, act = np.array(heur), np.array(legal), d["hint"], d["position"], d["action"]
     assert len(hint) == len(heur) > 20
     differs = heur != hint
@@ -216,7 +218,9 @@ def test_the_move_played_is_valued_by_the_heuristic_rollout_where_the_round_leav
                                   seat[d["match"] - first].astype(np.int64))
     np.testing.assert_allclose(d["win"][rows].astype(np.float32), win, atol=1e-3)
     np.testing.assert_array_equal(d["points"][rows], points)
-    assert len(set(points.tolist())) > 3  # the figures vary: a wrong chain would not match them
+    # where a later position differs, the round's end is not the figure: the chain is needed
+    round_end = np.concatenate(round_points)[d["match"] - first]
+    assert (points != round_end).any()
 
 
 def test_with_the_heuristic_in_the_labelled_seat_the_policys_move_is_labelled_besides(tmp_path):
@@ -666,6 +670,42 @@ def test_cli_train_by_scorer_passes_the_labelled_seat(tmp_path, monkeypatch):
     assert main([*argv, "--labelled-seat", "heuristic"], io.StringIO(), io.StringIO()) == 0
     assert main(argv, io.StringIO(), io.StringIO()) == 0
     assert [cfg.labelled_seat for cfg in given] == ["heuristic", "scorer"]
+
+
+def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
+    """Each labelling ends at its planned time from the run's start (one second at least)
+    and each fit at its iteration's end: a late labelling leaves the fit, and an early fit
+    leaves the next labelling, the time. A fake clock; the labelling overruns by 5 s,
+    each fit spends 70 % of what it gets."""
+    now = [0.0]
+    monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    labelled, fitted = [], []
+    shipped = ScorerNetwork.load(SHIPPED)
+
+    def fake_label(cfg, players, seconds, labels, policy_path, iteration, t0, err):
+        labelled.append(seconds)
+        now[0] += seconds + 5.0
+        return [{"positions": 1, "rounds": 1, "rows": 2}]
+
+    def fake_fit(data, cfg, env_id, players, seconds, log=None, init=None):
+        fitted.append(seconds)
+        now[0] += 0.7 * seconds
+        return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": 0.7 * seconds}]
+
+    scores = {f"{k}{ci}": 0.5 for k in ("vs_heuristic", "vs_random", "heuristic_vs_heuristic") for ci in ("", "_ci")}
+    monkeypatch.setattr(card_scorer, "_label", fake_label)
+    monkeypatch.setattr(card_scorer, "load_rows", lambda paths, weight: {"match": np.zeros(1, np.int64)})
+    monkeypatch.setattr(card_scorer, "fit_scorer", fake_fit)
+    monkeypatch.setattr(card_scorer, "evaluate_scorer", lambda *args: dict(scores))
+    summary = run_scorer(ScorerConfig(minutes=10, fit_minutes=2, iterations=4, out=str(tmp_path / "run")),
+                         out=io.StringIO(), err=io.StringIO())
+    # 2 minutes of labels and 0.5 of fit an iteration: labelling k ends at 150 k - 30 s
+    assert labelled[0] == pytest.approx(120.0)
+    assert fitted[0] == pytest.approx(25.0)  # 150 s less the 125 s the labelling took
+    assert labelled[1] == pytest.approx(270.0 - 142.5)  # the first fit left 7.5 s
+    assert fitted[1] == pytest.approx(25.0)
+    assert labelled[2:] == pytest.approx([120.0 + 7.5] * 2) and fitted[2:] == pytest.approx([25.0] * 2)
+    assert summary["elapsed"] == pytest.approx(600.0 - 7.5)
 
 
 def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
