@@ -128,6 +128,12 @@ class ScorerConfig:
 
 
 # --------------------------------------------------------------------------- labels
+def seat_win(winner: np.ndarray, seat: np.ndarray, players: int) -> np.ndarray:
+    """The win figure of ``seat`` in rounds won by ``winner``: 1, -1/(P-1) for a loss, 0
+    for a void round (no winner, -1)."""
+    return np.where(winner == seat, 1.0, np.where(winner < 0, 0.0, -1.0 / (players - 1)))
+
+
 def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.ndarray,
                     seats: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Each state after its action, played to the round's end by heuristic players: the
@@ -145,8 +151,7 @@ def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.n
         if over.any():
             rows = np.flatnonzero(over)
             s = seats[rows]
-            winner = states["winner"][rows]
-            win[ids[rows]] = np.where(winner == s, 1.0, np.where(winner < 0, 0.0, -1.0 / (players - 1)))
+            win[ids[rows]] = seat_win(states["winner"][rows], s, players)
             points[ids[rows]] = states["round_points"][rows, s]
         alive &= ~over
         if not alive.any():
@@ -187,8 +192,7 @@ def _fill_hint_figures(win: np.ndarray, points: np.ndarray, hint: np.ndarray, he
     points[rows, hint[rows]] = points[source, heuristic_move[source]]
     rows = order[~chained]
     q = seat[game[rows]]
-    winner = states["winner"][game[rows]]
-    win[rows, hint[rows]] = np.where(winner == q, 1.0, np.where(winner < 0, 0.0, -1.0 / (players - 1)))
+    win[rows, hint[rows]] = seat_win(states["winner"][game[rows]], q, players)
     points[rows, hint[rows]] = states["round_points"][game[rows], q]
 
 

@@ -146,31 +146,53 @@ def test_a_policy_in_the_labelled_seat_plays_its_moves_and_they_are_the_hints(tm
     d = np.load(tmp_path / "w.0.npz")
     assert res["positions"] == len(d["hint"]) > 20 and d["match"].min() >= first
     # the rounds again, the scorer in the labelled seat: its moves are the hints
-    env = VecEnv(RAMI, 8, auto_reset=False, auto_play_forced=True, **OPTIONS)
-    st = env.reset(seeds=np.arange(first, first + 8))
+    replay = _scorer_seat_rounds(scorer, first, 8, 8)
+    assert replay["played"] == list(zip(d["match"].tolist(), d["hint"].tolist(), strict=True))
+    _assert_hints_are_their_rollouts(d, replay["states"], first)
+
+
+def _scorer_seat_rounds(scorer, first: int, rounds: int, batch: int) -> dict:
+    """Rounds of seeds ``first``.. replayed as label_rows plays them (``batch`` at a time,
+    the seats rotated), the scorer in the labelled seat: at each of its positions with
+    more than one legal action, (round seed, move played), the heuristic's move there,
+    the legal count and the state (a copy); and the seat's points at each round's end."""
     heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
-    seat = np.arange(8) % 4
-    done = np.zeros(8, bool)
-    played, states = [], []
-    while not done.all():
-        a = heuristic.act_batch(st.observation, st.legal_action_mask)
-        mine = np.flatnonzero(~done & (st.current_player == seat))
-        a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
-        for i in mine:
-            if st.legal_action_mask[i].sum() > 1:
-                played.append((first + i, a[i]))
-                states.append(env.states[i:i + 1].copy())
-        a[done] = 0
-        st = env.step(a)
-        done |= st.terminated | st.truncated
-    assert played == list(zip(d["match"].tolist(), d["hint"].tolist(), strict=True))
+    out: dict[str, list] = {k: [] for k in ("played", "heuristic", "legal", "states", "round_points")}
+    for start in range(0, rounds, batch):
+        seat = (np.arange(batch) + start) % 4
+        env = VecEnv(RAMI, batch, auto_reset=False, auto_play_forced=True, **OPTIONS)
+        st = env.reset(seeds=np.arange(first + start, first + start + batch))
+        done = np.zeros(batch, bool)
+        while not done.all():
+            a = heuristic.act_batch(st.observation, st.legal_action_mask)
+            mine = np.flatnonzero(~done & (st.current_player == seat))
+            h = a[mine].copy()
+            a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
+            for i, hi in zip(mine, h, strict=True):
+                if st.legal_action_mask[i].sum() > 1:
+                    out["played"].append((first + start + i, a[i]))
+                    out["heuristic"].append(hi)
+                    out["legal"].append(st.legal_action_mask[i].sum())
+                    out["states"].append(env.states[i:i + 1].copy())
+            a[done] = 0
+            st = env.step(a)
+            done |= st.terminated | st.truncated
+        out["round_points"].append(env.states["round_points"][np.arange(batch), seat])
+    return out
+
+
+def _assert_hints_are_their_rollouts(d, states: list, first: int) -> np.ndarray:
+    """Each position's move played (its hint row of shard ``d``) has the figures of its own
+    rollout from ``states`` (heuristic players after it); returns the rollouts' points."""
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
     pos, act, hint = d["position"], d["action"], d["hint"]
     rows = np.flatnonzero(act == hint[pos])
     assert np.array_equal(pos[rows], np.arange(len(hint)))
     win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), hint.astype(np.int64),
-                                  seat[d["match"] - first].astype(np.int64))
+                                  ((d["match"] - first) % 4).astype(np.int64))
     np.testing.assert_allclose(d["win"][rows].astype(np.float32), win, atol=1e-3)
     np.testing.assert_array_equal(d["points"][rows], points)
+    return points
 
 
 def test_the_move_played_is_valued_by_the_heuristic_rollout_where_the_round_leaves_the_heuristic(tmp_path):
@@ -180,46 +202,23 @@ def test_the_move_played_is_valued_by_the_heuristic_rollout_where_the_round_leav
     figures of the heuristic's move at the seat's next position where they differ (or of
     the round's end), which equal its own rollout's (checked here by playing it out)."""
     scorer = make_agent("scorer", RAMI, options=OPTIONS)
-    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
     first = 5 * 10_000_000 + 48
     label_rows(4, {}, 1e9, 5, 4, str(tmp_path / "w"), max_rounds=8, policy=scorer, first_round=48,
                actions_per_position=1)  # two batches of 4 rounds
     d = np.load(tmp_path / "w.0.npz")
-    seat = np.arange(8) % 4
-    heur, legal, states, round_points = [], [], [], []
-    for batch in (0, 4):  # the rounds again, batch by batch, the scorer in the labelled seat
-        env = VecEnv(RAMI, 4, auto_reset=False, auto_play_forced=True, **OPTIONS)
-        st = env.reset(seeds=np.arange(first + batch, first + batch + 4))
-        done = np.zeros(4, bool)
-        while not done.all():
-            a = heuristic.act_batch(st.observation, st.legal_action_mask)
-            mine = np.flatnonzero(~done & (st.current_player == seat[:4]))
-            h = a[mine].copy()
-            a[mine] = scorer.act_batch(st.observation[mine], st.legal_action_mask[mine])
-            for i, hi in zip(mine, h, strict=True):
-                if st.legal_action_mask[i].sum() > 1:
-                    heur.append(hi)
-                    legal.append(st.legal_action_mask[i].sum())
-                    states.append(env.states[i:i + 1].copy())
-            a[done] = 0
-            st = env.step(a)
-            done |= st.terminated | st.truncated
-        round_points.append(env.states["round_points"][np.arange(4), seat[:4]])
-    heur, legal, hint, pos, act = np.array(heur), np.array(legal), d["hint"], d["position"], d["action"]
-    assert len(hint) == len(heur) > 20
+    replay = _scorer_seat_rounds(scorer, first, 8, 4)
+    assert replay["played"] == list(zip(d["match"].tolist(), d["hint"].tolist(), strict=True))
+    heur, legal, hint, pos, act = (np.array(replay["heuristic"]), np.array(replay["legal"]), d["hint"],
+                                   d["position"], d["action"])
+    assert len(hint) > 20
     differs = heur != hint
     assert differs.any() and (~differs).any() and (differs & (legal > 2)).any()
     assert np.array_equal(np.bincount(pos, minlength=len(hint)), np.minimum(legal, 2 + differs))
     labelled = set(zip(pos.tolist(), act.tolist(), strict=True))
     assert all((i, heur[i]) in labelled for i in np.flatnonzero(differs))
-    rows = np.flatnonzero(act == hint[pos])
-    assert np.array_equal(pos[rows], np.arange(len(hint)))
-    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), hint.astype(np.int64),
-                                  seat[d["match"] - first].astype(np.int64))
-    np.testing.assert_allclose(d["win"][rows].astype(np.float32), win, atol=1e-3)
-    np.testing.assert_array_equal(d["points"][rows], points)
+    points = _assert_hints_are_their_rollouts(d, replay["states"], first)
     # where a later position differs, the round's end is not the figure: the chain is needed
-    round_end = np.concatenate(round_points)[d["match"] - first]
+    round_end = np.concatenate(replay["round_points"])[d["match"] - first]
     assert (points != round_end).any()
 
 
