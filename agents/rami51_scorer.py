@@ -58,7 +58,7 @@ from cardenvs.core.protocol import GameSpec
 from cardenvs.games import rami51 as R
 from cardenvs.games.rami51_plan import CARD_VALUE, coverage, points_potential, rami_penalty
 
-SCORER_FORMAT = "cardenvs-scorer/2"
+SCORER_FORMAT = "cardenvs-scorer/3"
 #: the file shipped with the package (``make_agent("scorer", spec)``)
 SHIPPED = Path(__file__).resolve().parent / "baselines" / "rami51-scorer.npz"
 
@@ -74,11 +74,16 @@ CARD_FEATURES = 24  # how a card sits in the hand and on the table (card_feature
 CONTEXT_FEATURES = 9  # the position (context)
 HAND_FEATURES = 13  # the hand as a whole and the turn so far (hand_features)
 ACTION_FEATURES = 8  # the card's unseen partners, the table meld picked, a joker laid (action_features)
+AFTER_FEATURES = 4  # the hand the action leaves (hand_after)
+#: rows of the hand-after table (card_features): 0..52 one card c given up (52: a joker),
+#: then the hand as it is, and the hand with the discard top taken
+AFTER_ROWS, AFTER_KEEP, AFTER_TAKE = 55, 53, 54
 #: the kinds of action, in the order of their one-hot input
 KINDS = ("draw", "take", "meld", "pick meld", "add", "joker", "close", "discard")
 #: the input of the network: card, its rank (14: the joker last), context, kind, phase (4),
-#: the meld being built and the points laid this turn, the hand, the action's extras
-NUM_FEATURES = CARD_FEATURES + 14 + CONTEXT_FEATURES + len(KINDS) + 4 + 2 + HAND_FEATURES + ACTION_FEATURES
+#: the meld being built and the points laid this turn, the hand, the action's extras, the hand after it
+NUM_FEATURES = (CARD_FEATURES + 14 + CONTEXT_FEATURES + len(KINDS) + 4 + 2 + HAND_FEATURES + ACTION_FEATURES
+                + AFTER_FEATURES)
 #: where the kind's one-hot starts in a row
 KIND_OFFSET = CARD_FEATURES + 14 + CONTEXT_FEATURES
 
@@ -107,9 +112,26 @@ def fits_table(o, c):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def card_features(o, F, hand):
+def hand_after(N, cover_w, cover0, cover1, out):
+    """The hand an action leaves (naturals ``N``; ``cover_w``, ``cover0``, ``cover1``: the
+    cards its melds could hold with its jokers (two at most), none, one): the cards no meld
+    could hold, their penalty, and how many cards melds could hold with no joker, one."""
+    dead = penalty = 0
+    for c in range(52):
+        if N[c] > 0 and (cover_w & (np.int64(1) << np.int64(c))) == 0:
+            dead += N[c]
+            penalty += rami_penalty(c) * N[c]
+    out[0] = dead / 14.0
+    out[1] = penalty / 100.0
+    out[2] = popcount(cover0) / 14.0
+    out[3] = popcount(cover1) / 14.0
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def card_features(o, F, hand, after):
     """For every card type the hand holds: how it fits the hand and the table (rows of F);
-    and hand_features into ``hand`` (from the same coverage of the hand)."""
+    hand_features into ``hand`` (from the same coverage of the hand); and hand_after of the
+    hand as it is and with one card given up (rows of ``after``, AFTER_ROWS)."""
     F[:] = 0.0
     # the hand's naturals and jokers, and the cards some meld of the hand could hold
     N = np.zeros(53, np.int64)
@@ -121,6 +143,10 @@ def card_features(o, F, hand):
     cover_w = coverage(RULES, N, min(W, np.int64(2)))
     potential = points_potential(N, cover0)
     hand_features(o, hand, N, W, cover_w, potential)
+    after[:] = 0.0
+    hand_after(N, cover_w, cover0, cover1, after[AFTER_KEEP])
+    if W > 0:  # a joker laid or discarded
+        hand_after(N, coverage(RULES, N, min(W - 1, np.int64(2))), cover0, cover1, after[JOKER])
     opened_self = o[O_SEATS + 2]
     opp_opened = o[O_SEATS + SEAT_F + 2] + o[O_SEATS + 2 * SEAT_F + 2] + o[O_SEATS + 3 * SEAT_F + 2]
     next_opened = o[O_SEATS + SEAT_F + 2]
@@ -178,8 +204,10 @@ def card_features(o, F, hand):
         f[20] = (cover_w & bit) != 0
         N[c] -= 1
         without = coverage(RULES, N, min(W, np.int64(2)))
+        without0 = coverage(RULES, N, np.int64(0))
         f[21] = popcount(without) / 14.0
-        f[22] = (potential - points_potential(N, coverage(RULES, N, np.int64(0)))) / 51.0
+        f[22] = (potential - points_potential(N, without0)) / 51.0
+        hand_after(N, without, without0, coverage(RULES, N, np.int64(1)), after[c])  # c added or discarded
         N[c] += 1
         f[23] = potential / 51.0
 
@@ -271,45 +299,64 @@ def unseen_partners(o, c, x):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def position_features(o, F, ctx, hand):
+def position_features(o, F, ctx, hand, after):
     """card_features, context and hand_features of one observation; the discard top is
-    scored as if held. Returns the discard top (-1: none)."""
-    card_features(o, F, hand)
+    scored as if held, and the hand with it taken is row AFTER_TAKE of ``after``. Returns
+    the discard top (-1: none)."""
+    card_features(o, F, hand, after)
     top = -1
     for c in range(53):
         if o[O_TOP + c] > 0:
             top = c
-    if top >= 0 and o[O_HAND + top] == 0:
+    if top < 0:
+        pass
+    elif o[O_HAND + top] == 0:
         o2 = o.copy()
         o2[O_HAND + top] = 1
         F2 = np.zeros_like(F)
-        card_features(o2, F2, np.zeros_like(hand))  # the top's row only
+        after2 = np.zeros_like(after)
+        card_features(o2, F2, np.zeros_like(hand), after2)  # the top's row, the hand with it
         F[top] = F2[top]
+        after[AFTER_TAKE] = after2[AFTER_KEEP]
+    else:  # a second copy (or joker) taken
+        N = np.zeros(53, np.int64)
+        for c in range(52):
+            N[c] = o[O_HAND + c]
+        W = np.int64(o[O_HAND + JOKER])
+        if top == JOKER:
+            W += 1
+        else:
+            N[top] += 1
+        hand_after(N, coverage(RULES, N, min(W, np.int64(2))), coverage(RULES, N, np.int64(0)),
+                   coverage(RULES, N, np.int64(1)), after[AFTER_TAKE])
     context(o, ctx)
     return top
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def action_features(o, F, ctx, hand, top, a, x):
+def action_features(o, F, ctx, hand, after, top, a, x):
     """The scorer's input for action a (``x``: NUM_FEATURES values)."""
     x[:] = 0.0
     c = -1
+    left = AFTER_KEEP  # the row of ``after``: the hand the action leaves
     if a == A_STOCK:
         kind = 0
     elif a == A_TAKE:
-        kind, c = 1, top
+        kind, c, left = 1, top, AFTER_TAKE
     elif a == A_MELD:
         kind = 2
     elif a < A_ADD:
         kind = 3
     elif a < A_JOKER:
         kind, c = 4, a - A_ADD
+        left = c
     elif a < A_CLOSE:
-        kind, c = 5, a - A_JOKER  # a joker laid for card c: c's numbers when c is held, and c's rank
+        kind, c, left = 5, a - A_JOKER, JOKER  # a joker laid for card c: c's numbers when c is held, and c's rank
     elif a == A_CLOSE:
         kind = 6
     else:
         kind, c = 7, a - A_DISCARD
+        left = c
     if c >= 0:
         x[:CARD_FEATURES] = F[c]
         x[CARD_FEATURES + (13 if c == JOKER else c // 4)] = 1.0
@@ -342,6 +389,8 @@ def action_features(o, F, ctx, hand, top, a, x):
                 fit += 1
         x[b + 6] = fit / 4.0
     x[b + 7] = kind == 5  # a joker laid (as the kind's one-hot: kept, the shipped scorer reads it)
+    b += ACTION_FEATURES
+    x[b:b + AFTER_FEATURES] = after[left]
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -351,14 +400,15 @@ def feature_rows(obs, masks, X, row_pos, row_action):
     F = np.zeros((53, CARD_FEATURES))
     ctx = np.zeros(CONTEXT_FEATURES)
     hand = np.zeros(HAND_FEATURES)
+    after = np.zeros((AFTER_ROWS, AFTER_FEATURES))
     k = 0
     for i in range(obs.shape[0]):
         if masks[i].sum() < 2:
             continue
-        top = position_features(obs[i], F, ctx, hand)
+        top = position_features(obs[i], F, ctx, hand, after)
         for a in range(masks.shape[1]):
             if masks[i, a]:
-                action_features(obs[i], F, ctx, hand, top, a, X[k])
+                action_features(obs[i], F, ctx, hand, after, top, a, X[k])
                 row_pos[k] = i
                 row_action[k] = a
                 k += 1
