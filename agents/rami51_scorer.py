@@ -21,7 +21,10 @@ sees an action through numbers that carry from one card to another:
   whether a clean run and how many melds were laid this turn, the points still missing
   for the opening, a card taken from
   the discard still to lay, the discard pile's size, the smallest hand of the others,
-  the melds on the table and the points of the meld being built.
+  the melds on the table and the points of the meld being built;
+- the hand the action leaves (the card given up, the discard top taken, a joker laid):
+  the cards no meld of it could hold and their penalty, and how many cards its melds
+  could hold with no joker and with one.
 
 One set of weights per group of kinds (``groups`` in the file) scores every action of
 those kinds, so what is learnt of one card holds for the others. The agent plays the
@@ -30,8 +33,9 @@ plays that. ``cardenvs train rami51 --method scorer`` trains one
 (:mod:`cardenvs.card_scorer`); ``make_agent("scorer", spec)`` loads the one shipped with
 the package and ``make_agent("scorer:PATH", spec)`` one written by training.
 
-File format (``cardenvs-scorer/2``, an ``.npz``; version 1 files had the first 61
-inputs only, and are refused): ``meta`` (a JSON string: ``format``,
+File format (``cardenvs-scorer/3``, an ``.npz``; version 1 files had the first 61
+inputs only and version 2 files the first 82, and both are refused): ``meta`` (a JSON
+string: ``format``,
 ``env_id``, ``num_players``, ``options``, ``groups``: one group index per kind,
 ``layers``), ``mean`` and ``std`` (``NUM_FEATURES`` float32: the input is
 ``(x - mean) / std``) and, for each group ``g``, ``g{g}_w{k}``, ``g{g}_b{k}``: dense
@@ -462,8 +466,8 @@ class ScorerNetwork:
     def __init__(self, meta: dict[str, Any], mean: np.ndarray, std: np.ndarray, weights: list[list[np.ndarray]]):
         if not isinstance(meta, dict):
             raise ValueError("scorer: meta must be a mapping")
-        if meta.get("format") == "cardenvs-scorer/1":
-            raise ValueError("a card scorer of an earlier version (cardenvs-scorer/1, with fewer inputs): "
+        if meta.get("format") in ("cardenvs-scorer/1", "cardenvs-scorer/2"):
+            raise ValueError(f"a card scorer of an earlier version ({meta['format']}, with fewer inputs): "
                              "train it again with this version")
         if meta.get("format") != SCORER_FORMAT:
             raise ValueError(f"not a card scorer (format {meta.get('format')!r}, expected {SCORER_FORMAT!r})")

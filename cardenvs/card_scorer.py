@@ -741,4 +741,43 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
                "elapsed": elapsed, "epochs": round(sum(f["share_of_epoch"] for f in figures), 3),
                "fit": figures[-1], **res, "iterations": iterations}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    plot_curve(folder, summary, f"{spec.env_id}, {players} players, single rounds", players, err)
     return summary
+
+
+def plot_curve(folder: Path, summary: dict[str, Any], title: str, players: int, err: TextIO) -> None:
+    """``curve.png`` (with matplotlib): each iteration's scorer against three heuristic
+    players (with the heuristic's own share on the same deals) and against random ones,
+    over the run's minutes, each point marked with the positions labelled so far."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no curve.png (summary.json has the figures)", file=err)
+        return
+    its = summary["iterations"]
+    minutes = [x["minutes"] for x in its]
+    labelled = np.cumsum([x["positions"] for x in its])
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for ax, name in zip(axes, ("heuristic", "random"), strict=True):
+        y = np.array([r[f"vs_{name}"] for r in its])
+        ci = np.array([r[f"vs_{name}_ci"] for r in its])
+        ax.plot(minutes, y, marker="o", label=f"the scorer vs {players - 1} {name}")
+        ax.fill_between(minutes, y - ci, y + ci, alpha=0.2)
+        for x, v, n in zip(minutes, y, labelled, strict=True):
+            ax.annotate(f"{n / 1e6:.1f}M", (x, v), textcoords="offset points", xytext=(0, 8), ha="center",
+                        fontsize=8)
+        if name == "heuristic":
+            ax.axhline(summary["heuristic_vs_heuristic"], color="C1", linestyle=":",
+                       label=f"the heuristic vs {players - 1} heuristic")
+            ax.axhline(1 / players, color="grey", linestyle="--", label="fair share")
+        ax.set_xlabel("run time at the iteration's end (min); marks: positions labelled")
+        ax.set_ylabel("win share")
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right")
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(folder / "curve.png", dpi=100)
+    plt.close(fig)

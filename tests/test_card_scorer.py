@@ -4,6 +4,7 @@ figures, the rows, the fit, the agent and its file, the CLI."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 from types import SimpleNamespace
@@ -45,6 +46,7 @@ from cardenvs.card_scorer import (  # noqa: E402
 )
 from cardenvs.cli import main  # noqa: E402
 from cardenvs.core.vector import VecEnv  # noqa: E402
+from cardenvs.games.rami51_plan import coverage  # noqa: E402
 
 RAMI = get_spec("rami51")
 OPTIONS = {"num_players": 4, "single_round": True}
@@ -469,17 +471,47 @@ def _fits_meld(o, m, c):
     return False
 
 
+def _hand_after(o, a):
+    """The four inputs on the hand action a leaves, from observation o: its naturals and
+    jokers once the action is applied here, then the cards no meld could hold (with the
+    jokers, two at most), their penalty, the cards melds could hold with no joker, one."""
+    g = RAMI.module
+    hand = o[g.OBS_HAND:g.OBS_HAND + 53].astype(np.int64)
+    naturals, jokers = hand.copy(), int(hand[52])
+    naturals[52] = 0
+    top = int(np.argmax(o[g.OBS_TOP:g.OBS_TOP + 53]))
+    if a == g.TAKE_DISCARD:
+        if top == 52:
+            jokers += 1
+        else:
+            naturals[top] += 1
+    elif g.ADD0 <= a < g.JOKER0:
+        naturals[a - g.ADD0] -= 1
+    elif g.JOKER0 <= a < g.CLOSE or a == g.DISCARD0 + 52:
+        jokers -= 1
+    elif a >= g.DISCARD0:
+        naturals[a - g.DISCARD0] -= 1
+
+    def held_by_melds(with_jokers):
+        bits = int(coverage(g.RULES, naturals, np.int64(with_jokers)))
+        return {c for c in range(52) if bits >> c & 1}
+
+    dead = [c for c in range(52) if naturals[c] > 0 and c not in held_by_melds(min(jokers, 2))]
+    return [sum(naturals[c] for c in dead) / 14, sum(_penalty(c) * naturals[c] for c in dead) / 100,
+            len(held_by_melds(0)) / 14, len(held_by_melds(1)) / 14]
+
+
 def test_the_hand_and_action_inputs_read_the_observation():
     """The inputs after the first 61 (the hand as a whole and the turn, the unseen copies of
-    a card's partners, the table meld picked, the joker flag), recomputed here from the
-    observation's layout over the positions of heuristic rounds."""
+    a card's partners, the table meld picked, the joker flag, the hand the action leaves),
+    recomputed here from the observation's layout over the positions of heuristic rounds."""
     g = RAMI.module
-    assert NUM_FEATURES == 82
-    hand_at, extra_at = NUM_FEATURES - 21, NUM_FEATURES - 8
+    assert NUM_FEATURES == 86
+    hand_at, extra_at, after_at = NUM_FEATURES - 25, NUM_FEATURES - 12, NUM_FEATURES - 4
     env = make_vec("rami51", 16, seed=9, **OPTIONS)
     heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
     st = env.reset()
-    seen = {"pick": 0, "joker": 0, "pending": 0, "build": 0}
+    seen = {"pick": 0, "joker": 0, "pending": 0, "build": 0, "take": 0, "joker discarded": 0}
     for _ in range(400):
         obs, masks = st.observation, st.legal_action_mask
         X, pos, act = rows_of(obs, masks)
@@ -530,6 +562,9 @@ def test_the_hand_and_action_inputs_read_the_observation():
                 assert (x[extra_at + 3:extra_at + 7] == 0).all()
             assert x[extra_at + 7] == (g.JOKER0 <= a < g.CLOSE)
             seen["joker"] += g.JOKER0 <= a < g.CLOSE
+            assert np.allclose(x[after_at:], _hand_after(o, a)), (a, x[after_at:], _hand_after(o, a))
+            seen["take"] += a == g.TAKE_DISCARD
+            seen["joker discarded"] += a == g.DISCARD0 + 52
         for i in np.unique(pos):  # the position's inputs are the same for each of its actions
             assert (X[pos == i, hand_at:extra_at] == X[pos == i][0, hand_at:extra_at]).all()
         st = env.step(heuristic.act_batch(obs, masks))
@@ -599,8 +634,9 @@ def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
         ScorerNetwork(scorer.meta, scorer.mean, scorer.std, [[np.array([["a"]]), np.zeros(1)]])
     with pytest.raises(ValueError, match="not a card scorer"):
         ScorerNetwork({**scorer.meta, "format": "x"}, scorer.mean, scorer.std, scorer.weights)
-    with pytest.raises(ValueError, match="earlier version"):  # the inputs were fewer
-        ScorerNetwork({**scorer.meta, "format": "cardenvs-scorer/1"}, scorer.mean, scorer.std, scorer.weights)
+    for earlier in ("cardenvs-scorer/1", "cardenvs-scorer/2"):  # the inputs were fewer
+        with pytest.raises(ValueError, match="earlier version"):
+            ScorerNetwork({**scorer.meta, "format": earlier}, scorer.mean, scorer.std, scorer.weights)
     with pytest.raises(ValueError, match="plays rami51"):
         make_agent(f"scorer:{tmp_path / 'junk.npz'}", get_spec("odin"))
     with pytest.warns(UserWarning, match="num_players=4"):
@@ -716,6 +752,10 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     assert code == 0, err.getvalue()
     for name in ("scorer.npz", "scorer-1.npz", "scorer-2.npz", "fit.csv", "eval.csv", "summary.json", "config.json"):
         assert (folder / name).is_file(), name
+    if importlib.util.find_spec("matplotlib"):  # the curve of the iterations' scorers
+        assert (folder / "curve.png").stat().st_size > 0
+    else:
+        assert "no curve.png" in err.getvalue() and not (folder / "curve.png").exists()
     summary = json.loads((folder / "summary.json").read_text())
     assert summary["positions"] > 0 and 0 <= summary["vs_heuristic"] <= 1
     assert [x["iteration"] for x in summary["iterations"]] == [1, 2, 3]
