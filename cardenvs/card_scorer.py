@@ -757,6 +757,14 @@ def plot_curve(folder: Path, summary: dict[str, Any], title: str, players: int, 
     except ImportError:
         print("matplotlib is not installed: no curve.png (summary.json has the figures)", file=err)
         return
+    try:
+        _draw_curve(folder, summary, title, players, plt)
+    except Exception as e:  # the run's files are written: a plot that fails says so and no more
+        plt.close("all")
+        print(f"no curve.png: {e}", file=err)
+
+
+def _draw_curve(folder: Path, summary: dict[str, Any], title: str, players: int, plt: Any) -> None:
     its = summary["iterations"]
     minutes = [x["minutes"] for x in its]
     labelled = np.cumsum([x["positions"] for x in its])
@@ -767,17 +775,17 @@ def plot_curve(folder: Path, summary: dict[str, Any], title: str, players: int, 
         ax.plot(minutes, y, marker="o", label=f"the scorer vs {players - 1} {name}")
         ax.fill_between(minutes, y - ci, y + ci, alpha=0.2)
         for x, v, n in zip(minutes, y, labelled, strict=True):
-            ax.annotate(f"{n / 1e6:.1f}M", (x, v), textcoords="offset points", xytext=(0, 8), ha="center",
-                        fontsize=8)
+            mark = f"{n / 1e6:.1f}M" if n >= 1e5 else f"{n:,}"
+            ax.annotate(mark, (x, v), textcoords="offset points", xytext=(0, 8), ha="center", fontsize=8)
         if name == "heuristic":
             ax.axhline(summary["heuristic_vs_heuristic"], color="C1", linestyle=":",
                        label=f"the heuristic vs {players - 1} heuristic")
             ax.axhline(1 / players, color="grey", linestyle="--", label="fair share")
-        ax.set_xlabel("run time at the iteration's end (min); marks: positions labelled")
+        ax.set_xlabel("run time at the iteration's end (min)")
         ax.set_ylabel("win share")
         ax.grid(alpha=0.3)
-        ax.legend(loc="lower right")
-    fig.suptitle(title)
+        ax.legend(loc="center right" if name == "heuristic" else "lower right")
+    fig.suptitle(f"{title} (marks: positions labelled so far)")
     fig.tight_layout()
     fig.savefig(folder / "curve.png", dpi=100)
     plt.close(fig)

@@ -7,6 +7,7 @@ import csv
 import importlib.util
 import io
 import json
+import sys
 from types import SimpleNamespace
 
 import numpy as np
@@ -474,7 +475,9 @@ def _fits_meld(o, m, c):
 def _hand_after(o, a):
     """The four inputs on the hand action a leaves, from observation o: its naturals and
     jokers once the action is applied here, then the cards no meld could hold (with the
-    jokers, two at most), their penalty, the cards melds could hold with no joker, one."""
+    jokers, two at most), their penalty, the cards melds could hold with no joker, one.
+    It checks which hand each action leaves and the sums; what melds could hold comes from
+    ``coverage``, as in the kernel (test_melds.py checks it against brute force)."""
     g = RAMI.module
     hand = o[g.OBS_HAND:g.OBS_HAND + 53].astype(np.int64)
     naturals, jokers = hand.copy(), int(hand[52])
@@ -571,6 +574,34 @@ def test_the_hand_and_action_inputs_read_the_observation():
         if (st.terminated | st.truncated).all():
             break
     assert min(seen.values()) > 0, seen  # every kind of input was met
+
+
+def test_the_hand_after_taking_a_discard_top_already_held_or_a_joker():
+    """The take's row of the hand the action leaves, in the cases heuristic rounds seldom
+    meet: a discard top the hand already holds, and a joker on top (none held, one held)."""
+    g = RAMI.module
+    env = make_vec("rami51", 8, seed=4, **OPTIONS)
+    heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
+    st = env.reset()
+    while not st.legal_action_mask[:, g.TAKE_DISCARD].any():
+        st = env.step(heuristic.act_batch(st.observation, st.legal_action_mask))
+    base = st.observation[np.flatnonzero(st.legal_action_mask[:, g.TAKE_DISCARD])[0]].copy()
+    top = int(np.argmax(base[g.OBS_TOP:g.OBS_TOP + 53]))
+    held = base.copy()
+    held[g.OBS_HAND + top] = 1 if top == 52 else held[g.OBS_HAND + top] + 1
+    variants = [held]
+    for jokers in (0, 1):
+        joker_top = base.copy()
+        joker_top[g.OBS_TOP:g.OBS_TOP + 53] = 0
+        joker_top[g.OBS_TOP + 52] = 1
+        joker_top[g.OBS_HAND + 52] = jokers
+        variants.append(joker_top)
+    masks = np.zeros((len(variants), g.NUM_ACTIONS), bool)
+    masks[:, [g.DRAW_STOCK, g.TAKE_DISCARD]] = True
+    X, pos, act = rows_of(np.array(variants), masks)
+    for x, i, a in zip(X, pos, act, strict=True):
+        assert np.allclose(x[NUM_FEATURES - 4:], _hand_after(variants[i].astype(np.int64), a))
+    assert sorted(act[pos == i].tolist() for i in range(3)) == [[g.DRAW_STOCK, g.TAKE_DISCARD]] * 3
 
 
 def fitted(labelled, seed=0, epochs=1):
@@ -789,6 +820,26 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     code = main(["eval", "rami51", "--agents", f"scorer:{folder / 'scorer.npz'},heuristic", "--matches", "8"],
                 out, io.StringIO())
     assert code == 0 and "scorer" in out.getvalue()
+
+
+def _summary_of_iterations(n: int) -> dict:
+    its = [{"minutes": 2.0 * (k + 1), "positions": 1000 * (k + 1), "vs_heuristic": 0.3, "vs_heuristic_ci": 0.01,
+            "vs_random": 0.9, "vs_random_ci": 0.01} for k in range(n)]
+    return {"iterations": its, "heuristic_vs_heuristic": 0.25}
+
+
+def test_the_curve_is_drawn_with_matplotlib_and_said_missing_without(tmp_path, monkeypatch):
+    pytest.importorskip("matplotlib")
+    err = io.StringIO()
+    card_scorer.plot_curve(tmp_path, _summary_of_iterations(3), "rami51", 4, err)
+    assert (tmp_path / "curve.png").stat().st_size > 0 and err.getvalue() == ""
+    (tmp_path / "curve.png").unlink()
+    card_scorer.plot_curve(tmp_path, {"iterations": [{}]}, "rami51", 4, err)  # a plot that fails is said
+    assert "no curve.png" in err.getvalue() and not (tmp_path / "curve.png").exists()
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # not installed
+    err = io.StringIO()
+    card_scorer.plot_curve(tmp_path, _summary_of_iterations(3), "rami51", 4, err)
+    assert "matplotlib is not installed" in err.getvalue() and not (tmp_path / "curve.png").exists()
 
 
 @pytest.mark.parametrize("argv, message", [
