@@ -829,7 +829,7 @@ def _summary_of_iterations(n: int) -> dict:
     return {"iterations": its, "heuristic_vs_heuristic": 0.25}
 
 
-def test_the_curve_is_drawn_with_matplotlib_and_said_missing_without(tmp_path, monkeypatch):
+def test_the_curve_is_drawn_with_matplotlib(tmp_path):
     pytest.importorskip("matplotlib")
     err = io.StringIO()
     card_scorer.plot_curve(tmp_path, _summary_of_iterations(3), "rami51", 4, err)
@@ -837,7 +837,10 @@ def test_the_curve_is_drawn_with_matplotlib_and_said_missing_without(tmp_path, m
     (tmp_path / "curve.png").unlink()
     card_scorer.plot_curve(tmp_path, {"iterations": [{}]}, "rami51", 4, err)  # a plot that fails is said
     assert "no curve.png" in err.getvalue() and not (tmp_path / "curve.png").exists()
-    monkeypatch.setitem(sys.modules, "matplotlib", None)  # not installed
+
+
+def test_without_matplotlib_the_run_says_there_is_no_curve(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # not installed (or hidden so where it is)
     err = io.StringIO()
     card_scorer.plot_curve(tmp_path, _summary_of_iterations(3), "rami51", 4, err)
     assert "matplotlib is not installed" in err.getvalue() and not (tmp_path / "curve.png").exists()
