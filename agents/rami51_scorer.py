@@ -132,10 +132,12 @@ def hand_after(N, cover_w, cover0, cover1, out):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def card_features(o, F, hand, after):
+def card_features(o, F, hand, after, only=-1):
     """For every card type the hand holds: how it fits the hand and the table (rows of F);
     hand_features into ``hand`` (from the same coverage of the hand); and hand_after of the
-    hand as it is and with one card given up (rows of ``after``, AFTER_ROWS)."""
+    hand as it is and with one card given up (rows of ``after``, AFTER_ROWS). With
+    ``only`` >= 0: card ``only``'s row of F and the hand as it is, no more (the rest of F
+    and ``after`` is left zero)."""
     F[:] = 0.0
     # the hand's naturals and jokers, and the cards some meld of the hand could hold
     N = np.zeros(53, np.int64)
@@ -149,13 +151,13 @@ def card_features(o, F, hand, after):
     hand_features(o, hand, N, W, cover_w, potential)
     after[:] = 0.0
     hand_after(N, cover_w, cover0, cover1, after[AFTER_KEEP])
-    if W > 0:  # a joker laid or discarded
+    if W > 0 and only < 0:  # a joker laid or discarded
         hand_after(N, coverage(RULES, N, min(W - 1, np.int64(2))), cover0, cover1, after[JOKER])
     opened_self = o[O_SEATS + 2]
     opp_opened = o[O_SEATS + SEAT_F + 2] + o[O_SEATS + 2 * SEAT_F + 2] + o[O_SEATS + 3 * SEAT_F + 2]
     next_opened = o[O_SEATS + SEAT_F + 2]
     for c in range(53):
-        if o[O_HAND + c] == 0:
+        if o[O_HAND + c] == 0 or (only >= 0 and c != only):
             continue
         f = F[c]
         if c == JOKER:
@@ -319,7 +321,7 @@ def position_features(o, F, ctx, hand, after):
         o2[O_HAND + top] = 1
         F2 = np.zeros_like(F)
         after2 = np.zeros_like(after)
-        card_features(o2, F2, np.zeros_like(hand), after2)  # the top's row, the hand with it
+        card_features(o2, F2, np.zeros_like(hand), after2, top)  # the top's row, the hand with it
         F[top] = F2[top]
         after[AFTER_TAKE] = after2[AFTER_KEEP]
     else:  # a second copy (or joker) taken
