@@ -84,29 +84,31 @@ class CompiledHeuristic(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = check_mask(action_mask)
-        return int(type(self).decide(self._observations(observation), mask, self._layout, self._tuning))
-
-    def _observations(self, observations: Any) -> np.ndarray:
-        """The observations as the kernels read them; ValueError where an integer dtype
-        would change them (a fraction, or a number out of its range)."""
-        obs = np.asarray(observations)
-        wanted = np.dtype(self.obs_dtype)
-        if obs.dtype == wanted or wanted.kind == "f":
-            return np.ascontiguousarray(obs, dtype=wanted)
-        if obs.dtype.kind not in "biuf":
-            raise ValueError(f"observations must be numbers, got dtype {obs.dtype}")
-        with np.errstate(invalid="ignore"):
-            as_int = obs.astype(wanted)
-        if not np.array_equal(as_int, obs):
-            raise ValueError(f"observations must be whole numbers within {wanted} (the game's observation)")
-        return np.ascontiguousarray(as_int)
+        return int(type(self).decide(observations_as(observation, self.obs_dtype), mask, self._layout, self._tuning))
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
-        obs = self._observations(observations)
+        obs = observations_as(observations, self.obs_dtype)
         masks = np.ascontiguousarray(action_masks, dtype=np.bool_)
         out = np.empty(obs.shape[0], dtype=np.int64)
         type(self).decide_batch(obs, masks, self._layout, self._tuning, out)
         return out
+
+
+def observations_as(observations: Any, dtype: Any) -> np.ndarray:
+    """The observations as kernels that read ``dtype`` take them (C-contiguous); for an
+    integer dtype, ValueError where the conversion would change them (a fraction, NaN, a
+    number out of its range, not a number)."""
+    obs = np.asarray(observations)
+    wanted = np.dtype(dtype)
+    if obs.dtype == wanted or wanted.kind == "f":
+        return np.ascontiguousarray(obs, dtype=wanted)
+    if obs.dtype.kind not in "biuf":
+        raise ValueError(f"observations must be numbers, got dtype {obs.dtype}")
+    with np.errstate(invalid="ignore"):
+        as_int = obs.astype(wanted)
+    if not np.array_equal(as_int, obs):
+        raise ValueError(f"observations must be whole numbers within {wanted} (the game's observation)")
+    return np.ascontiguousarray(as_int)
 
 
 def check_mask(action_mask: np.ndarray) -> np.ndarray:

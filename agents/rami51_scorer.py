@@ -53,7 +53,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import Agent, check_mask
+from cardenvs.agents.base import Agent, check_mask, observations_as
 from cardenvs.agents.ppo import save_npz
 from numba import njit
 
@@ -314,9 +314,7 @@ def position_features(o, F, ctx, hand, after):
     for c in range(53):
         if o[O_TOP + c] > 0:
             top = c
-    if top < 0:
-        pass
-    elif o[O_HAND + top] == 0:
+    if top >= 0 and o[O_HAND + top] == 0:
         o2 = o.copy()
         o2[O_HAND + top] = 1
         F2 = np.zeros_like(F)
@@ -324,7 +322,7 @@ def position_features(o, F, ctx, hand, after):
         card_features(o2, F2, np.zeros_like(hand), after2, top)  # the top's row, the hand with it
         F[top] = F2[top]
         after[AFTER_TAKE] = after2[AFTER_KEEP]
-    else:  # a second copy (or joker) taken
+    elif top >= 0:  # a second copy (or joker) taken
         N = np.zeros(53, np.int64)
         for c in range(52):
             N[c] = o[O_HAND + c]
@@ -433,20 +431,13 @@ def rows_of(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np
     if masks.shape != (observations.shape[0], R.NUM_ACTIONS):
         raise ValueError(f"action masks must have shape ({observations.shape[0]}, {R.NUM_ACTIONS}), "
                          f"got {masks.shape}")
-    if observations.dtype != np.int16:
-        if observations.dtype.kind not in "biuf":
-            raise ValueError(f"observations must be numbers, got dtype {observations.dtype}")
-        with np.errstate(invalid="ignore"):
-            as_int = observations.astype(np.int16)
-            if not np.array_equal(as_int, observations):
-                raise ValueError("observations must be whole numbers within int16 (the game's observation)")
-        observations = as_int
+    observations = observations_as(observations, np.int16)
     masks = np.ascontiguousarray(masks, dtype=np.bool_)
     m = int(masks.sum())
     X = np.zeros((m, NUM_FEATURES), np.float32)
     pos = np.zeros(m, np.int64)
     act = np.zeros(m, np.int64)
-    k = feature_rows(np.ascontiguousarray(observations), masks, X, pos, act)
+    k = feature_rows(observations, masks, X, pos, act)
     return X[:k], pos[:k], act[:k]
 
 

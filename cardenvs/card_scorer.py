@@ -749,13 +749,10 @@ def plot_curve(folder: Path, summary: dict[str, Any], title: str, players: int, 
     """``curve.png`` (with matplotlib): each iteration's scorer against three heuristic
     players (with the heuristic's own share on the same deals) and against random ones,
     over the run's minutes, each point marked with the positions labelled so far."""
-    try:
-        import matplotlib
+    from cardenvs.train import pyplot_or_none
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        print("matplotlib is not installed: no curve.png (summary.json has the figures)", file=err)
+    plt = pyplot_or_none(err, "summary.json")
+    if plt is None:
         return
     try:
         _draw_curve(folder, summary, title, players, plt)

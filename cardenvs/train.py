@@ -281,6 +281,20 @@ def evaluate_greedy(spec: Any, policy: Any, options: dict[str, Any], matches: in
     return out
 
 
+def pyplot_or_none(err: TextIO, figures: str) -> Any:
+    """matplotlib's pyplot on its file-only backend, or None (said on ``err``: no
+    curve.png, ``figures`` has them) where matplotlib is not installed."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib is not installed: no curve.png ({figures} has the figures)", file=err)
+        return None
+    return plt
+
+
 def share_text(res: dict[str, float], name: str, players: int) -> str:
     """An evaluation's win share against ``name`` players, as text."""
     trunc = res.get(f"vs_{name}_truncated", 0)
@@ -779,13 +793,8 @@ class Trainer:
         self.err.flush()
 
     def _plot(self) -> None:
-        try:
-            import matplotlib
-
-            matplotlib.use("Agg")
-            import matplotlib.pyplot as plt
-        except ImportError:
-            self.err.write("matplotlib is not installed: no curve.png (eval.csv has the figures)\n")
+        plt = pyplot_or_none(self.err, "eval.csv")
+        if plt is None:
             return
         rows = list(csv.DictReader(open(self.folder / "eval.csv")))
         if not rows:
