@@ -810,7 +810,8 @@ def refuse_scorer_flags(args: argparse.Namespace) -> None:
     given = [flag for flag, value in (("--points-weight", args.points_weight), ("--iterations", args.iterations),
                                       ("--actions-per-position", args.actions_per_position),
                                       ("--fit-window", args.fit_window),
-                                      ("--labelled-seat", args.labelled_seat)) if value is not None]
+                                      ("--labelled-seat", args.labelled_seat),
+                                      ("--last-fit-share", args.last_fit_share)) if value is not None]
     if given:
         raise CliError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --method scorer")
 
@@ -867,7 +868,8 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     settings = {"fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
                 "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players,
                 "iterations": args.iterations, "actions_per_position": args.actions_per_position,
-                "fit_window": args.fit_window, "labelled_seat": args.labelled_seat}
+                "fit_window": args.fit_window, "labelled_seat": args.labelled_seat,
+                "last_fit_share": args.last_fit_share}
     config = ScorerConfig(
         game=spec.env_id, options=options, seed=args.seed, out=args.out or f"runs/{spec.name}-scorer-{args.seed}",
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
@@ -1023,7 +1025,10 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     "search with them as they are and label the heuristic's matches (true)")
     tr.add_argument("--fit-minutes", type=float,
                     help="--method search: the part of the budget kept for the fit (default 8; "
-                    "--method scorer: 12, shared by its iterations as their labelling is)")
+                    "--method scorer: 20, half of it for the last iteration's fit, the rest shared by the others "
+                    "as their labelling is)")
+    tr.add_argument("--last-fit-share", type=float, metavar="F",
+                    help="--method scorer: the last iteration's part of --fit-minutes (default 0.5)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
     tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
     tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")

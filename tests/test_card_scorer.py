@@ -709,6 +709,10 @@ def test_scorer_config_takes_numpy_integers():
     ({"first_share": True}, "first_share"),
     ({"first_share": "0.5"}, "first_share"),
     ({"first_share": float("nan")}, "first_share"),
+    ({"last_fit_share": 0}, "last_fit_share"),
+    ({"last_fit_share": 1.0}, "last_fit_share"),
+    ({"last_fit_share": "0.5"}, "last_fit_share"),
+    ({"last_fit_share": float("nan")}, "last_fit_share"),
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
     ({"iterations": 2.0}, "iterations"),
     ({"actions_per_position": -1}, "actions_per_position"),
@@ -737,6 +741,8 @@ def test_cli_train_by_scorer_passes_the_labelled_seat(tmp_path, monkeypatch):
     assert main([*argv, "--labelled-seat", "heuristic"], io.StringIO(), io.StringIO()) == 0
     assert main(argv, io.StringIO(), io.StringIO()) == 0
     assert [cfg.labelled_seat for cfg in given] == ["heuristic", "scorer"]
+    assert main([*argv, "--last-fit-share", "0.25"], io.StringIO(), io.StringIO()) == 0
+    assert [cfg.last_fit_share for cfg in given] == [0.5, 0.5, 0.25]
 
 
 def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
@@ -764,8 +770,8 @@ def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
     monkeypatch.setattr(card_scorer, "load_rows", lambda paths, weight: {"match": np.zeros(1, np.int64)})
     monkeypatch.setattr(card_scorer, "fit_scorer", fake_fit)
     monkeypatch.setattr(card_scorer, "evaluate_scorer", lambda *args: dict(scores))
-    summary = run_scorer(ScorerConfig(minutes=10, fit_minutes=2, iterations=4, out=str(tmp_path / "run")),
-                         out=io.StringIO(), err=io.StringIO())
+    summary = run_scorer(ScorerConfig(minutes=10, fit_minutes=2, iterations=4, last_fit_share=None,
+                                      out=str(tmp_path / "run")), out=io.StringIO(), err=io.StringIO())
     # 2 minutes of labels and 0.5 of fit an iteration: labelling k ends at 150 k - 30 s
     assert labelled[0] == pytest.approx(120.0)
     assert fitted[0] == pytest.approx(25.0)  # 150 s less the 125 s the labelling took
@@ -773,6 +779,44 @@ def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
     assert fitted[1] == pytest.approx(25.0)
     assert labelled[2:] == pytest.approx([120.0 + 7.5] * 2) and fitted[2:] == pytest.approx([25.0] * 2)
     assert summary["elapsed"] == pytest.approx(600.0 - 7.5)
+
+
+def test_the_last_fit_has_its_share_of_the_fit_minutes(tmp_path, monkeypatch):
+    """The last fit gets ``last_fit_share`` of ``fit_minutes``, the earlier fits the rest
+    in the labelling's proportions (``first_share``), and the labelling keeps its
+    minutes. A fake clock: each labelling and fit takes exactly its time."""
+    now = [0.0]
+    monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: now[0]))
+    labelled, fitted = [], []
+    shipped = ScorerNetwork.load(SHIPPED)
+
+    def fake_label(cfg, players, seconds, labels, policy_path, iteration, t0, err):
+        labelled.append(seconds)
+        now[0] += seconds
+        return [{"positions": 1, "rounds": 1, "rows": 2}]
+
+    def fake_fit(data, cfg, env_id, players, seconds, log=None, init=None):
+        fitted.append(seconds)
+        now[0] += seconds
+        return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": seconds}]
+
+    scores = {f"{k}{ci}": 0.5 for k in ("vs_heuristic", "vs_random", "heuristic_vs_heuristic") for ci in ("", "_ci")}
+    monkeypatch.setattr(card_scorer, "_label", fake_label)
+    monkeypatch.setattr(card_scorer, "load_rows", lambda paths, weight: {"match": np.zeros(1, np.int64)})
+    monkeypatch.setattr(card_scorer, "fit_scorer", fake_fit)
+    monkeypatch.setattr(card_scorer, "evaluate_scorer", lambda *args: dict(scores))
+    out = io.StringIO()
+    cfg = ScorerConfig(minutes=20, fit_minutes=4, iterations=3, first_share=0.5, last_fit_share=0.75,
+                       out=str(tmp_path / "run"))
+    summary = run_scorer(cfg, out=out, err=io.StringIO())
+    # 16 minutes of labels: 8, 4, 4; 4 of fits: 3 for the last, the other 1 as the labelling (2 to 1)
+    assert labelled == pytest.approx([480.0, 240.0, 240.0])
+    assert fitted == pytest.approx([40.0, 20.0, 180.0])
+    assert summary["elapsed"] == pytest.approx(1200.0)
+    assert "(8 + 0.667, 4 + 0.333, 4 + 3 min)" in out.getvalue()
+    assert card_scorer.fit_shares(ScorerConfig(iterations=1)) == [1.0]
+    assert card_scorer.fit_shares(ScorerConfig(iterations=4, last_fit_share=None)) == [0.25] * 4
+    assert card_scorer.fit_shares(ScorerConfig()) == pytest.approx([0.125] * 4 + [0.5])
 
 
 def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
@@ -864,6 +908,9 @@ def test_without_matplotlib_the_run_says_there_is_no_curve(tmp_path, monkeypatch
     (["train", "rami51", "--method", "search", "--labelled-seat", "scorer"],
      "--labelled-seat goes with --method scorer"),
     (["train", "rami51", "--labelled-seat", "scorer"], "--labelled-seat goes with --method scorer"),
+    (["train", "rami51", "--method", "search", "--last-fit-share", "0.5"],
+     "--last-fit-share goes with --method scorer"),
+    (["train", "rami51", "--method", "scorer", "--last-fit-share", "1"], "last_fit_share must be"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
 def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
