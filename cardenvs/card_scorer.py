@@ -49,7 +49,8 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
 3. **Evaluate.** Each iteration's scorer against three heuristic players and against
    three random ones, and the heuristic against three heuristic players on the same deals.
 
-The budget ``minutes`` holds the labelling and the fits (``fit_minutes`` of it); the first
+The budget ``minutes`` holds the labelling and the fits (``fit_minutes`` of it, a third
+by default); the first
 iteration has ``first_share`` of the labelling, the later ones the rest in equal parts
 (by default, each iteration an equal part). The last fit has ``last_fit_share`` of
 ``fit_minutes`` (half, by default: it goes on longest, over the last iterations' labels),
@@ -106,7 +107,8 @@ class ScorerConfig:
     num_players: int = 4
     options: dict[str, Any] = field(default_factory=dict)
     minutes: float = 60.0  # labelling and fit; the evaluation comes after
-    fit_minutes: float = 20.0  # of ``minutes``, kept for the fits (each runs its first PACE_STEPS minibatches)
+    fit_minutes: float | None = None  # of ``minutes``, kept for the fits (None: a third of it; each fit runs
+    # its first PACE_STEPS minibatches)
     last_fit_share: float | None = 0.5  # the last fit's part of ``fit_minutes`` (None: as its iteration's share)
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     seed: int = 0
@@ -395,7 +397,9 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     fewer): as many as the rest of ``seconds`` holds at their pace (``cfg.epochs``
     epochs at most); the learning rate falls linearly over them to 5 % (those first
     ones ran on the schedule of ``cfg.epochs``: a budget that holds little more than
-    them ends the fit at a higher rate)."""
+    them ends the fit at a higher rate). After each epoch the plan is made again at the
+    pace so far, the epochs' held-out scores included (the first steps can run faster
+    than the later ones), so that the fit keeps its budget."""
     import torch
 
     from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, SCORER_FORMAT, best_rows
@@ -502,6 +506,11 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
                         "held_out_win_gain": float(gain.mean()),
                         "held_out_changed": float((best != data["hint_row"][best]).mean()),
                         "learning_rate": opt.param_groups[0]["lr"], "seconds": time.perf_counter() - t0})
+        if step < steps:  # replan at the pace so far, the epochs' ends included: the fit keeps its budget
+            f = figures[-1]
+            step_seconds = (f["seconds"] - (t_steps - t0)) / step
+            steps = max(min(steps, step + int((seconds - f["seconds"]) / max(step_seconds, 1e-9))), step)
+            epochs = -(-steps // per_epoch)
         if log is not None:
             f = figures[-1]
             print(f"fit epoch {epoch}: loss {f['loss']:.4f}; held-out matches: the scorer's moves win "
@@ -557,6 +566,8 @@ def check_config(cfg: ScorerConfig) -> Any:
     cfg.game = spec.env_id
     if cfg.method != "scorer":
         raise ValueError(f"method must be 'scorer', got {cfg.method!r}")
+    if cfg.fit_minutes is None and isinstance(cfg.minutes, (int, float)) and not isinstance(cfg.minutes, bool):
+        cfg.fit_minutes = cfg.minutes / 3  # (a bad minutes is named by check_run_settings, before fit_minutes)
     # a truncated rollout would read as a void round: no max_steps
     check_run_settings(cfg, (), ("num_players", "single_round", "reward_mode", "max_steps"))
     if "decks" in cfg.options:  # the scorer counts unseen copies: two decks from 4 players, one below
@@ -629,8 +640,7 @@ def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any]
 
 def iteration_shares(cfg: ScorerConfig) -> list[float]:
     """Each iteration's part of the labelling time (and of the fits', but see
-    :func:`fit_shares`): the
-    first one ``first_share``, the later ones the rest in equal parts; all equal when
+    :func:`fit_shares`): the first one ``first_share``, the later ones the rest in equal parts; all equal when
     ``first_share`` is None."""
     if cfg.iterations == 1:
         return [1.0]
@@ -643,7 +653,7 @@ def fit_shares(cfg: ScorerConfig) -> list[float]:
     """Each iteration's part of ``fit_minutes``: the last fit ``last_fit_share``, the
     earlier ones the rest in the proportions of :func:`iteration_shares`; with
     ``last_fit_share`` None (or one iteration), those proportions alone. A longer last fit
-    over the last iterations' labels gained about 0.4 points in trials (docs/training.md)."""
+    over the last iterations' labels gained about 0.3 points in trials (docs/training.md)."""
     shares = iteration_shares(cfg)
     if cfg.iterations == 1 or cfg.last_fit_share is None:
         return shares
@@ -684,14 +694,14 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
     (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2, default=_plain) + "\n")
     t0 = time.perf_counter()
     n = cfg.iterations
-    label_minutes = np.asarray(iteration_shares(cfg)) * (cfg.minutes - cfg.fit_minutes)
-    fit_minutes = np.asarray(fit_shares(cfg)) * cfg.fit_minutes
-    ends = np.cumsum(label_minutes + fit_minutes) * 60  # when each iteration's labelling and fit are to be over
+    label_plan = np.asarray(iteration_shares(cfg)) * (cfg.minutes - cfg.fit_minutes)  # minutes
+    fit_plan = np.asarray(fit_shares(cfg)) * cfg.fit_minutes
+    ends = np.cumsum(label_plan + fit_plan) * 60  # when each iteration's labelling and fit are to be over
     # when each labelling is to be over (from the run's start: a late iteration leaves the
     # next one less, an early one more, and the run keeps its budget)
-    label_ends = ends - fit_minutes * 60
+    label_ends = ends - fit_plan * 60
     workers = f"{cfg.workers} worker{'s' if cfg.workers > 1 else ''}"
-    plan = ", ".join(f"{a:.3g} + {b:.3g}" for a, b in zip(label_minutes, fit_minutes, strict=True))
+    plan = ", ".join(f"{a:.3g} + {b:.3g}" for a, b in zip(label_plan, fit_plan, strict=True))
     print(f"training a card scorer for {spec.env_id} ({players} players, single rounds) into {folder}: "
           f"{n} iteration{'s' if n > 1 else ''} of labelling on {workers} + fit ({plan} min)", file=out, flush=True)
     scorer = None

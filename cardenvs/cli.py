@@ -1008,7 +1008,7 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     "the round's end / 100 (default 0.5)")
     tr.add_argument("--iterations", type=int,
                     help="--method scorer: label and fit this many times (1 to 20), the later times in the "
-                    "positions of the previous scorer's play, each with an equal part of the budget (default 5)")
+                    "positions of the previous scorer's play, each with an equal part of the labelling (default 5)")
     tr.add_argument("--labelled-seat", choices=("scorer", "heuristic"),
                     help="--method scorer: in the later iterations the labelled seat plays the previous scorer's "
                     "moves (scorer, the default), or the heuristic's, the previous scorer's move played out "
@@ -1025,10 +1025,11 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     "search with them as they are and label the heuristic's matches (true)")
     tr.add_argument("--fit-minutes", type=float,
                     help="--method search: the part of the budget kept for the fit (default 8; "
-                    "--method scorer: 20, half of it for the last iteration's fit, the rest shared by the others "
-                    "as their labelling is)")
+                    "--method scorer: a third of --minutes, half of it for the last iteration's fit, the rest shared "
+                    "by the others as their labelling is)")
     tr.add_argument("--last-fit-share", type=float, metavar="F",
-                    help="--method scorer: the last iteration's part of --fit-minutes (default 0.5)")
+                    help="--method scorer: the last iteration's part of --fit-minutes (default 0.5; "
+                    "1 / --iterations shares the fit minutes equally)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
     tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
     tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")

@@ -410,6 +410,38 @@ def test_the_fit_plans_its_epochs_so_the_rate_falls_within_the_budget(monkeypatc
         assert figures[0]["learning_rate"] > 0.3 * cfg.learning_rate
 
 
+@pytest.mark.parametrize("seconds, shares", [
+    # planned at 0.022 s a minibatch (with the epochs' ends), 499 minibatches: the first
+    # epoch's 450 overran the budget, and the fit stops there, at the rate of its 450th
+    (12.0, [1.0]),
+    # planned: 3 epochs (1,350 minibatches); replanned after the first at 31 s for 450,
+    # 1,001 in all, so the third epoch is 101 of its 450 and the rate ends at its floor
+    (70.0, [1.0, 1.0, 101 / 450]),
+])
+def test_the_fit_replans_after_each_epoch_at_the_pace_so_far(monkeypatch, seconds, shares):
+    """The first minibatches can run faster than the later ones (here: 1 s for the first
+    50, then 30 s an epoch): planned from them alone, the fit would run its 3 epochs
+    (about 90 s). After each epoch it plans again at the pace so far, and keeps the
+    budget but for the epoch under way. The clock: 0, 1, 2 s at the fit's start, its
+    first minibatch and its 50th, then 30 s more at each epoch's end."""
+    clock = iter([0.0, 1.0, 2.0] + [2.0 + 30.0 * k for k in range(1, 100)])
+    monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    rng = np.random.default_rng(1)
+    positions, per = 400, 5
+    pos = np.repeat(np.arange(positions), per)
+    data = {"x": rng.normal(size=(positions * per, NUM_FEATURES)).astype(np.float16),
+            "y": rng.normal(size=positions * per).astype(np.float32), "pos": pos, "hint_row": pos * per,
+            "match": np.arange(positions)}
+    data["win"] = data["y"]
+    cfg = ScorerConfig(epochs=3, minibatch=4, torch_threads=1)
+    per_epoch = int((~is_held_match(data["match"], cfg.seed)).sum()) * per // 4
+    assert per_epoch == 450  # the plan comes within the first epoch
+    _, figures = fit_scorer(data, cfg, RAMI.env_id, 4, seconds)
+    assert [f["share_of_epoch"] for f in figures] == pytest.approx(shares)
+    last_rate = 1 - 449 / 499 if len(shares) == 1 else 0.05
+    assert figures[-1]["learning_rate"] == pytest.approx(last_rate * cfg.learning_rate)
+
+
 def test_held_out_rounds_are_chosen_by_their_seed_alone():
     """A round held out of one fit is held out of every fit of the run, whatever the other
     rounds of its labels (a fit reads several iterations' labels)."""
@@ -713,6 +745,10 @@ def test_scorer_config_takes_numpy_integers():
     ({"last_fit_share": 1.0}, "last_fit_share"),
     ({"last_fit_share": "0.5"}, "last_fit_share"),
     ({"last_fit_share": float("nan")}, "last_fit_share"),
+    ({"last_fit_share": True}, "last_fit_share"),
+    ({"last_fit_share": -0.5}, "last_fit_share"),
+    ({"minutes": "60"}, "minutes must be"),
+    ({"minutes": 6, "fit_minutes": None, "last_fit_share": 2}, "last_fit_share"),
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
     ({"iterations": 2.0}, "iterations"),
     ({"actions_per_position": -1}, "actions_per_position"),
@@ -817,9 +853,20 @@ def test_the_last_fit_has_its_share_of_the_fit_minutes(tmp_path, monkeypatch):
     assert card_scorer.fit_shares(ScorerConfig(iterations=1)) == [1.0]
     assert card_scorer.fit_shares(ScorerConfig(iterations=4, last_fit_share=None)) == [0.25] * 4
     assert card_scorer.fit_shares(ScorerConfig()) == pytest.approx([0.125] * 4 + [0.5])
+    # the fit minutes default to a third of the budget: 20 of 60 (8 + 2.5 minutes an iteration, then 8 + 10)
+    cfg = ScorerConfig()
+    check_config(cfg)
+    assert cfg.fit_minutes == pytest.approx(20.0)
+    cfg = ScorerConfig(minutes=6)
+    check_config(cfg)
+    assert cfg.fit_minutes == pytest.approx(2.0)
 
 
 def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
+    # the kernels a worker runs, compiled here first: their cache on disk is what the
+    # workers load, so the run's clock (below) does not count a first compilation
+    label_rows(4, {}, 1e9, 9, 4, str(tmp_path / "warm"), max_rounds=4, actions_per_position=1,
+               policy=CardScorerAgent(RAMI, options=OPTIONS, scorer=SHIPPED))
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
     code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
