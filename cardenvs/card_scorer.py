@@ -509,7 +509,8 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
         if step < steps:  # replan at the pace so far, the epochs' ends included: the fit keeps its budget
             f = figures[-1]
             step_seconds = (f["seconds"] - (t_steps - t0)) / step
-            steps = max(min(steps, step + int((seconds - f["seconds"]) / max(step_seconds, 1e-9))), step)
+            more = (seconds - f["seconds"]) / max(step_seconds, 1e-9)  # inf with no budget: the plan stays
+            steps = max(min(steps, step + int(min(more, steps))), step)
             epochs = -(-steps // per_epoch)
         if log is not None:
             f = figures[-1]

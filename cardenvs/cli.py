@@ -1029,7 +1029,7 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     "by the others as their labelling is)")
     tr.add_argument("--last-fit-share", type=float, metavar="F",
                     help="--method scorer: the last iteration's part of --fit-minutes (default 0.5; "
-                    "1 / --iterations shares the fit minutes equally)")
+                    "1 / --iterations shares the fit minutes equally; with one iteration its fit has them all)")
     tr.add_argument("--minutes", type=float, help="wall-clock budget (default 60 unless --decisions is given)")
     tr.add_argument("--decisions", type=int, help="budget in the policy's decisions")
     tr.add_argument("--single-round", action="store_true", help="the game is one round (trained and evaluated so)")

@@ -417,6 +417,7 @@ def test_the_fit_plans_its_epochs_so_the_rate_falls_within_the_budget(monkeypatc
     # planned: 3 epochs (1,350 minibatches); replanned after the first at 31 s for 450,
     # 1,001 in all, so the third epoch is 101 of its 450 and the rate ends at its floor
     (70.0, [1.0, 1.0, 101 / 450]),
+    (float("inf"), [1.0, 1.0, 1.0]),  # no budget: the 3 epochs as planned
 ])
 def test_the_fit_replans_after_each_epoch_at_the_pace_so_far(monkeypatch, seconds, shares):
     """The first minibatches can run faster than the later ones (here: 1 s for the first
