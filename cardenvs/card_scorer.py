@@ -107,8 +107,8 @@ class ScorerConfig:
     num_players: int = 4
     options: dict[str, Any] = field(default_factory=dict)
     minutes: float = 60.0  # labelling and fit; the evaluation comes after
-    fit_minutes: float | None = None  # of ``minutes``, kept for the fits (None: a third of it; each fit runs
-    # its first PACE_STEPS minibatches)
+    # of ``minutes``, kept for the fits (None: a third of it; each fit runs its first PACE_STEPS minibatches)
+    fit_minutes: float | None = None
     last_fit_share: float | None = 0.5  # the last fit's part of ``fit_minutes`` (None: as its iteration's share)
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     seed: int = 0
@@ -399,7 +399,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
     ones ran on the schedule of ``cfg.epochs``: a budget that holds little more than
     them ends the fit at a higher rate). After each epoch the plan is made again at the
     pace so far, the epochs' held-out scores included (the first steps can run faster
-    than the later ones), so that the fit keeps its budget."""
+    than the later ones), so that the fit keeps its budget but for the epoch under way."""
     import torch
 
     from cardenvs.agents.rami51_scorer import KIND_OFFSET, KINDS, NUM_FEATURES, SCORER_FORMAT, best_rows
@@ -641,8 +641,8 @@ def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any]
 
 def iteration_shares(cfg: ScorerConfig) -> list[float]:
     """Each iteration's part of the labelling time (and of the fits', but see
-    :func:`fit_shares`): the first one ``first_share``, the later ones the rest in equal parts; all equal when
-    ``first_share`` is None."""
+    :func:`fit_shares`): the first one ``first_share``, the later ones the rest in equal
+    parts; all equal when ``first_share`` is None."""
     if cfg.iterations == 1:
         return [1.0]
     if cfg.first_share is None:

@@ -363,6 +363,16 @@ def test_the_fit_learns_each_moves_target_over_the_heuristics():
     assert figures[-1]["loss"] < 0.05  # the deals' outcomes alone would leave about 0.4
 
 
+def random_rows(positions: int = 400, per: int = 5) -> dict[str, np.ndarray]:
+    """Rows of random inputs and targets, ``per`` a position, the first of each the move
+    played: what the fit's pacing reads (load_rows' keys)."""
+    rng = np.random.default_rng(1)
+    pos = np.repeat(np.arange(positions), per)
+    y = rng.normal(size=positions * per).astype(np.float32)
+    return {"x": rng.normal(size=(positions * per, NUM_FEATURES)).astype(np.float16), "y": y, "win": y,
+            "pos": pos, "hint_row": pos * per, "match": np.arange(positions)}
+
+
 @pytest.mark.parametrize("seconds, minibatch, epochs, last_rate", [
     (1e9, 8, 3, 0.05),  # the budget holds every epoch; the rate ends at its floor
     # about 500 minibatches in the 11 s left at the pace of the first 50 (1 s: the fake
@@ -383,15 +393,9 @@ def test_the_fit_plans_its_epochs_so_the_rate_falls_within_the_budget(monkeypatc
     The clock ticks one second a reading."""
     clock = iter(range(10**6))
     monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: float(next(clock))))
-    rng = np.random.default_rng(1)
-    positions, per = 400, 5
-    pos = np.repeat(np.arange(positions), per)
-    x = rng.normal(size=(positions * per, NUM_FEATURES)).astype(np.float16)
-    y = rng.normal(size=positions * per).astype(np.float32)
-    match = np.arange(positions)
-    data = {"x": x, "y": y, "win": y, "pos": pos, "hint_row": pos * per, "match": match}
+    data = random_rows()
     cfg = ScorerConfig(epochs=3, minibatch=minibatch, torch_threads=1)
-    trained_rows = int((~is_held_match(match, cfg.seed)).sum()) * per
+    trained_rows = int((~is_held_match(data["match"], cfg.seed)).sum()) * 5
     assert minibatch == 8 or trained_rows // minibatch == 4  # the 4 minibatches the rates above assume
     _, figures = fit_scorer(data, cfg, RAMI.env_id, 4, seconds)
     assert len(figures) == epochs
@@ -427,15 +431,9 @@ def test_the_fit_replans_after_each_epoch_at_the_pace_so_far(monkeypatch, second
     first minibatch and its 50th, then 30 s more at each epoch's end."""
     clock = iter([0.0, 1.0, 2.0] + [2.0 + 30.0 * k for k in range(1, 100)])
     monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
-    rng = np.random.default_rng(1)
-    positions, per = 400, 5
-    pos = np.repeat(np.arange(positions), per)
-    data = {"x": rng.normal(size=(positions * per, NUM_FEATURES)).astype(np.float16),
-            "y": rng.normal(size=positions * per).astype(np.float32), "pos": pos, "hint_row": pos * per,
-            "match": np.arange(positions)}
-    data["win"] = data["y"]
+    data = random_rows()
     cfg = ScorerConfig(epochs=3, minibatch=4, torch_threads=1)
-    per_epoch = int((~is_held_match(data["match"], cfg.seed)).sum()) * per // 4
+    per_epoch = int((~is_held_match(data["match"], cfg.seed)).sum()) * 5 // 4
     assert per_epoch == 450  # the plan comes within the first epoch
     _, figures = fit_scorer(data, cfg, RAMI.env_id, 4, seconds)
     assert [f["share_of_epoch"] for f in figures] == pytest.approx(shares)
@@ -782,11 +780,10 @@ def test_cli_train_by_scorer_passes_the_labelled_seat(tmp_path, monkeypatch):
     assert [cfg.last_fit_share for cfg in given] == [0.5, 0.5, 0.25]
 
 
-def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
-    """Each labelling ends at its planned time from the run's start (one second at least)
-    and each fit at its iteration's end: a late labelling leaves the fit, and an early fit
-    leaves the next labelling, the time. A fake clock; the labelling overruns by 5 s,
-    each fit spends 70 % of what it gets."""
+def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[list, list]:
+    """run_scorer on a fake clock, without labelling, fits or evaluation: each labelling
+    takes its seconds + ``label_overrun``, each fit ``fit_use`` × its seconds; returns the
+    lists the seconds given to each labelling and each fit go into."""
     now = [0.0]
     monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: now[0]))
     labelled, fitted = [], []
@@ -794,19 +791,28 @@ def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
 
     def fake_label(cfg, players, seconds, labels, policy_path, iteration, t0, err):
         labelled.append(seconds)
-        now[0] += seconds + 5.0
+        now[0] += seconds + label_overrun
         return [{"positions": 1, "rounds": 1, "rows": 2}]
 
     def fake_fit(data, cfg, env_id, players, seconds, log=None, init=None):
         fitted.append(seconds)
-        now[0] += 0.7 * seconds
-        return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": 0.7 * seconds}]
+        now[0] += fit_use * seconds
+        return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": fit_use * seconds}]
 
     scores = {f"{k}{ci}": 0.5 for k in ("vs_heuristic", "vs_random", "heuristic_vs_heuristic") for ci in ("", "_ci")}
     monkeypatch.setattr(card_scorer, "_label", fake_label)
     monkeypatch.setattr(card_scorer, "load_rows", lambda paths, weight: {"match": np.zeros(1, np.int64)})
     monkeypatch.setattr(card_scorer, "fit_scorer", fake_fit)
     monkeypatch.setattr(card_scorer, "evaluate_scorer", lambda *args: dict(scores))
+    return labelled, fitted
+
+
+def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
+    """Each labelling ends at its planned time from the run's start (one second at least)
+    and each fit at its iteration's end: a late labelling leaves the fit, and an early fit
+    leaves the next labelling, the time. A fake clock; the labelling overruns by 5 s,
+    each fit spends 70 % of what it gets."""
+    labelled, fitted = fake_run_clock(monkeypatch, label_overrun=5.0, fit_use=0.7)
     summary = run_scorer(ScorerConfig(minutes=10, fit_minutes=2, iterations=4, last_fit_share=None,
                                       out=str(tmp_path / "run")), out=io.StringIO(), err=io.StringIO())
     # 2 minutes of labels and 0.5 of fit an iteration: labelling k ends at 150 k - 30 s
@@ -822,26 +828,7 @@ def test_the_last_fit_has_its_share_of_the_fit_minutes(tmp_path, monkeypatch):
     """The last fit gets ``last_fit_share`` of ``fit_minutes``, the earlier fits the rest
     in the labelling's proportions (``first_share``), and the labelling keeps its
     minutes. A fake clock: each labelling and fit takes exactly its time."""
-    now = [0.0]
-    monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: now[0]))
-    labelled, fitted = [], []
-    shipped = ScorerNetwork.load(SHIPPED)
-
-    def fake_label(cfg, players, seconds, labels, policy_path, iteration, t0, err):
-        labelled.append(seconds)
-        now[0] += seconds
-        return [{"positions": 1, "rounds": 1, "rows": 2}]
-
-    def fake_fit(data, cfg, env_id, players, seconds, log=None, init=None):
-        fitted.append(seconds)
-        now[0] += seconds
-        return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": seconds}]
-
-    scores = {f"{k}{ci}": 0.5 for k in ("vs_heuristic", "vs_random", "heuristic_vs_heuristic") for ci in ("", "_ci")}
-    monkeypatch.setattr(card_scorer, "_label", fake_label)
-    monkeypatch.setattr(card_scorer, "load_rows", lambda paths, weight: {"match": np.zeros(1, np.int64)})
-    monkeypatch.setattr(card_scorer, "fit_scorer", fake_fit)
-    monkeypatch.setattr(card_scorer, "evaluate_scorer", lambda *args: dict(scores))
+    labelled, fitted = fake_run_clock(monkeypatch, label_overrun=0.0, fit_use=1.0)
     out = io.StringIO()
     cfg = ScorerConfig(minutes=20, fit_minutes=4, iterations=3, first_share=0.5, last_fit_share=0.75,
                        out=str(tmp_path / "run"))
