@@ -35,7 +35,10 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    win or a loss says little about one move (most moves do not change who wins the
    rollout); the points say how near the seat came to going out, a figure that moves
    with almost every move, so the fit needs fewer positions to rank the moves. The points
-   are a training target only: the evaluation measures the win. The later iterations'
+   are a training target only: the evaluation measures the win. The last fit of a run of
+   several iterations weighs them by ``last_points_weight`` (0.1 by default): it reads
+   three iterations' labels over its longer budget, and a fit that leans on the win
+   itself there ranked the moves better in trials (``docs/training.md``). The later iterations'
    fits go on from the previous scorer, on the labels of the last ``fit_window``
    iterations (3 by default: its own and the two before): in trials the scorer's gain
    followed the positions each fit saw (``docs/training.md``). The fit plans its
@@ -68,7 +71,7 @@ import json
 import os
 import sys
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -114,6 +117,8 @@ class ScorerConfig:
     seed: int = 0
     out: str = "runs/rami51-scorer-0"
     points_weight: float = 0.5  # the target: the win minus this × the points held at the end / 100
+    # the last fit's points weight, with more than one iteration (None: points_weight)
+    last_points_weight: float | None = 0.1
     groups: tuple[int, ...] = DEFAULT_GROUPS
     hidden: tuple[int, ...] = (64, 64)
     epochs: int = 6  # at most (the learning rate falls to 5 % over them)
@@ -587,9 +592,11 @@ def check_config(cfg: ScorerConfig) -> Any:
         raise ValueError(f"batch must be at most {MAX_BATCH}, got {cfg.batch!r}")
     if not (_positive_int(cfg.fit_window) and cfg.fit_window <= MAX_ITERATIONS):
         raise ValueError(f"fit_window must be an integer in 1..{MAX_ITERATIONS}, got {cfg.fit_window!r}")
-    v = cfg.points_weight
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
-        raise ValueError(f"points_weight must be a number in [0, 1e6), got {v!r}")
+    for name in ("points_weight", "last_points_weight"):
+        v = getattr(cfg, name)
+        if (v is not None or name == "points_weight") and (
+                isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6):
+            raise ValueError(f"{name} must be a number in [0, 1e6), got {v!r}")
     from cardenvs.agents.rami51_scorer import KINDS
 
     g = cfg.groups
@@ -730,13 +737,16 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
             print(f"a worker played all the {WORKER_ROUNDS // cfg.iterations:,} round seeds of its block before its "
                   "labelling time was over: fewer --iterations give each a larger block", file=err, flush=True)
         window = [folder / "labels" / f"iteration{k + 1}" for k in range(max(it + 1 - cfg.fit_window, 0), it + 1)]
-        data = load_rows([p for d in window for p in sorted(d.glob("worker*.npz"))], cfg.points_weight)
+        fit_cfg = cfg
+        if it == n - 1 and n > 1 and cfg.last_points_weight is not None:
+            fit_cfg = replace(cfg, points_weight=cfg.last_points_weight)
+        data = load_rows([p for d in window for p in sorted(d.glob("worker*.npz"))], fit_cfg.points_weight)
         fit_positions = len(data["match"])
         first_fitted = it + 2 - len(window)
         print(f"fit over {fit_positions:,} positions (iteration{'s' if len(window) > 1 else ''} "
               f"{first_fitted}{f' to {it + 1}' if len(window) > 1 else ''})", file=out, flush=True)
         fit_seconds = max(ends[it] - (time.perf_counter() - t0), 0.0)
-        scorer, fit = fit_scorer(data, cfg, spec.env_id, players, fit_seconds, log=err, init=scorer)
+        scorer, fit = fit_scorer(data, fit_cfg, spec.env_id, players, fit_seconds, log=err, init=scorer)
         del data
         figures += [{"iteration": it + 1, **f} for f in fit]
         scorer_path = folder / ("scorer.npz" if it == n - 1 else f"scorer-{it + 1}.npz")

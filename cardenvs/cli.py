@@ -811,7 +811,8 @@ def refuse_scorer_flags(args: argparse.Namespace) -> None:
                                       ("--actions-per-position", args.actions_per_position),
                                       ("--fit-window", args.fit_window),
                                       ("--labelled-seat", args.labelled_seat),
-                                      ("--last-fit-share", args.last_fit_share)) if value is not None]
+                                      ("--last-fit-share", args.last_fit_share),
+                                      ("--last-points-weight", args.last_points_weight)) if value is not None]
     if given:
         raise CliError(f"{', '.join(given)} {'goes' if len(given) == 1 else 'go'} with --method scorer")
 
@@ -869,7 +870,7 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players,
                 "iterations": args.iterations, "actions_per_position": args.actions_per_position,
                 "fit_window": args.fit_window, "labelled_seat": args.labelled_seat,
-                "last_fit_share": args.last_fit_share}
+                "last_fit_share": args.last_fit_share, "last_points_weight": args.last_points_weight}
     config = ScorerConfig(
         game=spec.env_id, options=options, seed=args.seed, out=args.out or f"runs/{spec.name}-scorer-{args.seed}",
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
@@ -1006,6 +1007,9 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     tr.add_argument("--points-weight", type=float,
                     help="--method scorer: the fit's target is the win minus this x the penalty points held at "
                     "the round's end / 100 (default 0.5)")
+    tr.add_argument("--last-points-weight", type=float, metavar="W",
+                    help="--method scorer: the points weight of the last iteration's fit, with more than one "
+                    "iteration (default 0.1)")
     tr.add_argument("--iterations", type=int,
                     help="--method scorer: label and fit this many times (1 to 20), the later times in the "
                     "positions of the previous scorer's play, each with an equal part of the labelling (default 5)")

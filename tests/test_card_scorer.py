@@ -749,6 +749,12 @@ def test_scorer_config_takes_numpy_integers():
     ({"minutes": "60"}, "minutes must be"),
     ({"minutes": 6, "fit_minutes": None, "last_fit_share": 2}, "last_fit_share"),
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
+    ({"points_weight": -0.1}, "points_weight"),
+    ({"points_weight": None}, "points_weight"),
+    ({"last_points_weight": -0.1}, "last_points_weight"),
+    ({"last_points_weight": "0.1"}, "last_points_weight"),
+    ({"last_points_weight": float("nan")}, "last_points_weight"),
+    ({"last_points_weight": True}, "last_points_weight"),
     ({"iterations": 2.0}, "iterations"),
     ({"actions_per_position": -1}, "actions_per_position"),
     ({"fit_window": 0}, "fit_window"),
@@ -778,15 +784,18 @@ def test_cli_train_by_scorer_passes_the_labelled_seat(tmp_path, monkeypatch):
     assert [cfg.labelled_seat for cfg in given] == ["heuristic", "scorer"]
     assert main([*argv, "--last-fit-share", "0.25"], io.StringIO(), io.StringIO()) == 0
     assert [cfg.last_fit_share for cfg in given] == [0.5, 0.5, 0.25]
+    assert main([*argv, "--last-points-weight", "0.3"], io.StringIO(), io.StringIO()) == 0
+    assert [cfg.last_points_weight for cfg in given] == [0.1, 0.1, 0.1, 0.3]
 
 
-def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[list, list]:
+def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[list, list, list]:
     """run_scorer on a fake clock, without labelling, fits or evaluation: each labelling
     takes its seconds + ``label_overrun``, each fit ``fit_use`` × its seconds; returns the
-    lists the seconds given to each labelling and each fit go into."""
+    lists the seconds given to each labelling and each fit go into, and the points weight
+    each fit's rows are loaded with (the fake fit asserts its scorer records that one)."""
     now = [0.0]
     monkeypatch.setattr(card_scorer, "time", SimpleNamespace(perf_counter=lambda: now[0]))
-    labelled, fitted = [], []
+    labelled, fitted, weights = [], [], []
     shipped = ScorerNetwork.load(SHIPPED)
 
     def fake_label(cfg, players, seconds, labels, policy_path, iteration, t0, err):
@@ -795,16 +804,21 @@ def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[l
         return [{"positions": 1, "rounds": 1, "rows": 2}]
 
     def fake_fit(data, cfg, env_id, players, seconds, log=None, init=None):
+        assert cfg.points_weight == data["weight"]  # the scorer's file records the weight of its rows
         fitted.append(seconds)
         now[0] += fit_use * seconds
         return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": fit_use * seconds}]
 
     scores = {f"{k}{ci}": 0.5 for k in ("vs_heuristic", "vs_random", "heuristic_vs_heuristic") for ci in ("", "_ci")}
     monkeypatch.setattr(card_scorer, "_label", fake_label)
-    monkeypatch.setattr(card_scorer, "load_rows", lambda paths, weight: {"match": np.zeros(1, np.int64)})
+    def fake_load(paths, weight):
+        weights.append(weight)
+        return {"match": np.zeros(1, np.int64), "weight": weight}
+
+    monkeypatch.setattr(card_scorer, "load_rows", fake_load)
     monkeypatch.setattr(card_scorer, "fit_scorer", fake_fit)
     monkeypatch.setattr(card_scorer, "evaluate_scorer", lambda *args: dict(scores))
-    return labelled, fitted
+    return labelled, fitted, weights
 
 
 def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
@@ -812,7 +826,7 @@ def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
     and each fit at its iteration's end: a late labelling leaves the fit, and an early fit
     leaves the next labelling, the time. A fake clock; the labelling overruns by 5 s,
     each fit spends 70 % of what it gets."""
-    labelled, fitted = fake_run_clock(monkeypatch, label_overrun=5.0, fit_use=0.7)
+    labelled, fitted, _ = fake_run_clock(monkeypatch, label_overrun=5.0, fit_use=0.7)
     summary = run_scorer(ScorerConfig(minutes=10, fit_minutes=2, iterations=4, last_fit_share=None,
                                       out=str(tmp_path / "run")), out=io.StringIO(), err=io.StringIO())
     # 2 minutes of labels and 0.5 of fit an iteration: labelling k ends at 150 k - 30 s
@@ -828,7 +842,7 @@ def test_the_last_fit_has_its_share_of_the_fit_minutes(tmp_path, monkeypatch):
     """The last fit gets ``last_fit_share`` of ``fit_minutes``, the earlier fits the rest
     in the labelling's proportions (``first_share``), and the labelling keeps its
     minutes. A fake clock: each labelling and fit takes exactly its time."""
-    labelled, fitted = fake_run_clock(monkeypatch, label_overrun=0.0, fit_use=1.0)
+    labelled, fitted, _ = fake_run_clock(monkeypatch, label_overrun=0.0, fit_use=1.0)
     out = io.StringIO()
     cfg = ScorerConfig(minutes=20, fit_minutes=4, iterations=3, first_share=0.5, last_fit_share=0.75,
                        out=str(tmp_path / "run"))
@@ -848,6 +862,22 @@ def test_the_last_fit_has_its_share_of_the_fit_minutes(tmp_path, monkeypatch):
     cfg = ScorerConfig(minutes=6)
     check_config(cfg)
     assert cfg.fit_minutes == pytest.approx(2.0)
+
+
+@pytest.mark.parametrize("settings, weights", [
+    ({"iterations": 3}, [0.5, 0.5, 0.1]),
+    ({"iterations": 3, "points_weight": 0.8, "last_points_weight": 0.0}, [0.8, 0.8, 0.0]),
+    ({"iterations": 3, "last_points_weight": None}, [0.5, 0.5, 0.5]),
+    ({"iterations": 1}, [0.5]),  # one fit, over the heuristic's positions: the points weight
+])
+def test_the_last_fit_weighs_the_points_by_its_own_weight(tmp_path, monkeypatch, settings, weights):
+    """The last fit of a run of several iterations loads its rows with
+    ``last_points_weight``, and its scorer records it; the earlier fits, or a single one,
+    with ``points_weight``."""
+    _, _, loaded = fake_run_clock(monkeypatch, label_overrun=0.0, fit_use=1.0)
+    run_scorer(ScorerConfig(minutes=6, out=str(tmp_path / "run"), **settings), out=io.StringIO(),
+               err=io.StringIO())
+    assert loaded == weights
 
 
 def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
