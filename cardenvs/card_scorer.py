@@ -36,9 +36,9 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    rollout); the points say how near the seat came to going out, a figure that moves
    with almost every move, so the fit needs fewer positions to rank the moves. The points
    are a training target only: the evaluation measures the win. The last fit of a run of
-   several iterations weighs them by ``last_points_weight`` (0.1 by default): it reads
-   three iterations' labels over its longer budget, and a fit that leans on the win
-   itself there ranked the moves better in trials (``docs/training.md``). The later iterations'
+   several iterations weighs them by ``last_points_weight`` (0.1 by default): at the
+   defaults it reads three iterations' labels over its longer budget, and a fit that
+   leans on the win itself there won more in trials (``docs/training.md``). The later iterations'
    fits go on from the previous scorer, on the labels of the last ``fit_window``
    iterations (3 by default: its own and the two before): in trials the scorer's gain
    followed the positions each fit saw (``docs/training.md``). The fit plans its
@@ -116,7 +116,7 @@ class ScorerConfig:
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     seed: int = 0
     out: str = "runs/rami51-scorer-0"
-    points_weight: float = 0.5  # the target: the win minus this × the points held at the end / 100
+    points_weight: float = 0.5  # the fits' target: the win minus this × the points held at the end / 100
     # the last fit's points weight, with more than one iteration (None: points_weight)
     last_points_weight: float | None = 0.1
     groups: tuple[int, ...] = DEFAULT_GROUPS

@@ -1005,8 +1005,8 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
                     "says 2 or 3), a card scorer fitted to exact rollouts of the moves played and of drawn "
                     "legal actions (play it as scorer:PATH)")
     tr.add_argument("--points-weight", type=float,
-                    help="--method scorer: the fit's target is the win minus this x the penalty points held at "
-                    "the round's end / 100 (default 0.5)")
+                    help="--method scorer: the fits' target is the win minus this x the penalty points held at "
+                    "the round's end / 100 (default 0.5; the last of several fits: --last-points-weight)")
     tr.add_argument("--last-points-weight", type=float, metavar="W",
                     help="--method scorer: the points weight of the last iteration's fit, with more than one "
                     "iteration (default 0.1)")

@@ -749,8 +749,7 @@ def test_scorer_config_takes_numpy_integers():
     ({"minutes": "60"}, "minutes must be"),
     ({"minutes": 6, "fit_minutes": None, "last_fit_share": 2}, "last_fit_share"),
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
-    ({"points_weight": -0.1}, "points_weight"),
-    ({"points_weight": None}, "points_weight"),
+    ({"points_weight": None}, "^points_weight"),
     ({"last_points_weight": -0.1}, "last_points_weight"),
     ({"last_points_weight": "0.1"}, "last_points_weight"),
     ({"last_points_weight": float("nan")}, "last_points_weight"),
@@ -907,6 +906,9 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     assert [x["fit_positions"] for x in its] == [its[0]["positions"], its[0]["positions"] + its[1]["positions"],
                                                  its[1]["positions"] + its[2]["positions"]]
     assert json.loads((folder / "config.json").read_text())["fit_window"] == 2
+    # the last fit's rows weigh the points by --last-points-weight (default 0.1), the others by 0.5
+    assert [ScorerNetwork.load(folder / name).meta["points_weight"]
+            for name in ("scorer-1.npz", "scorer-2.npz", "scorer.npz")] == [0.5, 0.5, 0.1]
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
     assert all(0 < float(row["share_of_epoch"]) <= 1 for row in csv.DictReader(open(folder / "fit.csv")))
     # the labelling ends by the run's clock: the run keeps its budget (6 s), give or take
@@ -976,6 +978,9 @@ def test_without_matplotlib_the_run_says_there_is_no_curve(tmp_path, monkeypatch
     (["train", "rami51", "--method", "search", "--last-fit-share", "0.5"],
      "--last-fit-share goes with --method scorer"),
     (["train", "rami51", "--method", "scorer", "--last-fit-share", "1"], "last_fit_share must be"),
+    (["train", "rami51", "--method", "search", "--last-points-weight", "0.1"],
+     "--last-points-weight goes with --method scorer"),
+    (["train", "rami51", "--method", "scorer", "--last-points-weight", "-1"], "last_points_weight must be"),
     (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
 ])
 def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
