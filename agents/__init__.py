@@ -17,17 +17,16 @@ from typing import Any
 from cardenvs.agents.base import Agent
 from cardenvs.agents.human import HumanAgent
 from cardenvs.agents.random_agent import RandomAgent
-
 from cardenvs.core.protocol import GameSpec
 
 # game name -> "module:Class" of its heuristic; imported on first use so that a game's
 # kernels compile only when its heuristic is asked for
 HEURISTICS: dict[str, str] = {
-    "president": "cardenvs.agents.president_heuristic:PresidentHeuristic",
-    "odin": "cardenvs.agents.odin_heuristic:OdinHeuristic",
-    "rami51": "cardenvs.agents.rami51_heuristic:Rami51Heuristic",
-    "frime": "cardenvs.agents.frime_heuristic:FrimeHeuristic",
-    "classes": "cardenvs.agents.classes_heuristic:ClassesHeuristic",
+    "president": "cardenvs.agents.heuristics.president:PresidentHeuristic",
+    "odin": "cardenvs.agents.heuristics.odin:OdinHeuristic",
+    "rami51": "cardenvs.agents.heuristics.rami51:Rami51Heuristic",
+    "frime": "cardenvs.agents.heuristics.frime:FrimeHeuristic",
+    "classes": "cardenvs.agents.heuristics.classes:ClassesHeuristic",
 }
 
 AGENT_NAMES = ("random", "heuristic", "human", "ppo")

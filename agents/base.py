@@ -79,7 +79,7 @@ class CompiledHeuristic(Agent):
         tuning: tuple[int, ...] | None = None,
     ):
         super().__init__(spec, seed, options)
-        self._layout = type(self).layout(self.game)
+        self._layout = type(self).layout(self.game.rules)
         self._tuning = np.asarray(self.default_tuning if tuning is None else tuning, dtype=np.int64)
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import Agent
 
+from cardenvs.agents.base import Agent
+from cardenvs.core.outcome import win_shares
 from cardenvs.core.protocol import GameSpec
 from cardenvs.core.rng import batch_seeds
 from cardenvs.core.vector import VecEnv
@@ -50,13 +51,6 @@ class SlotResult:
             return float("nan")
         var = max(self.wins_sq / n - self.win_rate**2, 0.0) * n / (n - 1)
         return 1.96 * float(np.sqrt(var / n))
-
-
-def win_shares(returns: np.ndarray) -> np.ndarray:
-    """(N, P) shares of the win: the seats with the highest return split 1."""
-    best = returns.max(axis=1, keepdims=True)
-    top = np.isclose(returns, best, rtol=0.0, atol=1e-6)
-    return top / top.sum(axis=1, keepdims=True)
 
 
 def evaluate(
@@ -134,9 +128,8 @@ def main() -> None:  # pragma: no cover - a measurement script
     import sys
     import time
 
-    from cardenvs.agents import make_agent
-
     from cardenvs import get_spec
+    from cardenvs.agents import make_agent
 
     matches = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     spec = get_spec("president")

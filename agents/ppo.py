@@ -31,9 +31,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import Agent, check_mask
 
+from cardenvs.agents.base import Agent, check_mask
+from cardenvs.agents.networks import build_networks, load_checkpoint
 from cardenvs.core.protocol import GameSpec
+from cardenvs.core.registry import get_spec
 
 POLICY_FORMAT = "cardenvs-policy/1"
 OBS_CLIP = 5.0
@@ -137,7 +139,6 @@ class PolicyNetwork:
             raise ValueError(f"no policy file at {str(path)!r}")
         if path.suffix == ".pt":  # a training checkpoint: its policy, read with torch
             try:
-                from cardenvs.train import load_checkpoint_policy
 
                 return load_checkpoint_policy(path)
             except ImportError as e:
@@ -269,3 +270,26 @@ def baseline_path(spec: GameSpec) -> Path:
 
 def has_baseline(spec: GameSpec) -> bool:
     return (BASELINES / f"{spec.name}.npz").is_file()
+
+
+# --------------------------------------------------------------------------- from torch
+def policy_network(actor: Any, stats_mean: np.ndarray, stats_std: np.ndarray, meta: dict[str, Any]):
+    """The actor as a numpy :class:`cardenvs.agents.ppo.PolicyNetwork` (what ``policy.npz`` holds)."""
+    weights = []
+    for module in actor:
+        if hasattr(module, "weight"):
+            weights += [module.weight.detach().cpu().numpy().T.copy(), module.bias.detach().cpu().numpy().copy()]
+    meta = {"format": POLICY_FORMAT, **meta, "layers": len(weights) // 2}
+    return PolicyNetwork(meta, stats_mean.astype(np.float32), stats_std.astype(np.float32), weights)
+
+
+def load_checkpoint_policy(path: str | os.PathLike):
+    """The policy of a training checkpoint (``checkpoint.pt``)."""
+    ckpt = load_checkpoint(path)
+    cfg = ckpt["config"]
+    spec = get_spec(cfg["game"])
+    n_obs, n_act = spec.module.OBS_SIZE, spec.module.NUM_ACTIONS
+    actor, _ = build_networks(n_obs, n_act, tuple(cfg["hidden"]), cfg["activation"],
+                              heuristic_input=bool(cfg.get("heuristic_input", False)))
+    actor.load_state_dict(ckpt["actor"])
+    return policy_network(actor, ckpt["obs_mean"].numpy(), ckpt["obs_std"].numpy(), ckpt["policy_meta"])

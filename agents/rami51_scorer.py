@@ -30,7 +30,7 @@ One set of weights per group of kinds (``groups`` in the file) scores every acti
 those kinds, so what is learnt of one card holds for the others. The agent plays the
 legal action it scores highest (ties: the lowest action id); with one legal action it
 plays that. ``cardenvs train rami51 --method scorer`` trains one
-(:mod:`cardenvs.card_scorer`); ``make_agent("scorer", spec)`` loads the one shipped with
+(:mod:`cardenvs.agents.training.card_scorer`); ``make_agent("scorer", spec)`` loads the one shipped with
 the package and ``make_agent("scorer:PATH", spec)`` one written by training.
 
 File format (``cardenvs-scorer/3``, an ``.npz``; version 1 files had the first 61
@@ -53,14 +53,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import Agent, check_mask, observations_as
-from cardenvs.agents.ppo import save_npz
 from numba import njit
 
+from cardenvs.agents.base import Agent, check_mask, observations_as
+from cardenvs.agents.ppo import save_npz
 from cardenvs.core.bits import popcount
 from cardenvs.core.protocol import GameSpec
-from cardenvs.games import rami51 as R
-from cardenvs.games.rami51_plan import CARD_VALUE, coverage, points_potential, rami_penalty
+from cardenvs.games.rami51 import rules as R
+from cardenvs.games.rami51.plan import CARD_VALUE, coverage, points_potential, rami_penalty
 
 SCORER_FORMAT = "cardenvs-scorer/3"
 #: the file shipped with the package (``make_agent("scorer", spec)``)

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import Agent, check_mask
 
+from cardenvs.agents.base import Agent, check_mask
 from cardenvs.core.protocol import GameSpec
 from cardenvs.core.vector import RandomSampler
 

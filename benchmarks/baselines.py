@@ -25,9 +25,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 
 
 def install(game: str, run: Path) -> None:
-    from cardenvs.agents.ppo import BASELINES, PolicyNetwork
-
     from cardenvs import get_spec
+    from cardenvs.agents.ppo import BASELINES, PolicyNetwork
 
     spec = get_spec(game)
     if (run / "scorer.npz").is_file():  # cardenvs train rami51 --method scorer
@@ -61,11 +60,10 @@ def _write_record(path: Path, env_id: str, run: Path) -> None:
 
 
 def measure(games: list[str], matches: int) -> dict:
+    from cardenvs import get_spec
     from cardenvs.agents import make_agent
     from cardenvs.agents.evaluate import evaluate
     from cardenvs.agents.ppo import BASELINES, PolicyNetwork, PPOAgent
-
-    from cardenvs import get_spec
 
     path = RESULTS / "baselines.json"
     results = json.loads(path.read_text()) if path.is_file() else {}

@@ -73,7 +73,7 @@ def main() -> None:
     ap.add_argument("--json", type=Path, help="write the runs and the summary here")
     ap.add_argument("--markdown", type=Path, help="write the summary table here")
     args = ap.parse_args()
-    from cardenvs.registry import list_games
+    from cardenvs.core.registry import list_games
 
     games = args.games or [g.name for g in list_games()]
     if args.rounds < 1:

@@ -20,7 +20,7 @@ import numpy as np
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games import odin
+from cardenvs.games.odin import rules as odin
 
 
 def best_time(fn, repeats: int = 7, inner: int = 50) -> float:
@@ -40,7 +40,7 @@ def collect(players: int, batch: int, agent: str, seed: int = 0, steps: int = 30
     venv = cardenvs.make_vec("odin_v1", num_envs=games, seed=seed, num_players=players)
     state = venv.reset()
     if agent == "heuristic":
-        from cardenvs.agents.odin_heuristic import OdinHeuristic
+        from cardenvs.agents.heuristics.odin import OdinHeuristic
 
         pick = OdinHeuristic(venv.spec).act_batch
     else:

@@ -24,7 +24,7 @@ from typing import Any
 
 def rollout_figures(game: str, workers: int, num_envs: int, decisions: int, rounds: int, policy: Any,
                     ray_arg: bool | str) -> dict[str, Any]:
-    from cardenvs.distributed import RolloutWorkers
+    from cardenvs.agents.training.distributed import RolloutWorkers
 
     started = time.perf_counter()
     with RolloutWorkers(game, workers=workers, num_envs=num_envs, seed=0, ray=ray_arg) as pool:
@@ -51,7 +51,7 @@ def rollout_figures(game: str, workers: int, num_envs: int, decisions: int, roun
 def train_figures(game: str, workers: int, decisions: int, ray_arg: str | None) -> dict[str, Any]:
     import tempfile
 
-    from cardenvs.train import TrainConfig, Trainer
+    from cardenvs.agents.training.trainer import TrainConfig, Trainer
 
     folder = tempfile.mkdtemp(prefix="ray-bench-")
     cfg = TrainConfig(game=game, decisions=decisions, minutes=None, out=folder, eval_matches=8,
@@ -60,7 +60,7 @@ def train_figures(game: str, workers: int, decisions: int, ray_arg: str | None) 
     res = trainer.train()
     payload = None
     if workers > 1 or ray_arg is not None:
-        from cardenvs.distributed import TrainerWorkers
+        from cardenvs.agents.training.distributed import TrainerWorkers
 
         payload = len(pickle.dumps(TrainerWorkers._payload(trainer), protocol=5))
     sampling = sum(res["times"][k] for k in ("env", "opponents", "inference", "advantages"))
@@ -117,9 +117,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         ray.init(num_cpus=max(args.max_workers, 2), include_dashboard=False, logging_level="ERROR",
                  log_to_driver=False)
-    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
-
     from cardenvs import get_spec
+    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
 
     figures: dict[str, Any] = {"game": args.game}
     if args.rllib:

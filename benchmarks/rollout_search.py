@@ -1,7 +1,7 @@
 """How much better than a game's heuristic player can a search over it play?
 
 One seat plays by the one-step search that ``cardenvs train --method search`` learns
-from (``cardenvs.expert``): at each of its decisions with more than one legal action it
+from (``cardenvs.agents.training.expert``): at each of its decisions with more than one legal action it
 deals the cards it cannot see anew K times, tries every legal action in each deal, plays
 the round out with heuristic players at every seat, and takes the action with the best
 mean value (a round's reward minus the others' mean; in a one-round match, the win). The
@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cardenvs.expert import label_positions
+from cardenvs.agents.training.expert import label_positions
 
 
 def main() -> None:

@@ -18,9 +18,9 @@ import math
 from dataclasses import fields
 from pathlib import Path
 
-from cardenvs.expert import SHARD_SECONDS, SearchConfig, fit_policy, load_labels
-from cardenvs.registry import get_spec
-from cardenvs.train import evaluate_greedy
+from cardenvs.agents.training.expert import SHARD_SECONDS, SearchConfig, fit_policy, load_labels
+from cardenvs.agents.training.trainer import evaluate_greedy
+from cardenvs.core.registry import get_spec
 
 
 def main() -> None:

@@ -16,10 +16,10 @@ import argparse
 import time
 
 import numpy as np
-from cardenvs.agents import make_agent
 
+from cardenvs.agents import make_agent
+from cardenvs.core.registry import get_spec
 from cardenvs.core.vector import VecEnv
-from cardenvs.registry import get_spec
 
 SETUPS = {  # game: [(players, agent names, extra options)]
     "rami51": [(2, "random", {}), (2, "heuristic", {}), (2, "random", {"single_round": True}),

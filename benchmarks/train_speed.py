@@ -7,12 +7,12 @@ times so that a change in the machine's load hits both. A sample is one decision
 learning policy that goes into an update.
 
 - SB3 with its own defaults (``n_steps=2048``, ``batch_size=64``, ``n_epochs=10``) over
-  8 ``cardenvs.sb3.SB3VecEnv`` games (the fast vector env: SB3 is not slowed by the env);
+  8 ``cardenvs.integrations.sb3.SB3VecEnv`` games (the fast vector env: SB3 is not slowed by the env);
 - SB3 with the settings of ``docs/training.md``'s example (``n_steps=128``,
   ``batch_size=256``, ``n_epochs=4``) on 64 games;
 - SB3 with the trainer's batch settings (``n_steps`` x envs = the trainer's rollout,
   ``batch_size`` = the trainer's minibatch, ``n_epochs=4``) on 256 games;
-- ``cardenvs.train.Trainer`` with its defaults (tables of self-play, heuristic and pool
+- ``cardenvs.agents.training.trainer.Trainer`` with its defaults (tables of self-play, heuristic and pool
   opponents; SB3 plays against heuristic opponents only, which are cheaper than snapshots).
 
 ``python benchmarks/train_speed.py [--game president] [--seconds 60] [--rounds 2] [--hidden 256]``
@@ -40,7 +40,7 @@ def sb3_rate(game: str, seconds: float, hidden: int, settings: str, num_envs: in
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from cardenvs.sb3 import SB3VecEnv
+    from cardenvs.integrations.sb3 import SB3VecEnv
 
     torch.set_num_threads(1)
     venv = SB3VecEnv(game, num_envs=num_envs, opponents="heuristic", scale_observations=True, seed=0)
@@ -78,7 +78,7 @@ def sb3_rate(game: str, seconds: float, hidden: int, settings: str, num_envs: in
 
 
 def trainer_rate(game: str, seconds: float, hidden: int) -> tuple[float, dict]:
-    from cardenvs.train import TrainConfig, Trainer
+    from cardenvs.agents.training.trainer import TrainConfig, Trainer
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = TrainConfig(game=game, minutes=seconds / 60, out=tmp, hidden=(hidden, hidden), torch_threads=1,

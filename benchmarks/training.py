@@ -6,7 +6,7 @@
 2. ``LearnerVecEnv`` against heuristic opponents: the learner's decisions per second at
    N = 1, 64, 1,024 (random learner; the opponents' moves are chosen in batch).
 3. SB3 MaskablePPO, same network and settings: training samples per second on
-   ``gymnasium.make`` single envs (8 in SB3's DummyVecEnv) against ``cardenvs.sb3.SB3VecEnv``.
+   ``gymnasium.make`` single envs (8 in SB3's DummyVecEnv) against ``cardenvs.integrations.sb3.SB3VecEnv``.
 4. A torch training step with numba's threads started or not, under ``OMP_WAIT_POLICY``
    unset or PASSIVE, idle and with the other core busy (``--threads-study``).
 
@@ -67,7 +67,7 @@ def forced_share(game: str, players: int, seconds: float) -> dict:
 
 def learner_rate(game: str, players: int, n: int, seconds: float) -> float:
     from cardenvs.core.vector import RandomSampler
-    from cardenvs.gym import LearnerVecEnv
+    from cardenvs.integrations.gym import LearnerVecEnv
 
     env = LearnerVecEnv(game, n, opponents="heuristic", seed=0, num_players=players)
     env.reset()
@@ -88,8 +88,8 @@ def sb3_rates(game: str, timesteps: int) -> dict:
     from stable_baselines3.common.env_util import make_vec_env
 
     import cardenvs  # noqa: F401  (registers the Gymnasium ids)
-    from cardenvs.gym import gym_id
-    from cardenvs.sb3 import SB3VecEnv
+    from cardenvs.integrations.gym import gym_id
+    from cardenvs.integrations.sb3 import SB3VecEnv
 
     torch.set_num_threads(1)
     settings = {"n_steps": 128, "batch_size": 256, "n_epochs": 4, "seed": 0,

@@ -11,14 +11,15 @@ from cardenvs.core import jitcache
 
 jitcache.install()
 
-from cardenvs.registry import GAMES, entry_module, get_spec, list_games, make, make_raw, make_vec, rules_page  # noqa: E402
+from cardenvs.core.registry import GAMES, get_spec, list_games  # noqa: E402
+from cardenvs.envs import entry_module, make, make_raw, make_vec, rules_page  # noqa: E402
 
 # one importable module per game: ``from cardenvs import president_v0`` / ``import cardenvs.odin_v1``
 for _env_id in GAMES:
     globals()[_env_id] = sys.modules[f"{__name__}.{_env_id}"] = entry_module(_env_id)
 
 # Gymnasium ids cardenvs/<game>-v0 (single-agent env against opponent agents)
-from cardenvs.gym import register_envs  # noqa: E402
+from cardenvs.integrations.gym import register_envs  # noqa: E402
 
 register_envs()
 

@@ -1,5 +1,5 @@
 import sys
 
-from cardenvs.cli import main
+from cardenvs.cli.main import main
 
 sys.exit(main())

@@ -146,7 +146,7 @@ def soak(
 def main_soak(game: str, matches: int, seed: int = 0, threads: int = 1, options: dict | None = None,
               out: TextIO | None = None, err: TextIO | None = None) -> int:
     """The CLI's ``soak``: 0 when no invariant broke, 1 otherwise."""
-    from cardenvs.registry import get_spec
+    from cardenvs.core.registry import get_spec
 
     out = out or sys.stdout
     report = soak(get_spec(game), matches, seed=seed, num_threads=threads, options=options, err=err)

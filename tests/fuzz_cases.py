@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import cardenvs
 from cardenvs.core.protocol import options_schema
+from cardenvs.core.registry import GAMES
 from cardenvs.core.vector import RandomSampler
-from cardenvs.registry import GAMES
 
 SPECS = list(GAMES.values())
 FUZZ = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)

@@ -9,7 +9,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import cardenvs
-from cardenvs.cards import card_id, odin_card_id
+from cardenvs.core.cards import card_id, odin_card_id
 
 GAMES = [spec.env_id for spec in cardenvs.list_games()]
 

@@ -15,6 +15,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from cardenvs import get_spec, make, make_vec  # noqa: E402
 from cardenvs.agents import available_agents, make_agent  # noqa: E402
 from cardenvs.agents.rami51_scorer import (  # noqa: E402
     KIND_OFFSET,
@@ -26,14 +27,8 @@ from cardenvs.agents.rami51_scorer import (  # noqa: E402
     ScorerNetwork,
     rows_of,
 )
-
-from cardenvs import (  # noqa: E402
-    card_scorer,
-    get_spec,
-    make,
-    make_vec,
-)
-from cardenvs.card_scorer import (  # noqa: E402
+from cardenvs.agents.training import card_scorer  # noqa: E402
+from cardenvs.agents.training.card_scorer import (  # noqa: E402
     ScorerConfig,
     check_config,
     fit_scorer,
@@ -45,9 +40,9 @@ from cardenvs.card_scorer import (  # noqa: E402
     run_scorer,
     scorer_network,
 )
-from cardenvs.cli import main  # noqa: E402
+from cardenvs.cli.main import main  # noqa: E402
 from cardenvs.core.vector import VecEnv  # noqa: E402
-from cardenvs.games.rami51_plan import coverage  # noqa: E402
+from cardenvs.games.rami51.plan import coverage  # noqa: E402
 
 RAMI = get_spec("rami51")
 OPTIONS = {"num_players": 4, "single_round": True}

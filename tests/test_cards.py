@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-from cardenvs import cards
+from cardenvs.core import cards
 
 
 def test_standard_card_round_trip():

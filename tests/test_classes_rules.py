@@ -16,7 +16,8 @@ import pytest
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games import classes as G
+from cardenvs.games.classes import rules as G
+from cardenvs.games.classes import text as GT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy.contract import CONTRACTS
 
@@ -134,8 +135,8 @@ def test_the_2s_are_wild_but_every_meld_needs_a_natural_card():
     hand = "2c 2d 2h Kh Js Ad"
     load(env, hands=hands(hand, JUNK, None, None), current=0, phase="play", laid=[True, False, False, False])
     act(env, "run")
-    counts = np.bincount([cardenvs.cards.card_id(c) for c in hand.split()], minlength=53)
-    first = {("add *=" if cells[0][1] == WILD else "add ") + cardenvs.cards.card_str(_card(cells[0][0], suit))
+    counts = np.bincount([cardenvs.core.cards.card_id(c) for c in hand.split()], minlength=53)
+    first = {("add *=" if cells[0][1] == WILD else "add ") + cardenvs.core.cards.card_str(_card(cells[0][0], suit))
              for (kind, suit, cells), _, _ in _ref_melds(counts, False) if kind == "run"}
     assert legal(env) == first and "add *=3c" not in first and "add Js" in first and "add *=Jd" in first
     act(env, "*=Jh", "*=Qh")
@@ -422,10 +423,10 @@ def _meld_outcome(rec, m, mixed):
     kind = int(rec["meld_kind"][m])
     slots = [int(x) for x in rec["meld_slot"][m]]
     if kind == M.KIND_RUN:
-        cells = tuple((q, WILD if G._is_wild(c) else c) for q, c in enumerate(slots) if c >= 0)
+        cells = tuple((q, WILD if GT._is_wild(c) else c) for q, c in enumerate(slots) if c >= 0)
         return ("run", -1 if mixed else int(rec["meld_key"][m]), cells)
-    nat = sorted(c for c in slots if c >= 0 and not G._is_wild(c))
-    w = sum(1 for c in slots if c >= 0 and G._is_wild(c))
+    nat = sorted(c for c in slots if c >= 0 and not GT._is_wild(c))
+    w = sum(1 for c in slots if c >= 0 and GT._is_wild(c))
     return ("set", int(rec["meld_key"][m]), tuple(nat) + (WILD,) * w)
 
 
@@ -460,7 +461,7 @@ def _contract_outcomes(env):
             outs.add(tuple(_meld_outcome(rec, m, mixed) for m in range(n0, int(rec["num_melds"]))))
             return
         legal_ = np.flatnonzero(rec["legal"])
-        assert legal_.size, G.render_text(rec)
+        assert legal_.size, GT.render_text(rec)
         for a in legal_:
             if int(rec["phase"]) == G.PHASE_PLAY and a != G.CONTRACT:
                 continue  # the discards
@@ -486,14 +487,14 @@ def test_contract_masks_reach_exactly_every_contract(seed):
         rng.shuffle(pool)
         n_wild = int(rng.integers(0, 2))
         hand = pool[: 12 - n_wild] + [4] * n_wild  # a 2c, or not
-        hand = [cardenvs.cards.card_str(c) for c in hand] + ISOLATED.split()
+        hand = [cardenvs.core.cards.card_str(c) for c in hand] + ISOLATED.split()
         level = int(rng.choice([1, 2, 3, 4, 5, 6, 7, 8, 9]))
         mixed = bool(rng.random() < 0.3)
         same = bool(rng.random() < 0.7)
         env = make(run_same_suit=not mixed, same_rank_sets=same)
         load(env, seed=it, hands=hands(" ".join(hand), JUNK, None, None), current=0, phase="play",
              level=[level, 1, 1, 1])
-        counts = np.bincount([cardenvs.cards.card_id(c) for c in hand], minlength=53)
+        counts = np.bincount([cardenvs.core.cards.card_id(c) for c in hand], minlength=53)
         ref = _ref_contracts(counts, level, mixed, same)
         if "contract" not in legal(env):
             assert not ref, (hand, level)
@@ -518,7 +519,7 @@ def _laying_outcomes(env):
         if int(rec["phase"]) == G.PHASE_PLAY:
             outs.add(tuple(sorted(_meld_outcome(rec, m, mixed) for m in range(int(rec["num_melds"])))))
         legal_ = np.flatnonzero(rec["legal"])
-        assert legal_.size or rec["held"][0] == 0, G.render_text(rec)
+        assert legal_.size or rec["held"][0] == 0, GT.render_text(rec)
         for a in legal_:
             if G.DISCARD0 <= a < G.CONTRACT or G.LAYOFF0 <= a < G.ADD0:
                 continue
@@ -550,12 +551,12 @@ def test_further_melds_masks_reach_exactly_every_laying(seed):
     for it in range(4):
         pool = list(POOL)
         rng.shuffle(pool)
-        hand = [cardenvs.cards.card_str(c) for c in pool[:6]] + (["2h"] if it % 2 else []) + ISOLATED.split()
+        hand = [cardenvs.core.cards.card_str(c) for c in pool[:6]] + (["2h"] if it % 2 else []) + ISOLATED.split()
         mixed = it == 3
         env = make(run_same_suit=not mixed)
         load(env, seed=it, hands=hands(" ".join(hand), JUNK, None, None), current=0, phase="play",
              laid=[True, False, False, False])
-        counts = np.bincount([cardenvs.cards.card_id(c) for c in hand], minlength=53)
+        counts = np.bincount([cardenvs.core.cards.card_id(c) for c in hand], minlength=53)
         got = _laying_outcomes(env)
         ref = _ref_layings(counts, mixed)
         assert got == ref, (hand, sorted(got ^ ref)[:3])
@@ -564,7 +565,7 @@ def test_further_melds_masks_reach_exactly_every_laying(seed):
 # --------------------------------------------------------------------------- random play
 def _meld_ok(rec, m, mixed):
     slots = [int(c) for c in rec["meld_slot"][m] if c >= 0]
-    nat = [c for c in slots if not G._is_wild(c)]
+    nat = [c for c in slots if not GT._is_wild(c)]
     if len(slots) < 3 or not nat:
         return False
     if int(rec["meld_kind"][m]) == M.KIND_SET:
@@ -572,7 +573,7 @@ def _meld_ok(rec, m, mixed):
     lo, hi = int(rec["meld_lo"][m]), int(rec["meld_hi"][m])
     cells = [int(rec["meld_slot"][m, q]) for q in range(lo, hi + 1)]
     return 2 <= lo and hi <= 13 and all(c >= 0 for c in cells) and all(
-        G._is_wild(c) or (c // 4 == (0 if q == 13 else q) and (mixed or c % 4 == int(rec["meld_key"][m])))
+        GT._is_wild(c) or (c // 4 == (0 if q == 13 else q) and (mixed or c % 4 == int(rec["meld_key"][m])))
         for q, c in zip(range(lo, hi + 1), cells, strict=True))
 
 
@@ -585,7 +586,7 @@ def test_random_play_invariants(options):
     sample = RandomSampler(5)
     P = venv.num_players
     mixed = not options.get("run_same_suit", True)
-    deck = G.deck_counts(venv.states[0])
+    deck = GT.deck_counts(venv.states[0])
     rounds = ended = 0
     for _ in range(2500):
         s = venv.step(sample(s.legal_action_mask))
@@ -599,10 +600,10 @@ def test_random_play_invariants(options):
             counts = rec["hands"][:P].sum(axis=0).astype(np.int64)
             counts += np.bincount(rec["stock"][: rec["stock_n"]], minlength=53)
             counts += np.bincount(rec["pile"][: rec["pile_n"]], minlength=53)
-            counts += G.custom_counts(rec, "melds") + G.custom_counts(rec, "build")
+            counts += GT.custom_counts(rec, "melds") + GT.custom_counts(rec, "build")
             assert (counts == deck).all()
             for m in range(int(rec["num_melds"])):
-                assert _meld_ok(rec, m, mixed) or int(rec["phase"]) == G.PHASE_BUILD, G.render_text(rec)
+                assert _meld_ok(rec, m, mixed) or int(rec["phase"]) == G.PHASE_BUILD, GT.render_text(rec)
                 assert rec["laid"][rec["meld_owner"][m]] or rec["meld_owner"][m] == rec["current"]
             sizes = rec["hands"][:P].sum(axis=1)
             for q in range(P):
@@ -642,8 +643,8 @@ def test_scenario_round_trip_and_move_strings():
     assert st(env2) == d
     assert legal(env2) == legal(env)
     for a in range(G.NUM_ACTIONS):
-        assert G.str_to_action(G.action_to_str(a)) == a
-    assert G.str_to_action("*=7") == G.WILD0 + 6 * 4
+        assert GT.str_to_action(GT.action_to_str(a)) == a
+    assert GT.str_to_action("*=7") == G.WILD0 + 6 * 4
 
 
 def test_scenarios_that_break_the_rules_are_refused_and_change_nothing():
@@ -694,7 +695,7 @@ def test_a_contracts_sets_of_one_rank_only_with_the_option():
     load(env, hands=hands(hand, None, None, None), current=0, phase="play", level=[1, 1, 1, 1])
     act(env, "contract", "Ad", "*=A", "*=A", "close")
     assert not {"add Ad", "add As"} & legal(env)
-    counts = np.bincount([cardenvs.cards.card_id(c) for c in hand.split()], minlength=53)
+    counts = np.bincount([cardenvs.core.cards.card_id(c) for c in hand.split()], minlength=53)
     for same in (True, False):
         env = make(same_rank_sets=same)
         load(env, hands=hands(hand, None, None, None), current=0, phase="play", level=[1, 1, 1, 1])

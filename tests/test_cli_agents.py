@@ -11,12 +11,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from cardenvs import get_spec, make_raw, make_vec
 from cardenvs.agents import AGENT_NAMES, available_agents, has_heuristic, make_agent
 from cardenvs.agents.base import Agent
 from cardenvs.agents.evaluate import evaluate
-
-from cardenvs import get_spec, make_raw, make_vec
-from cardenvs.cli import main, parse_options, parse_value, seat_names
+from cardenvs.cli.main import main, parse_options, parse_value, seat_names
 
 SPEC = get_spec("president")
 
@@ -295,7 +295,7 @@ def test_python_dash_m_subprocess():
 
 def test_version_flag(capsys):
     import cardenvs
-    from cardenvs.cli import main
+    from cardenvs.cli.main import main
 
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
@@ -330,7 +330,7 @@ def test_rules_pages_print_and_ship_with_the_package():
 
 def test_a_compile_notice_until_the_kernels_are_cached(capsys, monkeypatch):
     from cardenvs.core import jitcache
-    from cardenvs.games import odin
+    from cardenvs.games.odin import rules as odin
 
     marker = jitcache._marker(odin)
     assert marker is not None and jitcache.kernel_stamp()[:16] in marker.name
@@ -360,7 +360,7 @@ def test_cli_warmup():
 def test_a_whole_play_typed_on_one_line(env_id):
     """The cards of a play (Odin) or a meld (Rami 51), typed on one line, become the moves
     of that play: the opening `meld` and the closing `play`/`close` added."""
-    from cardenvs.cli import LINE_FINISHERS, LINE_OPENERS, parse_human_line
+    from cardenvs.cli.main import LINE_FINISHERS, LINE_OPENERS, parse_human_line
 
     game = env_id.split("_")[0]
     checked = 0
@@ -419,9 +419,8 @@ def test_turn_seconds_is_checked_and_said_to_be_ignored_without_a_timer():
 def test_each_shipped_baseline_plays_only_legal_moves(game):
     """The shipped ``ppo`` baselines (residual ones run the heuristic beside their
     network) play legal moves only; the env raises otherwise."""
-    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
-
     import cardenvs
+    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
 
     spec = cardenvs.get_spec(game)
     opts = PolicyNetwork.load(baseline_path(spec)).game_options()

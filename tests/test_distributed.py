@@ -1,4 +1,4 @@
-"""Sampling on workers (cardenvs.distributed) without Ray: seeds, worker state, the trainer's
+"""Sampling on workers (cardenvs.agents.training.distributed) without Ray: seeds, worker state, the trainer's
 workers in this process. The same workers on Ray are tested in test_ray.py."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from cardenvs import get_spec
-from cardenvs.distributed import RolloutWorkers, rollouts, sample_policy, split_matches, worker_seeds
-from cardenvs.selfplay import seat_advantages
+from cardenvs.agents.training.distributed import RolloutWorkers, rollouts, sample_policy, split_matches, worker_seeds
+from cardenvs.agents.training.selfplay import seat_advantages
 
 
 def assert_same_arrays(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> None:
@@ -95,8 +95,7 @@ def test_a_callable_policy_runs_in_the_workers():
 def test_trainer_with_workers_in_this_process_replays_and_differs_from_one_process(tmp_path):
     pytest.importorskip("torch")
     from cardenvs.agents.ppo import PolicyNetwork
-
-    from cardenvs.train import TrainConfig, Trainer
+    from cardenvs.agents.training.trainer import TrainConfig, Trainer
 
     def run(name: str, **kw) -> tuple[dict, list[np.ndarray]]:
         cfg = TrainConfig(game="president", single_round=True, decisions=1200, minutes=None, out=str(tmp_path / name),

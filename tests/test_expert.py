@@ -12,14 +12,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from cardenvs import get_spec, make_vec  # noqa: E402
 from cardenvs.agents import make_agent  # noqa: E402
 from cardenvs.agents.ppo import PolicyNetwork  # noqa: E402
-
-from cardenvs import get_spec, make_vec  # noqa: E402
-from cardenvs.cli import main  # noqa: E402
-from cardenvs.core.protocol import state_to_dict  # noqa: E402
-from cardenvs.core.vector import VecEnv  # noqa: E402
-from cardenvs.expert import (  # noqa: E402
+from cardenvs.agents.training.expert import (  # noqa: E402
     SearchConfig,
     check_config,
     deal_unseen,
@@ -30,6 +26,9 @@ from cardenvs.expert import (  # noqa: E402
     run_search,
     search,
 )
+from cardenvs.cli.main import main  # noqa: E402
+from cardenvs.core.protocol import state_to_dict  # noqa: E402
+from cardenvs.core.vector import VecEnv  # noqa: E402
 
 ODIN = get_spec("odin")
 GAME = ODIN.module

@@ -14,7 +14,8 @@ import pytest
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games import frime as F
+from cardenvs.games.frime import rules as F
+from cardenvs.games.frime import text as FT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy.split import hand_splits, split_all
 
@@ -331,7 +332,7 @@ def test_random_play_invariants():
     env = cardenvs.make_vec("frime_v1", num_envs=128, seed=9, first_round=1, single_round=True)
     s = env.reset(seed=9)
     sample = RandomSampler(4)
-    deck = F.deck_counts(None)
+    deck = FT.deck_counts(None)
     ended = 0
     for _ in range(1500):
         s = env.step(sample(s.legal_action_mask))
@@ -346,7 +347,7 @@ def test_random_play_invariants():
             counts = rec["hands"][:4].sum(axis=0).astype(np.int64)
             counts += np.bincount(rec["stock"][: rec["stock_n"]], minlength=53)
             counts += np.bincount(rec["pile"][: rec["pile_n"]], minlength=53)
-            counts += F.custom_counts(rec, "melds") + F.custom_counts(rec, "build")
+            counts += FT.custom_counts(rec, "melds") + FT.custom_counts(rec, "build")
             assert (counts == deck).all()
     assert ended > 50
 
@@ -375,8 +376,8 @@ def test_scenario_round_trip_and_move_strings():
     env2.reset(seed=1, options={"scenario": d})
     assert st(env2) == d
     for a in range(F.NUM_ACTIONS):
-        assert F.str_to_action(F.action_to_str(a)) == a
-    assert F.str_to_action("*=7") == F.FRIME0 + 6 * 4
+        assert FT.str_to_action(FT.action_to_str(a)) == a
+    assert FT.str_to_action("*=7") == F.FRIME0 + 6 * 4
 
 
 # --------------------------------------------------------------------------- exact masks: brute force
@@ -386,7 +387,7 @@ WILD = -1  # a frime, whichever card it is
 def _ref_melds(counts):
     """Every meld the cards can form, from the rules: (meld, cards used). A meld is
     ("run", suit, ((pos, card or W), ...)) or ("set", rank, (natural cards sorted..., W...))."""
-    wilds = sum(int(counts[c]) for c in F.WILD_TYPES)
+    wilds = sum(int(counts[c]) for c in FT.WILD_TYPES)
     out = []
     for t in range(4):
         for lo in range(2, 12):
@@ -429,8 +430,8 @@ def _ref_splits(counts):
                 rest[c] -= 1
             go(i, rest, left_w - w, chosen + [m])
 
-    nat = {c: int(counts[c]) for c in range(52) if counts[c] and c not in F.WILD_TYPES}
-    go(0, nat, sum(int(counts[c]) for c in F.WILD_TYPES), [])
+    nat = {c: int(counts[c]) for c in range(52) if counts[c] and c not in FT.WILD_TYPES}
+    go(0, nat, sum(int(counts[c]) for c in FT.WILD_TYPES), [])
     return results
 
 
@@ -440,11 +441,11 @@ def _table_outcome(rec):
         kind = int(rec["meld_kind"][m])
         slots = [int(x) for x in rec["meld_slot"][m]]
         if kind == M.KIND_RUN:
-            cells = tuple((q, WILD if F._is_wild(c) else c) for q, c in enumerate(slots) if c >= 0)
+            cells = tuple((q, WILD if FT._is_wild(c) else c) for q, c in enumerate(slots) if c >= 0)
             out.append(("run", int(rec["meld_key"][m]), cells))
         else:
-            nat = sorted(c for c in slots if c >= 0 and not F._is_wild(c))
-            w = sum(1 for c in slots if c >= 0 and F._is_wild(c))
+            nat = sorted(c for c in slots if c >= 0 and not FT._is_wild(c))
+            w = sum(1 for c in slots if c >= 0 and FT._is_wild(c))
             out.append(("set", int(rec["meld_key"][m]), tuple(nat) + (WILD,) * w))
     return tuple(sorted(out))
 
@@ -466,7 +467,7 @@ def _mask_outcomes(env):
             outs.add(_table_outcome(state[0]))
             return
         legal_ = np.flatnonzero(state[0]["legal"])
-        assert legal_.size, F.render_text(state[0])
+        assert legal_.size, FT.render_text(state[0])
         for a in legal_:
             nxt = state.copy()
             act_[0] = a
@@ -490,11 +491,11 @@ def test_going_out_masks_reach_exactly_every_split(seed):
         n = int(rng.integers(3, 7))
         hand = pool[:n]
         counts = np.bincount(hand, minlength=53)
-        if sum(counts[c] for c in F.WILD_TYPES) > 2 or not hand_splits(F.RULES, counts):
+        if sum(counts[c] for c in FT.WILD_TYPES) > 2 or not hand_splits(F.RULES, counts):
             continue
         env = make()
         others = ["9c 9d Jh", "5s 6s Qd", "7c 8d Ad"]
-        load(env, seed=it, hands=[[F.CARD_NAMES[c] for c in hand]] + [h.split() for h in others], current=0,
+        load(env, seed=it, hands=[[FT.CARD_NAMES[c] for c in hand]] + [h.split() for h in others], current=0,
              phase="choose", round=max(1, n - 2))
         act(env, "out")
         got = _mask_outcomes(env)
@@ -542,8 +543,8 @@ def _ref_last_turn(counts, table):
     cards added to the first player's melds. {(table, remaining naturals, remaining wilds)}."""
     melds = _ref_melds(counts)
     outs = set()
-    nat0 = {c: int(counts[c]) for c in range(52) if counts[c] and c not in F.WILD_TYPES}
-    w0 = sum(int(counts[c]) for c in F.WILD_TYPES)
+    nat0 = {c: int(counts[c]) for c in range(52) if counts[c] and c not in FT.WILD_TYPES}
+    w0 = sum(int(counts[c]) for c in FT.WILD_TYPES)
 
     def extend(i, left, w, new_table):
         if i == len(table):
@@ -583,15 +584,15 @@ def _last_turn_outcomes(env):
 
     def record(rec):
         h = rec["hands"][me]
-        rest = tuple(sorted(c for c in range(52) if c not in F.WILD_TYPES for _ in range(int(h[c]))))
-        outs.add((_table_outcome(rec), rest, int(sum(int(h[c]) for c in F.WILD_TYPES))))
+        rest = tuple(sorted(c for c in range(52) if c not in FT.WILD_TYPES for _ in range(int(h[c]))))
+        outs.add((_table_outcome(rec), rest, int(sum(int(h[c]) for c in FT.WILD_TYPES))))
 
     def dfs(state):
         if int(state[0]["current"]) != me or state[0]["phase"] == F.PHASE_DRAW:
             record(state[0])
             return
         legal_ = np.flatnonzero(state[0]["legal"])
-        assert legal_.size, F.render_text(state[0])
+        assert legal_.size, FT.render_text(state[0])
         for a in legal_:
             nxt = state.copy()
             act_[0] = a
@@ -626,7 +627,7 @@ def test_last_turn_masks_reach_exactly_every_laying(seed):
         run = [f"{'A23456789TJQK'[q]}{'cd'[t]}" for q in (4, 5, 6)]  # 5 6 7 of clubs or diamonds
         other = ["9h", "9s", "X=9"]
         melds = [{"kind": "run", "owner": 1, "cards": run}, {"kind": "set", "owner": 2, "cards": other}]
-        hand_s = [F.CARD_NAMES[c] for c in hand]
+        hand_s = [FT.CARD_NAMES[c] for c in hand]
         env = make()
         try:  # a hand that holds both copies of a run card is refused: skip it
             load(env, seed=it, hands=["7h 8s Ad".split(), [], "Js Jd Qd".split(), hand_s], current=3,
@@ -690,13 +691,13 @@ def test_the_quick_split_filter_never_refuses_a_hand_that_splits():
         return F._splits(H, F.FALSE, owner[0]), split_all(F.RULES, H, owner[0].split)
 
     rng = np.random.default_rng(3)
-    deck = np.repeat(np.arange(53), F.deck_counts(None))
+    deck = np.repeat(np.arange(53), FT.deck_counts(None))
     splits = 0
     for _ in range(20000):
         hand = rng.choice(deck, size=int(rng.integers(3, 14)), replace=False)
         H = np.bincount(hand, minlength=53).astype(np.int64)
         checked, can = both(H)
-        assert checked == can, [F.CARD_NAMES[c] for c in hand]
+        assert checked == can, [FT.CARD_NAMES[c] for c in hand]
         splits += can
     assert splits > 200
 

@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
-from cardenvs.gym import LearnerVecEnv, SingleAgentEnv, gym_id
+from cardenvs.integrations.gym import LearnerVecEnv, SingleAgentEnv, gym_id
 
 GAMES = [spec.env_id for spec in cardenvs.list_games()]
 SHORT = {"president_v0": {"single_round": True}, "odin_v1": {"single_round": True},
@@ -252,7 +252,7 @@ def test_maskable_ppo_trains_on_the_fast_vector_env():
     import torch
     from sb3_contrib import MaskablePPO
 
-    from cardenvs.sb3 import SB3VecEnv
+    from cardenvs.integrations.sb3 import SB3VecEnv
 
     torch.set_num_threads(1)
     venv = SB3VecEnv("odin_v1", 32, opponents="heuristic", scale_observations=True, single_round=True)

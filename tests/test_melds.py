@@ -11,8 +11,8 @@ from functools import cache
 import numpy as np
 import pytest
 
-from cardenvs.cards import JOKER, card_id, card_str
-from cardenvs.games import rami51_plan as P
+from cardenvs.core.cards import JOKER, card_id, card_str
+from cardenvs.games.rami51 import plan as P
 from cardenvs.rummy import contract as C
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import split as S

@@ -8,8 +8,9 @@ import re
 
 import numpy as np
 
-from cardenvs import make_raw, narration
-from cardenvs.cli import main
+from cardenvs import make_raw
+from cardenvs.cli.main import main
+from cardenvs.core import narration
 
 CARD = re.compile(r"\b(?:[2-9TJQKA][cdhs]|X)\b")
 

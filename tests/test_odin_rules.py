@@ -3,7 +3,7 @@ against a brute force over subsets of the hand, and invariants over thousands of
 random games.
 
 Positions are built with scenarios (``env.reset(seed=..., options={"scenario": d})``)
-and driven with ``odin.play_actions``. Seats play to the left: 0 -> 1 -> 2 -> 3 -> 0.
+and driven with ``odin_text.play_actions``. Seats play to the left: 0 -> 1 -> 2 -> 3 -> 0.
 Cards a scenario does not place are set aside. Rules:
 ``docs/games/odin.md``.
 """
@@ -16,9 +16,10 @@ import numpy as np
 import pytest
 
 import cardenvs
-from cardenvs.cards import odin_card_id, odin_card_str
+from cardenvs.core.cards import odin_card_id, odin_card_str
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games import odin
+from cardenvs.games.odin import rules as odin
+from cardenvs.games.odin import text as odin_text
 
 NV = odin.NUM_VALUES
 
@@ -47,7 +48,7 @@ def act(env, text: str) -> None:
 
 def play(env, cards: str, take: str | None = None) -> None:
     """Select ``cards`` in the canonical order, then commit (``take`` a covered card)."""
-    for a in odin.play_actions(cards.split(), take):
+    for a in odin_text.play_actions(cards.split(), take):
         assert a in env.legal_actions(), (env.action_to_str(a), sorted(legal(env)))
         env.step(a)
 
@@ -167,7 +168,7 @@ def check_exact(arr, kernel: Kernel) -> int:
 
 # --------------------------------------------------------------------------- encoding
 def test_action_encoding():
-    s2a, a2s = odin.str_to_action, odin.action_to_str
+    s2a, a2s = odin_text.str_to_action, odin_text.action_to_str
     assert odin.NUM_ACTIONS == 110
     assert s2a("pass") == odin.PASS == 0 and s2a("play") == odin.PLAY == 1
     assert s2a("select 7r") == odin.SELECT0 + 6 == s2a("7r") == s2a(" Select  7R ")
@@ -182,10 +183,10 @@ def test_action_encoding():
     with pytest.raises(ValueError):
         a2s(110)
     # a play's actions: decreasing card id, then the commit
-    assert odin.play_actions(["2r", "6r"]) == [s2a("6r"), s2a("2r"), odin.PLAY]
-    assert odin.play_actions("3r 3g".split(), take="9b") == [s2a("3g"), s2a("3r"), s2a("take 9b")]
-    assert odin.card_value(["2r", "6r"]) == 62 and odin.card_value("9r 4o 2y".split()) == 942
-    assert odin.card_value(["3r", "3g"]) == 33
+    assert odin_text.play_actions(["2r", "6r"]) == [s2a("6r"), s2a("2r"), odin.PLAY]
+    assert odin_text.play_actions("3r 3g".split(), take="9b") == [s2a("3g"), s2a("3r"), s2a("take 9b")]
+    assert odin_text.card_value(["2r", "6r"]) == 62 and odin_text.card_value("9r 4o 2y".split()) == 942
+    assert odin_text.card_value(["3r", "3g"]) == 33
 
 
 def test_bad_options():
@@ -339,7 +340,7 @@ def test_as_many_cards_or_one_more():
 def test_three_cards_on_two_with_the_take_choice():
     env = make()
     load(env, hands=["1o 2o", "1b 2b 3b 8y", "3y 4y", "6p 7p"], current=1, table=["9r", "8r"], last_player=0)
-    play_order = odin.play_actions(["1b", "2b", "3b"])[:-1]
+    play_order = odin_text.play_actions(["1b", "2b", "3b"])[:-1]
     for a in play_order:
         env.step(a)
     # 321 beats 98 (one card more); the covered play has two cards: choose which to keep
@@ -870,7 +871,7 @@ def test_observation_layout():
     known = obs[odin.OBS_KNOWN : odin.OBS_TABLE_COUNT].reshape(5, 54)  # per opponent, relative seats 1..5
     assert names(np.flatnonzero(known[1])) == {"6p"}  # player 3 (two seats on) took 6p
     assert not known[[0, 2, 3, 4]].any()  # player 1's own 7g is in its hand block, not here
-    old = odin.observation_v0(obs[None])[0]  # odin_v0's layout: one merged block, for its policies
+    old = odin_text.observation_v0(obs[None])[0]  # odin_v0's layout: one merged block, for its policies
     assert old.shape == (323,) and names(np.flatnonzero(old[odin.OBS_KNOWN : odin.OBS_KNOWN + 54])) == {"6p"}
     assert (old[: odin.OBS_KNOWN] == obs[: odin.OBS_KNOWN]).all()
     assert (old[odin.OBS_KNOWN + 54 :] == obs[odin.OBS_TABLE_COUNT :]).all()
@@ -884,13 +885,13 @@ def test_observation_layout():
     assert seats[:4, 4].tolist() == [1, 0, 0, 0]
     assert seats[:4, 5].tolist() == [0, 1, 0, 0]  # player 2 led this round
     assert seats[:4, 7].tolist() == [1, 0, 1, 0]  # publicly known cards held: 7g (player 1), 6p (player 3)
-    lo, hi = odin.observation_bounds(odin.make_template())
+    lo, hi = odin_text.observation_bounds(odin_text.make_template())
     assert lo == 0 and obs.max() <= hi
 
 
 def test_heuristic_beats_random():
     from cardenvs.agents.evaluate import evaluate
-    from cardenvs.agents.odin_heuristic import OdinHeuristic
+    from cardenvs.agents.heuristics.odin import OdinHeuristic
     from cardenvs.agents.random_agent import RandomAgent
 
     spec = cardenvs.get_spec("odin")
@@ -922,7 +923,7 @@ def test_docs_example():
     )
     assert env.agent_selection == "player_1" and [env.action_to_str(a) for a in env.legal_actions()] == ["pass"]
     env.step(env.str_to_action("pass"))
-    for a in odin.play_actions(["5o", "6o", "7o"]):
+    for a in odin_text.play_actions(["5o", "6o", "7o"]):
         env.step(a)
     assert env.state_dict()["round_points"] == [2, 2, 0]
     assert env.rewards == {"player_0": -0.5, "player_1": -0.5, "player_2": 1.0}
@@ -930,10 +931,9 @@ def test_docs_example():
 
 def test_a_policy_trained_on_odin_v0_plays_odin_v1_through_its_observation_layout():
     """An odin_v0 policy file (323 inputs) is an agent on odin_v1: PPOAgent converts each
-    observation with odin.observation_v0 and plays only legal moves."""
-    from cardenvs.agents.ppo import POLICY_FORMAT, PolicyNetwork, PPOAgent
-
+    observation with odin_text.observation_v0 and plays only legal moves."""
     import cardenvs
+    from cardenvs.agents.ppo import POLICY_FORMAT, PolicyNetwork, PPOAgent
 
     rng = np.random.default_rng(0)
     weights = [rng.normal(size=(323, 16)).astype(np.float32), np.zeros(16, np.float32),
@@ -947,6 +947,6 @@ def test_a_policy_trained_on_odin_v0_plays_odin_v1_through_its_observation_layou
     st = env.reset()
     for _ in range(200):  # the env raises on an illegal action
         st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
-    logits = policy.logits(odin.observation_v0(st.observation))
+    logits = policy.logits(odin_text.observation_v0(st.observation))
     logits[~st.legal_action_mask] = -np.inf
     np.testing.assert_array_equal(agent.act_batch(st.observation, st.legal_action_mask), logits.argmax(axis=1))

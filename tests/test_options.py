@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import cardenvs
-from cardenvs.cli import main
+from cardenvs.cli.main import main
 from cardenvs.core.protocol import options_schema
-from cardenvs.registry import GAMES
+from cardenvs.core.registry import GAMES
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
 WRONG = {  # per kind: values of another type that a lax check would read as something else
@@ -146,7 +146,7 @@ def test_registration_checks_the_game_protocol():
     import dataclasses
     import types
 
-    from cardenvs.registry import register
+    from cardenvs.core.registry import register
 
     spec = GAMES["odin_v1"]
     bare = types.ModuleType("cardenvs.games.bare")

@@ -8,7 +8,7 @@ import pytest
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games import president as pres
+from cardenvs.games.president import rules as pres
 
 OVER = pres.PHASE_OVER
 _CARD_PRES_RANK = np.array([(c // 4 + 11) % 13 for c in range(52)])  # 3 -> 0 ... A -> 11, 2 -> 12

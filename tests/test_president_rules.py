@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import cardenvs
-from cardenvs.games import president as pres
+from cardenvs.games.president import rules as pres
 
 RANK_ORDER = "3456789TJQKA2"
 SUIT_ORDER = "cdhs"

@@ -18,11 +18,12 @@ import pytest
 from numba import njit
 
 import cardenvs
-from cardenvs.cards import JOKER, card_id, card_str
 from cardenvs.core.borrow import keep_alive
+from cardenvs.core.cards import JOKER, card_id, card_str
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games import rami51 as R
-from cardenvs.games import rami51_plan as P
+from cardenvs.games.rami51 import plan as P
+from cardenvs.games.rami51 import rules as R
+from cardenvs.games.rami51 import text as RT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
 
@@ -510,14 +511,14 @@ def test_meld_of_jokers_only_when_opening():
 
 def test_action_strings():
     for a in range(R.NUM_ACTIONS):
-        assert R.str_to_action(R.action_to_str(a)) == a
-    assert R.str_to_action("7h") == R.ADD0 + card_id("7h")
-    assert R.str_to_action("X=7h") == R.JOKER0 + card_id("7h")
-    assert R.str_to_action("discard X") == R.DISCARD0 + JOKER
-    assert R.action_to_str(R.LAYOFF0 + 5) == "layoff 5" and R.NUM_ACTIONS == 197
+        assert RT.str_to_action(RT.action_to_str(a)) == a
+    assert RT.str_to_action("7h") == R.ADD0 + card_id("7h")
+    assert RT.str_to_action("X=7h") == R.JOKER0 + card_id("7h")
+    assert RT.str_to_action("discard X") == R.DISCARD0 + JOKER
+    assert RT.action_to_str(R.LAYOFF0 + 5) == "layoff 5" and R.NUM_ACTIONS == 197
     for bad in ("add X", "add X=X", "layoff 99", "discard 1h"):
         with pytest.raises(ValueError, match="cannot read"):
-            R.str_to_action(bad)
+            RT.str_to_action(bad)
 
 
 def test_scenario_checks():
@@ -538,10 +539,10 @@ def test_timeout_actions_draw_then_discard_the_drawn_card():
     env = make(2)
     env.reset(seed=5)
     rec = env._state[0]
-    assert R.timeout_actions(rec) == [R.DRAW_STOCK]
+    assert RT.timeout_actions(rec) == [R.DRAW_STOCK]
     env.step(R.DRAW_STOCK)
     drawn = int(env._state[0]["drawn"])
-    assert R.timeout_actions(env._state[0]) == [R.DISCARD0 + drawn]
+    assert RT.timeout_actions(env._state[0]) == [R.DISCARD0 + drawn]
 
 
 # --------------------------------------------------------------------------- mask exactness, brute force
@@ -685,7 +686,7 @@ def mask_outcomes(env):
     def dfs(state):
         seen[0] += 1
         legal_ = np.flatnonzero(state[0]["legal"])
-        assert legal_.size, R.render_text(state[0])
+        assert legal_.size, RT.render_text(state[0])
         for a in legal_:
             if a >= R.DISCARD0:
                 outs.add((tuple(sorted(table_of(state[0]))), int(a - R.DISCARD0)))
@@ -826,13 +827,13 @@ def test_taken_joker_laid_off_on_the_opening_run_of_the_same_turn():
 def check_states(venv, prev_melds=None):
     s = venv.states
     P = venv.num_players
-    deck = np.array([R.deck_counts(s[i]) for i in range(len(s))])
+    deck = np.array([RT.deck_counts(s[i]) for i in range(len(s))])
     counts = s["hands"][:, :P].astype(np.int64).sum(axis=1)
     for i in range(len(s)):
         rec = s[i]
         c = counts[i] + np.bincount(rec["stock"][: rec["stock_n"]], minlength=53)
         c += np.bincount(rec["pile"][: rec["pile_n"]], minlength=53)
-        c += R.custom_counts(rec, "melds") + R.custom_counts(rec, "build")
+        c += RT.custom_counts(rec, "melds") + RT.custom_counts(rec, "build")
         assert (c == deck[i]).all(), i
         live = rec["phase"] != R.PHASE_OVER
         for m in range(int(rec["num_melds"])):  # table melds are valid; their owners opened (or are opening)
@@ -840,7 +841,7 @@ def check_states(venv, prev_melds=None):
             assert rec["opened"][o] or (o == rec["current"] and rec["turn_melds"] > 0)
             cards = T.meld_tokens(R.RULES, rec, m)
             reps = [card_id(t[2:] if t.startswith("X=") else t) for t in cards]
-            assert R._meld_shape(reps, partial=False) is not None
+            assert RT._meld_shape(reps, partial=False) is not None
         if live:
             assert not rec["eliminated"][rec["current"]]
             held = rec["hands"][:P].sum(axis=1)
@@ -934,7 +935,7 @@ def test_cli_turn_timer_plays_for_a_slow_person():
     import re
     import time
 
-    from cardenvs.cli import main
+    from cardenvs.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
 
@@ -1038,7 +1039,7 @@ def test_first_card_mask_matches_the_search_in_random_play():
     masks = positions["legal"].astype(bool)
     got = np.concatenate([masks[:, R.ADD0:R.ADD0 + 52], masks[:, R.JOKER0:R.JOKER0 + 52]], axis=1)
     bad = np.flatnonzero((got != out).any(axis=1))
-    assert not len(bad), R.render_text(positions[bad[0]])
+    assert not len(bad), RT.render_text(positions[bad[0]])
 
 
 def test_masks_in_play_match_masks_searched_afresh():
@@ -1054,7 +1055,7 @@ def test_masks_in_play_match_masks_searched_afresh():
     masks = np.zeros((n, R.NUM_ACTIONS), dtype=np.bool_)
     R.refresh_batch(afresh, masks, np.zeros((n, R.OBS_SIZE), dtype=R.OBS_DTYPE), np.zeros(n, dtype=np.int32))
     bad = np.flatnonzero((masks != positions["legal"].astype(bool)).any(axis=1))
-    assert not len(bad), R.render_text(positions[bad[0]])
+    assert not len(bad), RT.render_text(positions[bad[0]])
     # witnesses no longer valid are ignored: claiming every card changes nothing
     stale = positions[building].copy()
     stale["wit_valid"] = False

@@ -14,7 +14,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason='the Ray tests need ray: pip install -e ".[test]" (or "cardenvs[ray]")')
 
-from cardenvs.distributed import RolloutWorkers, rollouts  # noqa: E402
+from cardenvs.agents.training.distributed import RolloutWorkers, rollouts  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -36,9 +36,8 @@ def assert_same_arrays(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> No
 
 
 def test_two_ray_workers_equal_the_local_rollouts(ray_instance):
-    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
-
     from cardenvs import get_spec
+    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
 
     policy = PolicyNetwork.load(baseline_path(get_spec("president")))
     for choice in ("heuristic", policy):
@@ -88,8 +87,7 @@ def test_a_killed_worker_is_replaced_and_its_round_redone(ray_instance, tmp_path
 def test_training_on_two_ray_workers_replays_the_in_process_workers(ray_instance, tmp_path):
     pytest.importorskip("torch")
     from cardenvs.agents.ppo import PolicyNetwork
-
-    from cardenvs.cli import main
+    from cardenvs.cli.main import main
 
     weights = []
     for name, extra in (("local", []), ("ray", ["--ray"])):

@@ -17,9 +17,11 @@ import itertools
 import numpy as np
 
 import cardenvs
-from cardenvs.cards import odin_card_id
-from cardenvs.games import odin
-from cardenvs.games import president as pres
+from cardenvs.core.cards import odin_card_id
+from cardenvs.games.odin import rules as odin
+from cardenvs.games.odin import text as odin_text
+from cardenvs.games.president import rules as pres
+from cardenvs.games.president import text as pres_text
 
 RANKS = "3456789TJQKA2"
 
@@ -254,7 +256,7 @@ def test_president_observation_layout():
     assert seats[:5, 5].tolist() == [2, 3, 4, 5, 1]  # scores
     assert seats[:5, 6].tolist() == [0, 0, 0, 0, 1]  # made the top play
     assert seats[:5, 7].tolist() == [1, 0, 0, 0, 0]  # to move
-    lo, hi = pres.observation_bounds(pres.make_template(num_players=5))
+    lo, hi = pres_text.observation_bounds(pres_text.make_template(num_players=5))
     assert lo == 0 and obs.min() >= lo and obs.max() <= hi
 
 
@@ -359,7 +361,7 @@ def test_odin_agrees_with_a_reference_model_over_random_play():
                 play = list(options[rng.integers(len(options))])
                 emptied = len(play) == len(hand)
                 take = table[rng.integers(len(table))] if len(table) > 1 and not emptied else None
-                for a in odin.play_actions(play, take):
+                for a in odin_text.play_actions(play, take):
                     assert a in env.legal_actions(), (env.action_to_str(a), d)
                     env.step(a)
                 plays += 1

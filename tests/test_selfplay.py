@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 
-from cardenvs.selfplay import seat_advantages
+from cardenvs.agents.training.selfplay import seat_advantages
 
 
 def _brute_force(rewards, values, players, dones, last_values, gamma, lam):

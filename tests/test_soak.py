@@ -10,8 +10,8 @@ import tempfile
 
 import pytest
 
-from cardenvs.cli import main
-from cardenvs.registry import GAMES, get_spec
+from cardenvs.cli.main import main
+from cardenvs.core.registry import GAMES, get_spec
 from cardenvs.soak import soak
 
 
@@ -56,7 +56,7 @@ def test_a_soak_with_bounds_checking_on():
     """numba's bounds checks turn a silent out-of-bounds access into an IndexError; run in a
     subprocess with its own cache (the checks are compiled in) so that a crash fails the test."""
     code = (
-        "from cardenvs.registry import get_spec\n"
+        "from cardenvs.core.registry import get_spec\n"
         "from cardenvs.soak import soak\n"
         "for game in ('president', 'classes'):\n"
         "    r = soak(get_spec(game), 60, num_envs=30, seed=5, check_every=40, options={'single_round': True})\n"

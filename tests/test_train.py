@@ -11,14 +11,14 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from cardenvs import get_spec, make_vec  # noqa: E402
 from cardenvs.agents import make_agent  # noqa: E402
 from cardenvs.agents.evaluate import evaluate  # noqa: E402
+from cardenvs.agents.networks import build_networks  # noqa: E402
 from cardenvs.agents.ppo import PolicyNetwork, PPOAgent  # noqa: E402
-
-from cardenvs import get_spec, make_vec  # noqa: E402
-from cardenvs.cli import main  # noqa: E402
+from cardenvs.agents.training.trainer import TrainConfig, Trainer  # noqa: E402
+from cardenvs.cli.main import main  # noqa: E402
 from cardenvs.core.vector import RandomSampler  # noqa: E402
-from cardenvs.train import TrainConfig, Trainer, build_networks  # noqa: E402
 
 SPEC = get_spec("president")
 
@@ -175,7 +175,7 @@ def test_evaluate_counts_truncated_matches_apart():
 
 def test_the_runs_evaluation_cuts_endless_matches_short(tmp_path, monkeypatch):
     # whole President matches last about 700 decisions: a cap of 50 cuts every one short
-    import cardenvs.train as train
+    import cardenvs.agents.training.trainer as train
 
     monkeypatch.setattr(train, "EVAL_MAX_STEPS", 50)
     trainer = Trainer(tiny(tmp_path / "cap", single_round=False), out=io.StringIO(), err=io.StringIO())
@@ -234,7 +234,7 @@ def test_cli_train_and_play_a_trained_agent(tmp_path):
 
 
 def test_tensorboard_gets_the_scalars_when_installed(tmp_path, monkeypatch):
-    import cardenvs.train as train_module
+    import cardenvs.agents.training.trainer as train_module
 
     logged: list[tuple[str, float, int]] = []
 
@@ -289,8 +289,7 @@ def test_a_residual_policy_reads_the_heuristics_move(tmp_path):
     move one-hot; the numpy policy computes the same logits, plays only legal moves in the
     vector and AEC envs, through a checkpoint and on rollout workers, and resumes."""
     from cardenvs.agents.ppo import heuristic_hints, one_hot
-
-    from cardenvs.distributed import rollouts
+    from cardenvs.agents.training.distributed import rollouts
 
     folder = tmp_path / "residual"
     Trainer(tiny(folder, decisions=1500, heuristic_input=True), out=io.StringIO(), err=io.StringIO()).train()

@@ -19,11 +19,11 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
     GameSpec,
-    PicklesBySpec,
     check_options,
     state_from_dict,
     state_to_dict,
 )
+from cardenvs.core.registry import PicklesBySpec
 from cardenvs.core.rng import check_seed, rng_state_from_seed
 
 ILLEGAL_MODES = ("raise", "penalty")

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.cards import card_str, counts_to_cards, odin_card_str, parse_cards
+from cardenvs.core.cards import card_str, counts_to_cards, odin_card_str, parse_cards
 
 # Pseudo-actions of ``step_batch`` (never a player's action: the envs map negative actions
 # to an illegal one): start a new match, or take a state loaded from outside as it is
@@ -213,26 +213,6 @@ def check_options(game: str, module: ModuleType, options: dict[str, Any]) -> dic
                     raise ValueError(f"{game}: option {name} must be in {info.min:,} .. {info.max:,}, got {value!r}")
         out[name] = bool(value) if kind == "bool" else int(value) if kind == "int" else value
     return out
-
-
-class PicklesBySpec:
-    """Pickling and deep copies for an env that holds its ``spec`` and game ``module``
-    (modules do not pickle): they travel as the env id and are looked up again."""
-
-    spec: GameSpec
-
-    def __getstate__(self) -> dict[str, Any]:
-        state = self.__dict__.copy()
-        state["spec"] = self.spec.env_id
-        del state["game"]
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        from cardenvs.registry import get_spec
-
-        state["spec"] = get_spec(state["spec"])
-        state["game"] = state["spec"].module
-        self.__dict__.update(state)
 
 
 def _fits_float(value: Any) -> bool:

@@ -21,11 +21,11 @@ from cardenvs.core.protocol import (
     MODE_AUTO_FORCED,
     MODE_AUTO_RESET,
     GameSpec,
-    PicklesBySpec,
     check_options,
     state_from_dict,
     state_to_dict,
 )
+from cardenvs.core.registry import PicklesBySpec
 from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
 from cardenvs.core.threads import start_numba_threads
 

@@ -33,8 +33,8 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from cardenvs import make_raw
-from cardenvs.gym import _scale
-from cardenvs.registry import get_spec
+from cardenvs.core.registry import get_spec
+from cardenvs.integrations.gym import _scale
 
 
 class MultiAgentCardEnv(MultiAgentEnv):

@@ -8,7 +8,7 @@
   (draw, take the discard, buy, discard, the stock rebuilt from the discards), and the
   table's observation block, codecs and move strings.
 
-Each game's own search (Rami 51's opening planner, ``cardenvs/games/rami51_plan.py``)
+Each game's own search (Rami 51's opening planner, ``cardenvs/games/rami51/plan.py``)
 and its phase machine stay in the game's module. Every function here is a leaf kernel
 that a game's own ``step_batch`` calls as a module global: numba caches no function that
 takes or closes over another compiled function.

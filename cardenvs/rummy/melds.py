@@ -1,7 +1,7 @@
 """Melds of every rummy: numba functions over card-count vectors, parameterised by a
 small rules vector (the meld rules as data).
 
-Cards are the standard ids of ``cardenvs.cards`` (``rank * 4 + suit``, rank A=0 .. K=12,
+Cards are the standard ids of ``cardenvs.core.cards`` (``rank * 4 + suit``, rank A=0 .. K=12,
 suits c d h s; the joker is 52); a hand is a count vector of length 53 (several decks:
 counts above 1). A **position** places a card in a run: 0 is an ace below the 2, 1 the 2,
 ..., 12 the king, 13 an ace above the king. A set's positions are its suits.
@@ -31,7 +31,7 @@ A run never holds both positions 0 and 13 (no K-A-2: the ace is low or high, nev
 - :func:`extension_options`: which cards (and wild positions) extend a table meld.
 
 The searches that decide whether a turn can be finished are each game's own: Rami 51's
-opening planner (``cardenvs/games/rami51_plan.py``), the full split of a hand into melds
+opening planner (``cardenvs/games/rami51/plan.py``), the full split of a hand into melds
 (:mod:`cardenvs.rummy.split`, frime's going out), the contracts (:mod:`cardenvs.rummy.contract`,
 classes).
 """
@@ -338,7 +338,7 @@ def extension_options(rules, kind, key, lo, hi, occupied, size, out):
 # --------------------------------------------------------------------------- Python helpers
 def hand_counts(cards) -> np.ndarray:
     """Count vector (length 53) from card strings (``"5h 6h X"``) or ids."""
-    from cardenvs.cards import parse_cards
+    from cardenvs.core.cards import parse_cards
 
     ids = parse_cards(cards) if isinstance(cards, str) or (cards and isinstance(next(iter(cards)), str)) else cards
     counts = np.zeros(NUM_TYPES, dtype=np.int64)

@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.cards import JOKER, RANKS, card_id, card_str
+from cardenvs.core.cards import JOKER, RANKS, card_id, card_str
 from cardenvs.core.rng import shuffle, shuffle_by_keys
 from cardenvs.rummy.melds import (
     ACE_HIGH,

@@ -21,9 +21,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import CompiledHeuristic
-from cardenvs.agents.rummy_common import run_partners
 from numba import njit
+
+from cardenvs.agents.base import CompiledHeuristic
+from cardenvs.agents.heuristics.rummy import run_partners
 
 _HAND, _TOP, _DRAW, _TAKE, _DISCARD0, _CONTRACT, _SET, _RUN, _LAYOFF0, _ADD0, _WILD0, _CLOSE, _MAX_MELDS = range(13)
 _LAYOUT_SIZE = 13

@@ -27,10 +27,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from cardenvs import __version__, narration
+from cardenvs import __version__
 from cardenvs.agents import Agent, has_heuristic, make_agent
+from cardenvs.core import narration
+from cardenvs.core.outcome import win_shares
 from cardenvs.core.protocol import GameSpec
-from cardenvs.registry import get_spec, list_games, make, rules_page
+from cardenvs.core.registry import get_spec, list_games
+from cardenvs.envs import make, rules_page
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -190,13 +193,6 @@ class MatchResult:
     scores: list[float] | None  # the game's match score per seat, when its infos carry one
     shares: list[float]  # each seat's share of the win
     truncated: bool = False  # cut short by max_steps: no winner
-
-
-def win_shares(returns: Sequence[float]) -> list[float]:
-    """The seats with the highest total reward share the win (1 split evenly)."""
-    best = max(returns)
-    top = [abs(r - best) <= 1e-6 for r in returns]
-    return [t / sum(top) for t in top]
 
 
 def table_text(env: Any, viewer: int | None) -> str:
@@ -465,7 +461,7 @@ def play_match(
             if pause is not None and not agent.is_human:
                 pause()
     scores = final_info.get("scores")
-    result = MatchResult(returns, list(scores) if scores is not None else None, win_shares(returns), cut)
+    result = MatchResult(returns, list(scores) if scores is not None else None, win_shares([returns])[0].tolist(), cut)
     if narrate and cut:
         print(f"match cut short (max_steps): no winner; scores {scores}", file=out)
     elif narrate:
@@ -751,7 +747,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CliError("--fit-minutes goes with --method search or scorer")
     refuse_scorer_flags(args)
     try:
-        from cardenvs.train import TrainConfig, Trainer
+        from cardenvs.agents.training.trainer import TrainConfig, Trainer
     except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
     try:
@@ -786,7 +782,7 @@ def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             )
             trainer = Trainer(config, out=out, err=err)
         if trainer.cfg.ray:  # join the Ray instance now: an unreachable one is a clear error, not a traceback
-            from cardenvs.distributed import connect_ray
+            from cardenvs.agents.training.distributed import connect_ray
 
             connect_ray(None if trainer.cfg.ray == "local" else str(trainer.cfg.ray))
     except (ValueError, TypeError, ImportError) as e:
@@ -818,7 +814,7 @@ def refuse_scorer_flags(args: argparse.Namespace) -> None:
 
 
 def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``cardenvs train GAME --method search``: search-labelled training (cardenvs.expert)."""
+    """``cardenvs train GAME --method search``: search-labelled training (cardenvs.agents.training.expert)."""
     ppo_only = ppo_only_flags(args)
     if ppo_only:
         raise CliError(f"--method search takes none of {', '.join(ppo_only)} (they are PPO's)")
@@ -826,7 +822,7 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.game is None:
         raise CliError("train needs a game")
     try:
-        from cardenvs.expert import SearchConfig, check_run, run_search
+        from cardenvs.agents.training.expert import SearchConfig, check_run, run_search
     except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
     spec, options = game_and_options(args)
@@ -851,7 +847,7 @@ def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cardenvs train rami51 --method scorer``: a card scorer fitted to exact rollouts
-    (cardenvs.card_scorer)."""
+    (cardenvs.agents.training.card_scorer)."""
     not_scorer = ppo_only_flags(args) + [flag for flag, value in (("--samples", args.samples),
                                                                   ("--hands", args.hands)) if value is not None]
     if not_scorer:
@@ -859,7 +855,7 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.game is None:
         raise CliError("train needs a game")
     try:
-        from cardenvs.card_scorer import ScorerConfig, check_run, run_scorer
+        from cardenvs.agents.training.card_scorer import ScorerConfig, check_run, run_scorer
     except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
     spec, options = game_and_options(args)

@@ -23,8 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import CompiledHeuristic
 from numba import njit
+
+from cardenvs.agents.base import CompiledHeuristic
 
 # indices into the layout array
 _HAND, _DRAW, _TAKE, _MELD, _LAYOFF0, _ADD0, _JOKER0, _CLOSE, _DISCARD0, _MAX_MELDS = range(10)

@@ -12,7 +12,7 @@ batch gets a table when it is dealt:
 The batch is stepped with forced moves played inside the compiled step, so every
 position the policy sees is a real choice. At step t of match n the seat to move is
 ``players[t, n]``; the rewards of the step go to every seat. Advantages follow each seat's
-own decisions (:func:`cardenvs.selfplay.seat_advantages`), so the four seats of a
+own decisions (:func:`cardenvs.agents.training.selfplay.seat_advantages`), so the four seats of a
 self-play table are four interleaved trajectories; only the policy's decisions train it.
 
 The actor and the critic are separate MLPs (as in CleanRL and Stable-Baselines3's
@@ -45,12 +45,20 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from cardenvs.registry import get_spec
-from cardenvs.selfplay import seat_advantages
+from cardenvs.agents.networks import (
+    CHECKPOINT_FORMAT,
+    _torch,
+    actor_input_size,
+    build_networks,
+    load_checkpoint,
+)
+from cardenvs.agents.ppo import policy_network
+from cardenvs.agents.training.running_stats import RunningStats
+from cardenvs.agents.training.selfplay import seat_advantages
+from cardenvs.core.registry import get_spec
 
 TABLE_SELF, TABLE_HEURISTIC, TABLE_POOL, TABLE_RANDOM = 0, 1, 2, 3
 LEARNER, HEURISTIC, RANDOM = -1, 0, 1  # controllers of a seat; snapshots are 2, 3, ...
-CHECKPOINT_FORMAT = "cardenvs-ppo-checkpoint/1"
 # decisions after which an evaluation match is cut short: 2.7x the longest match of
 # heuristic players measured in any game (2-player Rami 51: 9,234 decisions in 1,000
 # matches, benchmarks/results/stalled_rounds.md)
@@ -107,7 +115,7 @@ class TrainConfig:
     eval_matches: int = 400
     torch_threads: int | None = None  # default: 1 on machines with <= 2 cores, else 2
     checkpoint_every_minutes: float = 5.0
-    # sampling on worker processes (cardenvs.distributed): workers > 1 or a Ray address
+    # sampling on worker processes (cardenvs.agents.training.distributed): workers > 1 or a Ray address
     # shares the num_envs matches over that many workers, each with its own seed derived
     # from the run's; ray None runs them in this process one after the other (the same
     # batches as on Ray), "local" on a Ray instance of this machine, else the address of one
@@ -134,46 +142,6 @@ class TrainConfig:
 
 
 # --------------------------------------------------------------------------- the network
-def _torch():
-    try:
-        import torch
-    except ImportError:  # pragma: no cover - depends on the install
-        raise ImportError("training needs torch: pip install 'cardenvs[train]'") from None
-    return torch
-
-
-def actor_input_size(obs_size: int, num_actions: int, heuristic_input: bool) -> int:
-    """The actor's input: the normalised observation, then (a residual policy) the
-    heuristic's move as a one-hot over the actions."""
-    return obs_size + (num_actions if heuristic_input else 0)
-
-
-def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str, *,
-                   heuristic_input: bool = False):
-    """(actor, critic): two MLPs over the normalised observation (the actor of a residual
-    policy also reads the heuristic's move: :func:`actor_input_size`)."""
-    torch = _torch()
-    nn = torch.nn
-    act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
-
-    def mlp(in_size: int, out_size: int, out_gain: float) -> Any:
-        layers: list[Any] = []
-        size = in_size
-        for h in hidden:
-            lin = nn.Linear(size, h)
-            nn.init.orthogonal_(lin.weight, math.sqrt(2))
-            nn.init.zeros_(lin.bias)
-            layers += [lin, act()]
-            size = h
-        last = nn.Linear(size, out_size)
-        nn.init.orthogonal_(last.weight, out_gain)
-        nn.init.zeros_(last.bias)
-        return nn.Sequential(*layers, last)
-
-    return (mlp(actor_input_size(obs_size, num_actions, heuristic_input), num_actions, 0.01),
-            mlp(obs_size, 1, 1.0))
-
-
 def tensorboard_writer(folder: Path) -> Any:
     """A TensorBoard ``SummaryWriter`` into ``folder/tb`` when tensorboard is installed, else None."""
     try:
@@ -181,75 +149,6 @@ def tensorboard_writer(folder: Path) -> Any:
     except ImportError:
         return None
     return SummaryWriter(str(folder / "tb"))
-
-
-class RunningStats:
-    """Mean and variance of the observations, merged batch by batch (Chan et al.)."""
-
-    def __init__(self, size: int):
-        self.mean = np.zeros(size, dtype=np.float64)
-        self.var = np.ones(size, dtype=np.float64)
-        self.count = 1e-4
-
-    def update(self, x: np.ndarray) -> None:
-        if x.shape[0]:
-            self.merge(x.mean(axis=0, dtype=np.float64), x.var(axis=0, dtype=np.float64), x.shape[0])
-
-    def std(self) -> np.ndarray:
-        return np.sqrt(self.var + 1e-8).astype(np.float32)
-
-    def merge(self, mean: np.ndarray, var: np.ndarray, count: float) -> None:
-        """Add the statistics of ``count`` more observations (a batch, or another worker's)."""
-        if count <= 0:
-            return
-        total = self.count + count
-        delta = mean - self.mean
-        self.mean = self.mean + delta * count / total
-        self.var = (self.var * self.count + var * count + delta**2 * self.count * count / total) / total
-        self.count = total
-
-    def normalise(self, x: np.ndarray, mean: np.ndarray | None = None, std: np.ndarray | None = None) -> np.ndarray:
-        mean = self.mean.astype(np.float32) if mean is None else mean
-        std = self.std() if std is None else std
-        out = (x.astype(np.float32) - mean) / std
-        return np.clip(out, -5.0, 5.0, out=out)
-
-
-def policy_network(actor: Any, stats_mean: np.ndarray, stats_std: np.ndarray, meta: dict[str, Any]):
-    """The actor as a numpy :class:`cardenvs.agents.ppo.PolicyNetwork` (what ``policy.npz`` holds)."""
-    from cardenvs.agents.ppo import POLICY_FORMAT, PolicyNetwork
-
-    weights = []
-    for module in actor:
-        if hasattr(module, "weight"):
-            weights += [module.weight.detach().cpu().numpy().T.copy(), module.bias.detach().cpu().numpy().copy()]
-    meta = {"format": POLICY_FORMAT, **meta, "layers": len(weights) // 2}
-    return PolicyNetwork(meta, stats_mean.astype(np.float32), stats_std.astype(np.float32), weights)
-
-
-def _load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:
-    """A checkpoint, read with torch's safe loader (tensors, numpy arrays and plain data
-    only: a checkpoint from elsewhere cannot run code)."""
-    torch = _torch()
-    try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:
-        raise ValueError(f"cannot read {str(path)!r} as a cardenvs training checkpoint: {e}") from None
-    if not isinstance(ckpt, dict) or ckpt.get("format") != CHECKPOINT_FORMAT:
-        raise ValueError(f"{str(path)!r} is not a cardenvs training checkpoint")
-    return ckpt
-
-
-def load_checkpoint_policy(path: str | os.PathLike):
-    """The policy of a training checkpoint (``checkpoint.pt``)."""
-    ckpt = _load_checkpoint(path)
-    cfg = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"])})
-    spec = get_spec(cfg.game)
-    n_obs, n_act = spec.module.OBS_SIZE, spec.module.NUM_ACTIONS
-    actor, _ = build_networks(n_obs, n_act, tuple(cfg.hidden), cfg.activation,
-                              heuristic_input=cfg.heuristic_input)
-    actor.load_state_dict(ckpt["actor"])
-    return policy_network(actor, ckpt["obs_mean"].numpy(), ckpt["obs_std"].numpy(), ckpt["policy_meta"])
 
 
 def evaluate_greedy(spec: Any, policy: Any, options: dict[str, Any], matches: int, seed: int) -> dict[str, float]:
@@ -561,7 +460,7 @@ class Trainer:
                 step_rewards[mine, p] += self.cfg.gamma * v
 
     def _record_ends(self, rows: np.ndarray, truncated: np.ndarray) -> None:
-        from cardenvs.agents.evaluate import win_shares
+        from cardenvs.core.outcome import win_shares
 
         shares = win_shares(self.returns[rows])
         for i, n in enumerate(rows):
@@ -645,7 +544,7 @@ class Trainer:
         self.start_matches()
         workers = None
         if c.workers > 1 or c.ray is not None:
-            from cardenvs.distributed import TrainerWorkers
+            from cardenvs.agents.training.distributed import TrainerWorkers
 
             workers = TrainerWorkers(self)
             where = "in this process, one after the other" if c.ray is None else f"on Ray ({c.ray})"
@@ -855,7 +754,7 @@ class Trainer:
         path = Path(folder) / "checkpoint.pt"
         if not path.is_file():
             raise ValueError(f"no checkpoint to resume in {str(folder)!r}")
-        ckpt = _load_checkpoint(path)
+        ckpt = load_checkpoint(path)
         config = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"]), "out": str(folder)})
         if minutes is not None or decisions is not None:  # a new budget replaces both
             config.minutes, config.decisions = minutes, decisions

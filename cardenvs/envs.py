@@ -1,4 +1,5 @@
-"""The registry: every game by name, and the two constructors ``make`` and ``make_vec``."""
+"""The constructors: ``make`` (an AEC env), ``make_raw``, ``make_vec`` (a batch of games),
+the PettingZoo-style entry modules, and each game's rules page."""
 
 from __future__ import annotations
 
@@ -6,124 +7,14 @@ import types
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cardenvs.core.protocol import GameSpec, check_game_module
-from cardenvs.games import classes, frime, odin, president, rami51
+import cardenvs.games  # noqa: F401  (registers every game)
+from cardenvs.core.registry import get_spec
 
 if TYPE_CHECKING:
     from pettingzoo import AECEnv
 
     from cardenvs.core.aec import CardGameEnv
     from cardenvs.core.vector import VecEnv
-
-GAMES: dict[str, GameSpec] = {}
-
-
-def register(spec: GameSpec) -> None:
-    """Add a game to the registry, after checking its module against the game protocol."""
-    check_game_module(spec.module)
-    if spec.score_sense not in ("higher", "lower"):
-        raise ValueError(f"{spec.name}: score_sense must be 'higher' or 'lower', got {spec.score_sense!r}")
-    GAMES[spec.env_id] = spec
-
-
-register(
-    GameSpec(
-        name="president",
-        env_id="president_v0",
-        title="Président (trou de cul)",
-        module=president,
-        min_players=4,
-        max_players=10,
-        default_players=4,
-        summary="climbing game, 52 cards (104 from 8 players); match to 11 points",
-        doc="docs/games/president.md",
-    )
-)
-
-register(
-    GameSpec(
-        name="odin",
-        env_id="odin_v1",
-        earlier_versions={"odin_v0": odin.observation_v0},
-        title="Odin",
-        module=odin,
-        min_players=2,
-        max_players=6,
-        default_players=4,
-        summary="climbing game, 54 cards 1-9 in six colours; plays built card by card; lowest score to 15 wins",
-        doc="docs/games/odin.md",
-        odin_cards=True,
-        score_sense="lower",
-    )
-)
-
-register(
-    GameSpec(
-        name="rami51",
-        env_id="rami51_v2",
-        earlier_versions={"rami51_v1": None},
-        title="Rami 51",
-        module=rami51,
-        min_players=2,
-        max_players=6,
-        default_players=2,
-        summary="rummy, 54 cards (108 from 4 players); 51-point opening with a clean run; 1000 points eliminates",
-        doc="docs/games/rami51.md",
-        score_sense="lower",
-    )
-)
-
-register(
-    GameSpec(
-        name="frime",
-        env_id="frime_v1",
-        earlier_versions={"frime_v0": None},
-        title="Frime",
-        module=frime,
-        min_players=4,
-        max_players=6,
-        default_players=4,
-        summary="rummy, 108 cards with 2s and jokers wild; 11 rounds of 3 to 13 cards; buys, flocons and a pot",
-        doc="docs/games/frime.md",
-        score_sense="lower",
-    )
-)
-
-
-register(
-    GameSpec(
-        name="classes",
-        env_id="classes_v1",
-        earlier_versions={"classes_v0": None},
-        title="Classes",
-        module=classes,
-        min_players=2,
-        max_players=6,
-        default_players=4,
-        summary="rummy, 104 cards (156 from 5 players) with 2s wild; ten classes, each a contract; fewest points wins",
-        doc="docs/games/classes.md",
-        score_sense="lower",
-    )
-)
-
-
-def get_spec(name: str) -> GameSpec:
-    """The registry entry for ``"president_v0"`` or just ``"president"``."""
-    for spec in GAMES.values():
-        if name in (spec.env_id, spec.name):
-            return spec
-    for spec in GAMES.values():
-        if name in spec.earlier_versions:
-            raise ValueError(f"{name} is an earlier version of {spec.name}; this release has {spec.env_id} "
-                             f"(see the version history in `cardenvs rules {spec.name}`)")
-    import difflib
-
-    names = [n for spec in GAMES.values() for n in (spec.name, spec.env_id)]
-    close = difflib.get_close_matches(str(name), names, n=1, cutoff=0.6)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    known = ", ".join(sorted(GAMES))
-    raise ValueError(f"unknown game {name!r}{hint}; registered: {known}")
-
 
 def rules_page(name: str) -> str:
     """The rules page of a game, as Markdown (``docs/games/<game>.md`` in the source
@@ -184,10 +75,6 @@ def make_vec(name: str, num_envs: int, seed: int = 0, **options: Any) -> VecEnv:
     from cardenvs.core.vector import VecEnv
 
     return VecEnv(get_spec(name), num_envs=num_envs, seed=seed, **options)
-
-
-def list_games() -> list[GameSpec]:
-    return list(GAMES.values())
 
 
 def entry_module(env_id: str) -> types.ModuleType:

@@ -68,7 +68,7 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
 )
-from cardenvs.registry import get_spec
+from cardenvs.core.registry import get_spec
 
 ROUND_OVER = EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED
 SHARD_SECONDS = 600.0  # a worker writes its positions this often (a crash loses less)
@@ -324,7 +324,9 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     """Fit the residual policy to the search's values (see the module docstring) for up to
     ``seconds`` (the first epoch always completes); returns the
     :class:`cardenvs.agents.ppo.PolicyNetwork` with its margin, and a summary."""
-    from cardenvs.train import RunningStats, _torch, build_networks, policy_network
+    from cardenvs.agents.networks import _torch, build_networks
+    from cardenvs.agents.ppo import policy_network
+    from cardenvs.agents.training.running_stats import RunningStats
 
     torch = _torch()
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
@@ -543,7 +545,7 @@ def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None 
     print(f"fitted in {summary['fit_seconds']:.0f} s; margin {summary['margin']:g}; "
           f"training took {elapsed / 60:.1f} min", file=out)
     res = evaluate_policy(spec, policy, cfg.eval_matches, folder)
-    from cardenvs.train import share_text
+    from cardenvs.agents.training.trainer import share_text
 
     print(f"greedy policy, {cfg.eval_matches} matches each: {share_text(res, 'heuristic', players)}; "
           f"{share_text(res, 'random', players)}", file=out)
@@ -556,7 +558,7 @@ def run_search(cfg: SearchConfig, out: TextIO | None = None, err: TextIO | None 
 
 def evaluate_policy(spec: Any, policy: Any, matches: int, folder: Path) -> dict[str, float]:
     """The greedy policy against heuristic players and against random players; into eval.csv."""
-    from cardenvs.train import evaluate_greedy
+    from cardenvs.agents.training.trainer import evaluate_greedy
 
     res = evaluate_greedy(spec, policy, policy.meta["options"], matches, seed=1_000_003)
     with open(folder / "eval.csv", "w", newline="") as f:

@@ -26,6 +26,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from cardenvs.core.outcome import win_shares
 from cardenvs.core.protocol import (
     ACT_HOLD,
     ACT_RESET,
@@ -34,9 +35,9 @@ from cardenvs.core.protocol import (
     MODE_AUTO_FORCED,
     GameSpec,
 )
+from cardenvs.core.registry import GAMES, get_spec
 from cardenvs.core.rng import batch_seeds, rng_state_from_seed
 from cardenvs.core.vector import VecEnv
-from cardenvs.registry import GAMES, get_spec
 
 #: an opponent: an agent name ("random", "heuristic"), an agent object (``act`` and
 #: ``act_batch``), or a callable ``f(observation, action_mask) -> action`` (one game in
@@ -102,13 +103,6 @@ def _check_learner_seat(seat: int | None, num_players: int) -> int | None:
     if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < num_players:
         raise ValueError(f"seat must be None (drawn per episode) or a seat 0..{num_players - 1}, got {seat!r}")
     return int(seat)
-
-
-def _win_shares(returns: np.ndarray) -> np.ndarray:
-    """(N, P) shares of the win, by the rule of the evaluation (``cardenvs.agents.evaluate.win_shares``)."""
-    from cardenvs.agents.evaluate import win_shares
-
-    return win_shares(returns)
 
 
 # --------------------------------------------------------------------------- one game
@@ -251,7 +245,7 @@ class SingleAgentEnv(gymnasium.Env):
         info["seat"] = self.seat
         info["action_mask"] = self.action_masks()
         if self._done():
-            info["win_share"] = float(_win_shares(self._returns[None])[0, self.seat])
+            info["win_share"] = float(win_shares(self._returns[None])[0, self.seat])
             info["return"] = float(self._returns[self.seat])
         return info
 
@@ -478,7 +472,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         mask[rows] = True
         shares = np.zeros(n)
         returns = self._returns[rows]
-        shares[rows] = _win_shares(returns)[np.arange(rows.size), self.seats[rows]]
+        shares[rows] = win_shares(returns)[np.arange(rows.size), self.seats[rows]]
         ret = np.zeros(n)
         ret[rows] = returns[np.arange(rows.size), self.seats[rows]]
         final_info = {"win_share": shares, "_win_share": mask.copy(), "return": ret, "_return": mask.copy(),
@@ -503,8 +497,8 @@ def register_envs() -> None:
             continue
         gymnasium.register(
             gid,
-            entry_point="cardenvs.gym:SingleAgentEnv",
-            vector_entry_point="cardenvs.gym:LearnerVecEnv",
+            entry_point="cardenvs.integrations.gym:SingleAgentEnv",
+            vector_entry_point="cardenvs.integrations.gym:LearnerVecEnv",
             kwargs={"game": env_id},
             disable_env_checker=False,
         )

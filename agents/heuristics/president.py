@@ -22,8 +22,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import CompiledHeuristic
 from numba import njit
+
+from cardenvs.agents.base import CompiledHeuristic
 
 # indices into the layout array
 _HAND, _PILE_RANK, _PILE_COUNT, _RUN_COUNT, _PHASE, _SEATS, _SEAT_FEATURES, _MAX_PLAYERS = range(8)

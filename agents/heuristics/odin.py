@@ -27,9 +27,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from cardenvs.agents.base import CompiledHeuristic
 from numba import njit
 
+from cardenvs.agents.base import CompiledHeuristic
 from cardenvs.core.bits import bits_of, has, popcount
 
 # indices into the layout array

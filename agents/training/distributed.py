@@ -31,12 +31,17 @@ import pickle
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from cardenvs.registry import get_spec
-from cardenvs.train import TABLE_HEURISTIC, RunningStats, Trainer, build_networks
+from cardenvs.agents.networks import build_networks
+from cardenvs.agents.training.running_stats import RunningStats
+
+if TYPE_CHECKING:  # the trainer hands itself (and its class, for the workers) to these workers
+    from cardenvs.agents.training.trainer import Trainer
+
+from cardenvs.core.registry import get_spec
 
 #: how many times one round may replace a dead worker before the error is raised
 MAX_REPLACEMENTS_PER_ROUND = 3
@@ -349,7 +354,7 @@ class RolloutWorkers:
     restarted within the step), ``forced_moves`` (T, M), ``last_observation`` (M, P,
     OBS_SIZE) every seat's view after the last step, and ``log_prob`` (T, M) when the policy
     is a :class:`~cardenvs.agents.ppo.PolicyNetwork`. ``player``, ``reward``,
-    ``terminated`` and value estimates are what :func:`cardenvs.selfplay.seat_advantages`
+    ``terminated`` and value estimates are what :func:`cardenvs.agents.training.selfplay.seat_advantages`
     takes.
     """
 
@@ -410,13 +415,13 @@ def rollouts(game: str, policy: Any = "random", workers: int = 2, decisions: int
 
 # --------------------------------------------------------------------------- the trainer's workers
 class TrainerWorker:
-    """One sampling worker of ``cardenvs train --workers K``: a :class:`cardenvs.train.Trainer`
+    """One sampling worker of ``cardenvs train --workers K``: a :class:`cardenvs.agents.training.trainer.Trainer`
     of its own (its share of the matches, its tables, heuristic and random players, its seed)
     whose networks, observation statistics and opponent pool are the driver's, sent every
     round. It returns the batch of :meth:`Trainer._rollout`, what it saw of the observations
     (to merge into the driver's statistics), the finished matches' win shares and its time split."""
 
-    def __init__(self, config: Any):
+    def __init__(self, config: Any, trainer_class: type[Trainer]):
         import io
 
         import torch
@@ -425,7 +430,7 @@ class TrainerWorker:
         # torch's random stream is the process's: a worker keeps its own, so that workers in
         # the driver's process draw exactly what they would draw each in a process of their own
         outer = torch.get_rng_state()
-        self.trainer = Trainer(config, out=io.StringIO(), err=io.StringIO())  # seeds torch with the worker's seed
+        self.trainer = trainer_class(config, out=io.StringIO(), err=io.StringIO())  # seeds torch with the worker's seed
         self.trainer.start_matches()
         self.torch_rng = torch.get_rng_state()
         torch.set_rng_state(outer)
@@ -460,7 +465,7 @@ class TrainerWorker:
         t.times = dict.fromkeys(t.times, 0.0)
         batch = t._rollout(teaching=payload["teaching"])
         seen = t.stats.seen
-        live = {"heuristic": list(t.live[TABLE_HEURISTIC]), "random": list(t.live["random"])}
+        live = {kind: list(shares) for kind, shares in t.live.items()}
         for d in t.live.values():
             d.clear()
         return {"batch": batch, "seen": (seen.mean, seen.var, seen.count), "live": live, "times": dict(t.times)}
@@ -513,7 +518,7 @@ class TrainerWorkers:
         threads = 1 if cfg.ray is not None else trainer.torch.get_num_threads()
         configs = [replace(cfg, seed=s, num_envs=n, workers=1, ray=None, torch_threads=threads)
                    for s, n in zip(seeds, shares, strict=True)]
-        self.pool = WorkerPool(TrainerWorker, [{"config": c} for c in configs],
+        self.pool = WorkerPool(TrainerWorker, [{"config": c, "trainer_class": type(trainer)} for c in configs],
                                ray=False if cfg.ray is None else (True if cfg.ray == "local" else cfg.ray))
         self.sent_pool_version = -1
 
@@ -545,8 +550,8 @@ class TrainerWorkers:
         self.sent_pool_version = trainer.pool_version
         for r in results:
             trainer.stats.merge(*r["seen"])
-            trainer.live[TABLE_HEURISTIC].extend(r["live"]["heuristic"])
-            trainer.live["random"].extend(r["live"]["random"])
+            for kind, shares in r["live"].items():
+                trainer.live[kind].extend(shares)
         # the driver's wall time of the round, split as the workers spent theirs on average
         wall = time.perf_counter() - started
         keys = ("env", "opponents", "inference", "advantages")

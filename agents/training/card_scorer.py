@@ -45,7 +45,7 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    minibatches from the pace of its first steps (the last epoch may be part of one), so
    that its learning rate falls to its floor within its part of the budget. The
    positions of a tenth of the matches are held out (whole
-   matches, see :func:`cardenvs.expert.held_out_split`; chosen by their round seed, so
+   matches, see :func:`cardenvs.agents.training.expert.held_out_split`; chosen by their round seed, so
    a match is held out of every fit of the run or of none);
    after each epoch the fit measures on them the win value of the moves the scorer ranks
    first among the labelled actions, over the moves played.
@@ -77,8 +77,7 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from cardenvs.core.protocol import ACT_HOLD
-from cardenvs.expert import (
+from cardenvs.agents.training.expert import (
     ROUND_OVER,
     _positive_int,
     _step,
@@ -87,13 +86,14 @@ from cardenvs.expert import (
     run_workers,
     worker_seed,
 )
-from cardenvs.registry import get_spec
+from cardenvs.core.protocol import ACT_HOLD
+from cardenvs.core.registry import get_spec
 
 #: kinds of action (see ``rami51_scorer.KINDS``) -> network: one network for all (a network
 #: of their own for the discards did no better in trials)
 DEFAULT_GROUPS = (0, 0, 0, 0, 0, 0, 0, 0)
 MAX_SCORER_PLAYERS = 4  # the scorer's inputs read the next three seats
-EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.expert's)
+EVAL_SEED = 1_000_003  # the evaluation's deals (as cardenvs.agents.training.expert's)
 SHARD_SECONDS = 600.0  # a worker writes its rows this often (a crash loses less)
 SHARD_POSITIONS = 400_000  # or when it holds this many positions (about 1.1 GB with their masks and figures)
 WORKER_ROUNDS = 10_000_000  # the round seeds of labelling seed k: k * WORKER_ROUNDS onwards
@@ -626,7 +626,7 @@ def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any]
     players on the same deals; into ``folder``'s eval.csv when given."""
     from cardenvs.agents import make_agent
     from cardenvs.agents.evaluate import evaluate
-    from cardenvs.train import EVAL_MAX_STEPS, evaluate_greedy
+    from cardenvs.agents.training.trainer import EVAL_MAX_STEPS, evaluate_greedy
 
     res = evaluate_greedy(spec, agent, options, matches, seed=EVAL_SEED)
     opts = {"max_steps": EVAL_MAX_STEPS, **options}  # as evaluate_greedy plays them
@@ -691,7 +691,7 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
     """Label, fit, evaluate (see the module docstring); returns the figures. Call it under
     ``if __name__ == "__main__":`` in a script: the workers are new processes that import it."""
     from cardenvs.agents.rami51_scorer import CardScorerAgent
-    from cardenvs.train import share_text
+    from cardenvs.agents.training.trainer import share_text
 
     out, err = out or sys.stdout, err or sys.stderr
     spec = check_run(cfg)
@@ -787,7 +787,7 @@ def plot_curve(folder: Path, summary: dict[str, Any], title: str, players: int, 
     """``curve.png`` (with matplotlib): each iteration's scorer against three heuristic
     players (with the heuristic's own share on the same deals) and against random ones,
     over the run's minutes, each point marked with the positions labelled so far."""
-    from cardenvs.train import pyplot_or_none
+    from cardenvs.agents.training.trainer import pyplot_or_none
 
     plt = pyplot_or_none(err, "summary.json")
     if plt is None:

@@ -1,4 +1,4 @@
-"""Stable-Baselines3 adapter: :class:`cardenvs.gym.LearnerVecEnv` as an SB3 ``VecEnv``.
+"""Stable-Baselines3 adapter: :class:`cardenvs.integrations.gym.LearnerVecEnv` as an SB3 ``VecEnv``.
 
 SB3 has its own vector-env interface (``step_async``/``step_wait``, a list of info dicts,
 ``terminal_observation`` for bootstrapping). :class:`SB3VecEnv` speaks it over the numba
@@ -6,7 +6,7 @@ core, and answers ``env_method("action_masks")`` so that sb3-contrib's ``Maskabl
 trains on it::
 
     from sb3_contrib import MaskablePPO
-    from cardenvs.sb3 import SB3VecEnv
+    from cardenvs.integrations.sb3 import SB3VecEnv
 
     venv = SB3VecEnv("president_v0", num_envs=64, opponents="heuristic", scale_observations=True)
     MaskablePPO("MlpPolicy", venv, n_steps=64).learn(20_000)
@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
 
-from cardenvs.gym import LearnerVecEnv
+from cardenvs.integrations.gym import LearnerVecEnv
 
 
 class SB3VecEnv(_SB3VecEnv):

@@ -1,0 +1,1 @@
+"""The ``cardenvs`` command (``cardenvs --help``)."""

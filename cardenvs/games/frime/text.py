@@ -1,0 +1,373 @@
+"""Frime, the Python side: moves as text, the options and the scenario codec, state
+checks and the table as text (the rules themselves are the kernels of ``rules.py``)."""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
+from cardenvs.core.protocol import (
+    Field,
+    check_int_option,
+)
+from cardenvs.core.step import check_playable
+from cardenvs.games.frime.rules import (
+    ADD0,
+    BUY,
+    BUY_PRICE,
+    CLOSE,
+    DISCARD0,
+    DOUBLED_FROM,
+    DRAW_STOCK,
+    END_TURN,
+    FRIME0,
+    GO_OUT,
+    LAYOFF0,
+    MAX_MELDS,
+    MAX_PLAYERS,
+    NEW_RUN,
+    NEW_SET,
+    NUM_ACTIONS,
+    NUM_FACES,
+    NUM_ROUNDS,
+    NUM_TYPES,
+    OBS_MAX,
+    PHASE_BUILD,
+    PHASE_CHOOSE,
+    PHASE_DISCARD,
+    PHASE_LAY,
+    PHASE_LAYOFF,
+    PHASE_NAMES,
+    PHASE_OVER,
+    REWARD_MODES,
+    RULES,
+    START_MONEY,
+    STATE_DTYPE,
+    TAKE_DISCARD,
+)
+from cardenvs.rummy import table as T
+from cardenvs.rummy.melds import frime_penalty
+from cardenvs.rummy.split import hand_splits
+
+CARD_NAMES = tuple(card_str(c) for c in range(NUM_TYPES))
+WILD_TYPES = (JOKER, 4, 5, 6, 7)  # X 2c 2d 2h 2s
+
+
+def action_to_str(a: int) -> str:
+    """``draw``, ``take``, ``buy``, ``discard 7h``, ``out`` (go out), ``end`` (end the
+    turn), ``set`` / ``run`` (start a meld), ``layoff 3`` (add to table meld 3),
+    ``add 7h``, ``add *=7h`` (a frime standing for 7h; in a set ``add *=7``), ``close``."""
+    a = int(a)
+    if a == DRAW_STOCK:
+        return "draw"
+    if a == TAKE_DISCARD:
+        return "take"
+    if a == BUY:
+        return "buy"
+    if DISCARD0 <= a < GO_OUT:
+        return "discard " + card_str(a - DISCARD0)
+    if a == GO_OUT:
+        return "out"
+    if a == END_TURN:
+        return "end"
+    if a == NEW_SET:
+        return "set"
+    if a == NEW_RUN:
+        return "run"
+    if LAYOFF0 <= a < ADD0:
+        return f"layoff {a - LAYOFF0}"
+    if ADD0 <= a < FRIME0:
+        return "add " + card_str(a - ADD0)
+    if FRIME0 <= a < CLOSE:
+        c = a - FRIME0
+        return f"add *={card_str(c)}"
+    if a == CLOSE:
+        return "close"
+    raise ValueError(f"not a frime action: {a!r} (0..{NUM_ACTIONS - 1})")
+
+
+def str_to_action(text: str) -> int:
+    """Inverse of :func:`action_to_str`; also ``stock``, ``pile``, a bare card (``7h``:
+    ``add 7h``; ``*=7h``: ``add *=7h``; ``*=7``: a frime in a set of 7s)."""
+    t = " ".join(str(text).split())
+    low = t.lower()
+    words = low.split(" ")
+    simple = {"draw": DRAW_STOCK, "stock": DRAW_STOCK, "take": TAKE_DISCARD, "pile": TAKE_DISCARD, "buy": BUY,
+              "out": GO_OUT, "go out": GO_OUT, "end": END_TURN, "end turn": END_TURN, "set": NEW_SET,
+              "run": NEW_RUN, "close": CLOSE}
+    if low in simple:
+        return simple[low]
+    try:
+        if len(words) == 2 and words[0] == "layoff" and words[1].isdigit() and int(words[1]) < MAX_MELDS:
+            return LAYOFF0 + int(words[1])
+        if len(words) == 2 and words[0] == "discard":
+            return DISCARD0 + card_id(t.split(" ")[1])
+        card = t.split(" ")[1] if len(words) == 2 and words[0] == "add" else (t if len(words) == 1 else "")
+        if card.startswith("*="):
+            rep = card[2:]
+            c = RANKS.index(rep.upper()) * 4 if len(rep) == 1 and rep.upper() in RANKS else card_id(rep)
+            if c < NUM_FACES:
+                return FRIME0 + c
+        elif card:
+            c = card_id(card)
+            if c < NUM_FACES:
+                return ADD0 + c
+    except ValueError:
+        pass
+    raise ValueError(
+        f"cannot read {text!r}: expected 'draw', 'take', 'buy', 'discard 7h', 'out', 'end', 'set', 'run', "
+        f"'layoff N', 'add 7h' (or just '7h'), 'add *=7h' (a frime standing for 7h; '*=7' in a set of 7s) or "
+        f"'close' (ranks {' '.join(RANKS)}, suits {' '.join(SUITS)}, joker X)"
+    )
+
+
+def deck_counts(state) -> np.ndarray:
+    return standard_deck_counts(2, jokers_per_deck=2)
+
+
+def _is_wild(c: int) -> bool:
+    return c == JOKER or c // 4 == 1
+
+
+def custom_to_dict(rec, name: str):
+    if name == "melds":
+        return T.melds_to_dict(RULES, rec)
+    if name == "build":
+        return T.build_to_dict(RULES, rec, False)
+    raise AssertionError(name)
+
+
+def custom_from_dict(rec, name: str, value) -> None:
+    if name == "melds":
+        T.melds_from_dict(RULES, rec, value, False)
+    elif name == "build":
+        T.build_from_dict(RULES, rec, value, False)
+    else:
+        raise AssertionError(name)
+
+
+custom_counts = T.table_card_counts
+
+
+REST_FIELD = "stock"
+
+STATE_FIELDS = (
+    Field("num_players", "int", option=True),
+    Field("first_round", "int", option=True),
+    Field("single_round", "bool", option=True),
+    Field("reward_mode", "enum", REWARD_MODES, option=True),
+    Field("max_steps", "int", option=True),
+    Field("max_turns_per_round", "int", option=True),
+    Field("rng", "hex64"),
+    Field("scores", "seats_int"),
+    Field("flocons", "seats_int"),
+    Field("money", "seats_int"),
+    Field("pot", "int"),
+    Field("round", "int", low=1),
+    Field("dealer", "int"),
+    Field("num_steps", "int", low=0),
+    Field("turns", "int", low=0),
+    Field("terminated", "bool"),
+    Field("truncated", "bool"),
+    Field("rewards", "seats_float"),
+    Field("round_points", "seats_int"),
+    Field("void_rounds", "int", low=0),
+    Field("hands", "hands"),
+    Field("stock", "card_seq", count="stock_n"),
+    Field("pile", "card_seq", count="pile_n"),
+    Field("melds", "custom"),
+    Field("out_player", "int"),
+    Field("last_turns", "int"),
+    Field("phase", "enum", PHASE_NAMES),
+    Field("current", "int"),
+    Field("going_out", "bool"),
+    Field("build", "custom"),
+    Field("target", "int"),
+)
+
+
+def make_template(
+    num_players: int = 4,
+    first_round: int = 1,
+    single_round: bool = False,
+    reward_mode: str = "match",
+    max_steps: int = 0,
+    max_turns_per_round: int = 200,
+) -> np.ndarray:
+    """A one-game state array holding the options (validated); the rest is dealt at reset.
+
+    num_players: 4-6. first_round: the round the match starts at (1: 3 cards .. 11: 13
+    cards). single_round: that round alone is the match. reward_mode: "match" (each
+    player's profit in dollars at the end: zero-sum) or "round" (the same money paid as
+    it accrues: buys when made, each round's settlement at its end, the ante and the pot
+    at the match's end). max_steps: truncate after this many decisions (0: never).
+    max_turns_per_round: a round in which nobody has gone out after this many turns ends
+    void (nobody scores, the next round is dealt; 0: never).
+    """
+    check_int_option("frime", "num_players", num_players, 4, MAX_PLAYERS)
+    check_int_option("frime", "first_round", first_round, 1, NUM_ROUNDS)
+    if not isinstance(single_round, (bool, np.bool_)):
+        raise ValueError(f"frime: single_round must be True or False, got {single_round!r}")
+    if reward_mode not in REWARD_MODES:
+        raise ValueError(f"frime: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_int_option("frime", "max_steps", max_steps, 0, 2**31 - 1)
+    check_int_option("frime", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
+    t = np.zeros(1, dtype=STATE_DTYPE)
+    t["num_players"] = num_players
+    t["first_round"] = first_round
+    t["single_round"] = bool(single_round)
+    t["reward_mode"] = REWARD_MODES.index(reward_mode)
+    t["max_steps"] = max_steps
+    t["max_turns_per_round"] = max_turns_per_round
+    return t
+
+
+prepare_scenario = T.prepare_scenario
+complete_scenario = T.complete_scenario
+
+
+def validate_state(rec) -> None:
+    """Consistency checks of a loaded scenario beyond card conservation: every value a
+    kernel indexes with, the phase against the flags, and a position that can go on."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    rnd = int(rec["round"])
+    if 1 <= rnd <= NUM_ROUNDS:
+        T.check_void_rounds(rec, int(rec["first_round"]))
+    if not 1 <= rnd <= NUM_ROUNDS:
+        raise ValueError(f"scenario: round must be 1..{NUM_ROUNDS}, got {rnd}")
+    for name in ("dealer", "current"):
+        if not 0 <= int(rec[name]) < P:
+            raise ValueError(f"scenario: {name} must be a seat 0..{P - 1}, got {int(rec[name])}")
+    cur = int(rec["current"])
+    out = int(rec["out_player"])
+    if not -1 <= out < P:
+        raise ValueError(f"scenario: out_player must be a seat 0..{P - 1} or -1, got {out}")
+    if (phase == PHASE_OVER) != bool(rec["terminated"] or rec["truncated"]):
+        raise ValueError("scenario: phase 'over' exactly when the match is terminated or truncated")
+    if rec["terminated"] and rec["truncated"]:
+        raise ValueError("scenario: a match is terminated or truncated, not both")
+    if int(rec["money"][:P].astype(np.int64).sum()) + int(rec["pot"]) != START_MONEY * P:
+        raise ValueError(f"scenario: the money and the pot must add up to {START_MONEY}¢ a player")
+    if int(rec["pot"]) < 0:
+        raise ValueError("scenario: the pot cannot be negative")
+    build = phase == PHASE_BUILD
+    if build != (int(rec["build_kind"]) != 0) or (not build and rec["build_n"]):
+        raise ValueError("scenario: a meld is being built ('build' with a kind) exactly in the build phase")
+    target = int(rec["target"])
+    if (phase == PHASE_LAYOFF) != (target >= 0) or target >= int(rec["num_melds"]):
+        raise ValueError("scenario: 'target' (a table meld 0..) is set exactly in the layoff phase")
+    if rec["going_out"] and (out >= 0 or phase not in (PHASE_LAY, PHASE_BUILD)):
+        raise ValueError("scenario: 'going_out' only while nobody is out, in the lay or build phase")
+    if phase == PHASE_OVER:
+        return
+    if not 0 <= int(rec["last_turns"]) <= (P - 1 if out >= 0 else 0):
+        raise ValueError("scenario: last_turns counts the last turns still to play after a going out "
+                         "(0 .. players - 1)")
+    if out >= 0 and cur == out:
+        raise ValueError("scenario: the player who went out has no turn left")
+    if out >= 0 and int(rec["last_turns"]) != (out - cur) % P:
+        raise ValueError("scenario: last_turns must count the players from the one to move up to the one who "
+                         "went out (each other player has exactly one last turn)")
+    sizes = rec["hands"][:P].astype(np.int64).sum(axis=1)
+    if out >= 0 and sizes[out]:
+        raise ValueError("scenario: the player who went out holds no card")
+    if sizes.max() > rnd + 3:
+        raise ValueError(f"scenario: round {rnd} deals {rnd + 2} cards; a hand holds one more at most")
+    for m in range(int(rec["num_melds"])):
+        o = int(rec["meld_owner"][m])
+        if out < 0:
+            ok = o == cur and rec["going_out"]
+        else:  # the first player out, and those whose last turn was played or is being played
+            ok = o == out or (o - out) % P <= (cur - out) % P
+        if not ok:
+            raise ValueError(f"scenario: melds[{m}]: only the player going out, and later those in their last "
+                             f"turn, have melds on the table")
+    if phase in (PHASE_LAY, PHASE_BUILD, PHASE_LAYOFF) and not rec["going_out"] and out < 0:
+        raise ValueError("scenario: before anybody is out, melds are laid only when going out")
+    if phase == PHASE_CHOOSE and (out >= 0 or not hand_splits(RULES, rec["hands"][cur])):
+        raise ValueError("scenario: the choose phase (go out or end the turn) needs nobody out yet and a hand "
+                         "that splits into melds")
+    if phase == PHASE_LAYOFF and (rec["going_out"] or out < 0 or int(rec["meld_owner"][target]) != out):
+        raise ValueError("scenario: cards are added only in a last turn, to the melds of the player who went out")
+    if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase != PHASE_DISCARD:
+        raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
+    check_playable(sys.modules[__name__], rec)  # the position must leave the player to move a legal action
+
+
+def observation_bounds(template) -> tuple[float, float]:
+    """Low and high of every observation entry (int16): money and the pot (cents), scores
+    and turn counts saturate at -OBS_MAX and OBS_MAX (reached only far past the default
+    turn cap); the largest other entry is a run's frime positions (below 2**14)."""
+    return -float(OBS_MAX), float(OBS_MAX)
+
+
+def round_info(rec) -> dict:
+    P = int(rec["num_players"])
+    return {
+        "round": int(rec["round"]),
+        "scores": [int(x) for x in rec["scores"][:P]],
+        "flocons": [int(x) for x in rec["flocons"][:P]],
+        "money": [int(x) for x in rec["money"][:P]],
+        "pot": int(rec["pot"]),
+        "round_points": [int(x) for x in rec["round_points"][:P]],
+        "out_player": int(rec["out_player"]),
+        "void_rounds": int(rec["void_rounds"]),
+    }
+
+
+# The turn timer of the traditional rules, for people at the command line (``cardenvs play
+# --turn-seconds``): not part of the game state, which plays the same at any speed.
+TURN_SECONDS = 30.0
+
+def timeout_actions(rec) -> list[int]:
+    """What the CLI plays for a person whose turn timer ran out: draw from the stock,
+    discard the highest-points card, do not go out, end a last turn."""
+    legal = [int(a) for a in np.flatnonzero(rec["legal"])]
+    if not legal:
+        return []
+    for a in (DRAW_STOCK, TAKE_DISCARD, END_TURN):
+        if a in legal:
+            return [a]
+    discards = [a for a in legal if DISCARD0 <= a < GO_OUT]
+    if discards:
+        return [max(discards, key=lambda a: (int(frime_penalty.py_func(a - DISCARD0)), a))]
+    return [legal[0]]
+
+
+def render_text(rec, viewer: int | None = None) -> str:
+    """The table as text; ``viewer`` None shows every hand, else only that player's."""
+    P = int(rec["num_players"])
+    phase = int(rec["phase"])
+    over = phase == PHASE_OVER
+    rnd = int(rec["round"])
+    lines = [
+        f"Frime — round {rnd} ({rnd + 2} cards{', doubled' if rnd >= DOUBLED_FROM else ''}), "
+        f"phase {PHASE_NAMES[phase]}, turn {int(rec['turns']) + 1}{' (match over)' if over else ''}"
+    ]
+    pn = int(rec["pile_n"])
+    top = card_str(int(rec["pile"][pn - 1])) if pn else "empty"
+    under = card_str(int(rec["pile"][pn - 2])) if pn > 1 else "none"
+    price = BUY_PRICE * (2 if rnd >= DOUBLED_FROM else 1)
+    lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top}; to buy: {under} ({price}¢); "
+                 f"pot: {int(rec['pot'])}¢")
+    for m in range(int(rec["num_melds"])):
+        lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(T.meld_tokens(RULES, rec, m))}")
+    if not rec["num_melds"]:
+        lines.append("  no meld on the table")
+    if rec["build_n"] or rec["build_kind"]:
+        b = custom_to_dict(rec, "build")
+        lines.append(f"building a {b['kind']}: {' '.join(b['cards'])}")
+    if phase == PHASE_LAYOFF:
+        lines.append(f"adding to meld {int(rec['target'])}")
+    if int(rec["out_player"]) >= 0:
+        lines.append(f"player_{int(rec['out_player'])} is out; {int(rec['last_turns'])} last turn(s) to play")
+    for p in range(P):
+        mark = "->" if p == rec["current"] and not over else "  "
+        held = int(rec["hands"][p].sum())
+        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        lines.append(f"{mark} player_{p} {int(rec['money'][p]):5d}¢ score {int(rec['scores'][p]):4d} "
+                     f"flocons {int(rec['flocons'][p])}: {cards or '(none)'}")
+    return "\n".join(lines)
