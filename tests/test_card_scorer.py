@@ -87,7 +87,7 @@ def test_a_rollout_of_the_heuristics_move_ends_as_its_round_did():
         acts.append(a[live])
         seats.append(np.stack([live, cur[live]], 1))
     seats_of = np.concatenate(seats)
-    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), np.concatenate(acts).astype(np.int64),
+    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states), np.concatenate(acts).astype(np.int64),
                                   seats_of[:, 1].astype(np.int64))
     game, seat = seats_of[:, 0], seats_of[:, 1]
     winner = final["winner"][game]
@@ -127,7 +127,7 @@ def test_each_hints_figures_are_how_its_round_ended(labelled):
         states += [st] * len(others)
         actions += list(act[others])
         rows += list(others)
-    win, pts = rollout_figures(RAMI.module, heuristic, np.concatenate(states), np.array(actions, np.int64),
+    win, pts = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states), np.array(actions, np.int64),
                                np.zeros(len(actions), np.int64))
     np.testing.assert_allclose(win, d["win"][rows].astype(np.float32), atol=1e-3)
     np.testing.assert_array_equal(pts, d["points"][rows])
@@ -186,7 +186,7 @@ def _assert_hints_are_their_rollouts(d, states: list, first: int) -> np.ndarray:
     pos, act, hint = d["position"], d["action"], d["hint"]
     rows = np.flatnonzero(act == hint[pos])
     assert np.array_equal(pos[rows], np.arange(len(hint)))
-    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), hint.astype(np.int64),
+    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states), hint.astype(np.int64),
                                   ((d["match"] - first) % 4).astype(np.int64))
     np.testing.assert_allclose(d["win"][rows].astype(np.float32), win, atol=1e-3)
     np.testing.assert_array_equal(d["points"][rows], points)
@@ -263,7 +263,7 @@ def test_with_the_heuristic_in_the_labelled_seat_the_policys_move_is_labelled_be
     rows_per_position = np.bincount(pos, minlength=len(hint))
     np.testing.assert_array_equal(rows_per_position, np.where(differ & (legal > 2), 3, 2))
     pick_rows = np.array([np.flatnonzero((pos == k) & (act == picks[k]))[0] for k in np.flatnonzero(differ)])
-    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states)[differ], picks[differ],
+    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states)[differ], picks[differ],
                                   seat[d["match"][differ] - first].astype(np.int64))
     np.testing.assert_allclose(d["win"][pick_rows].astype(np.float32), win, atol=1e-3)
     np.testing.assert_array_equal(d["points"][pick_rows], points)
@@ -476,7 +476,7 @@ def test_rows_read_the_kind_and_the_card_of_each_legal_action():
         assert set(pos) == set(np.flatnonzero(multi))
         kinds = X[:, KIND_OFFSET:KIND_OFFSET + len(KINDS)]
         assert (kinds.sum(1) == 1).all()
-        discard = act >= RAMI.module.DISCARD0
+        discard = act >= RAMI.module.rules.DISCARD0
         assert (kinds[discard, KINDS.index("discard")] == 1).all()
         st = env.step(np.array([np.flatnonzero(m)[0] if m.any() else 0 for m in masks]))
 
@@ -487,7 +487,7 @@ def _penalty(c):
 
 def _fits_meld(o, m, c):
     """Natural card c against table meld m of observation o (the meld's layout, read here)."""
-    g = RAMI.module
+    g = RAMI.module.rules
     b = g.OBS_MELDS + m * g.MELD_FEATURES
     r, t = c // 4, c % 4
     if o[b] == 1:
@@ -504,7 +504,7 @@ def _hand_after(o, a):
     jokers, two at most), their penalty, the cards melds could hold with no joker, one.
     It checks which hand each action leaves and the sums; what melds could hold comes from
     ``coverage``, as in the kernel (test_melds.py checks it against brute force)."""
-    g = RAMI.module
+    g = RAMI.module.rules
     hand = o[g.OBS_HAND:g.OBS_HAND + 53].astype(np.int64)
     naturals, jokers = hand.copy(), int(hand[52])
     naturals[52] = 0
@@ -534,7 +534,7 @@ def test_the_hand_and_action_inputs_read_the_observation():
     """The inputs after the first 61 (the hand as a whole and the turn, the unseen copies of
     a card's partners, the table meld picked, the joker flag, the hand the action leaves),
     recomputed here from the observation's layout over the positions of heuristic rounds."""
-    g = RAMI.module
+    g = RAMI.module.rules
     assert NUM_FEATURES == 86
     hand_at, extra_at, after_at = NUM_FEATURES - 25, NUM_FEATURES - 12, NUM_FEATURES - 4
     env = make_vec("rami51", 16, seed=9, **OPTIONS)
@@ -605,7 +605,7 @@ def test_the_hand_and_action_inputs_read_the_observation():
 def test_the_hand_after_taking_a_discard_top_already_held_or_a_joker():
     """The take's row of the hand the action leaves, in the cases heuristic rounds seldom
     meet: a discard top the hand already holds, and a joker on top (none held, one held)."""
-    g = RAMI.module
+    g = RAMI.module.rules
     env = make_vec("rami51", 8, seed=4, **OPTIONS)
     heuristic = make_agent("heuristic", RAMI, options=OPTIONS)
     st = env.reset()
@@ -662,19 +662,19 @@ def test_the_fit_is_reproducible_and_its_scorer_plays_legal_moves(labelled, tmp_
 def test_scorer_files_and_inputs_are_checked(labelled, tmp_path):
     scorer, _ = fitted(labelled)
     agent = CardScorerAgent(RAMI, options=OPTIONS, scorer=scorer)
-    obs = np.zeros((2, RAMI.module.OBS_SIZE), np.int16)
+    obs = np.zeros((2, RAMI.module.rules.OBS_SIZE), np.int16)
     with pytest.raises(ValueError, match="observations must have shape"):
-        agent.act_batch(obs[:, :-1], np.ones((2, RAMI.module.NUM_ACTIONS), bool))
+        agent.act_batch(obs[:, :-1], np.ones((2, RAMI.module.rules.NUM_ACTIONS), bool))
     with pytest.raises(ValueError, match="action masks must have shape"):
         agent.act_batch(obs, np.ones((2, 3), bool))
     with pytest.raises(ValueError, match="whole numbers within int16"):
-        agent.act_batch(obs + 0.5, np.ones((2, RAMI.module.NUM_ACTIONS), bool))
+        agent.act_batch(obs + 0.5, np.ones((2, RAMI.module.rules.NUM_ACTIONS), bool))
     with pytest.raises(ValueError, match="whole numbers within int16"):
-        agent.act_batch(obs.astype(np.int64) + 40_000, np.ones((2, RAMI.module.NUM_ACTIONS), bool))
+        agent.act_batch(obs.astype(np.int64) + 40_000, np.ones((2, RAMI.module.rules.NUM_ACTIONS), bool))
     with pytest.raises(ValueError, match="whole numbers within int16"):
-        agent.act_batch(np.full_like(obs, np.nan, dtype=np.float32), np.ones((2, RAMI.module.NUM_ACTIONS), bool))
+        agent.act_batch(np.full_like(obs, np.nan, dtype=np.float32), np.ones((2, RAMI.module.rules.NUM_ACTIONS), bool))
     with pytest.raises(ValueError, match="no legal action"):
-        agent.act(obs[0], np.zeros(RAMI.module.NUM_ACTIONS, bool))
+        agent.act(obs[0], np.zeros(RAMI.module.rules.NUM_ACTIONS, bool))
     with pytest.raises(ValueError, match="no card scorer file"):
         ScorerNetwork.load(tmp_path / "missing.npz")
     (tmp_path / "junk.npz").write_bytes(b"not an archive")

@@ -1,39 +1,18 @@
-"""The game protocol: what every game module provides, and the generic state I/O.
+"""The game protocol: what every game package provides (:class:`GameProtocol`), and the
+generic state I/O.
 
-A game is a module of numba kernels over a numpy structured dtype (one record per
-game) plus a few Python helpers. ``docs/adding-a-game.md`` walks through it. The
-module must define:
-
-Layout
-    ``STATE_DTYPE`` (with fields ``rng``, ``num_players``, ``current``, ``phase``,
-    ``terminated``, ``truncated``, ``rewards``), ``MAX_PLAYERS``, ``NUM_ACTIONS``,
-    ``OBS_SIZE``, ``OBS_DTYPE`` (the observation's numpy dtype), ``PHASE_NAMES``.
-Kernels (numba, leading batch dimension; masks are bool, observations OBS_DTYPE)
-    ``reset_batch(states, masks, obs, current)``: new match in every game;
-    ``step_batch(states, actions, masks, obs, rewards, events, current, mode)``
-    and ``step_batch_parallel`` (same, over threads): one decision per game, the
-    mask of the previous step tells legality (an illegal action is penalised);
-    ``mode`` holds the MODE_* flags below (auto-reset, forced moves played);
-    ``refresh_batch(states, masks, obs, current)``: masks and observations of
-    loaded states (both may be ``core.step.reset_drivers(step_batch, ...)``);
-    ``observe_batch(states, viewer, obs)``.
-Python helpers
-    ``action_to_str``, ``str_to_action``, ``make_template(**options)``,
-    ``STATE_FIELDS`` (a :class:`Field` list for ``state_dict``; a ``hands`` field is
-    required), ``REST_FIELD`` (the card field that takes the cards a scenario does
-    not place), ``deck_counts``, ``validate_state``, ``observation_bounds``,
-    ``render_text``, ``round_info``; optional: ``public_action_str`` (an action as the
-    other players see it), ``complete_scenario`` (derive fields a partial scenario implies)
-    and ``CACHE_FIELDS`` (state fields that only speed up the masks, holding what earlier
-    steps proved: not in ``state_dict``; a loaded state starts without them, and
-    ``ACT_REFRESH`` must not use them).
+A game is a package of ``cardenvs/games/``: numba kernels over a numpy structured dtype
+(one record per game) in ``rules.py``, Python helpers in ``text.py``, and an
+``__init__.py`` that gathers what the generic code asks of a game. ``docs/adding-a-game.md``
+walks through it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -152,11 +131,88 @@ def options_schema(module: ModuleType) -> dict[str, OptionSpec]:
     return out
 
 
-#: what every game module defines (the protocol above), checked at registration
-REQUIRED_NAMES = ("STATE_DTYPE", "MAX_PLAYERS", "NUM_ACTIONS", "OBS_SIZE", "OBS_DTYPE", "PHASE_NAMES",
-                  "reset_batch", "step_batch", "step_batch_parallel", "refresh_batch", "observe_batch",
-                  "action_to_str", "str_to_action", "make_template", "STATE_FIELDS", "REST_FIELD", "deck_counts",
-                  "validate_state", "observation_bounds", "render_text", "round_info")
+@runtime_checkable
+class GameProtocol(Protocol):
+    """What a game package provides to the envs, the CLI and the adapters (checked when it is
+    registered, and for every game by a test). A module satisfies it the way a class would:
+    the functions below are the module's functions (``self`` stands for nothing).
+
+    Layout
+        ``STATE_DTYPE`` (with the fields of ``REQUIRED_FIELDS``), ``MAX_PLAYERS``,
+        ``NUM_ACTIONS``, ``OBS_SIZE``, ``OBS_DTYPE`` (the observation's numpy dtype),
+        ``PHASE_NAMES``; ``rules`` is the module of the kernels, whose other public names are
+        the game's action ids and observation offsets.
+    Kernels (numba, leading batch dimension; masks are bool, observations OBS_DTYPE)
+        ``step_batch(states, actions, masks, obs, rewards, events, current, mode)`` and
+        ``step_batch_parallel`` (the same over threads): one decision per game, the mask of
+        the previous step tells legality (an illegal action is penalised); ``mode`` holds
+        the MODE_* flags below (auto-reset, forced moves played). ``reset_batch(states,
+        masks, obs, current, mode=0)``: a new match in every game; ``refresh_batch(states,
+        masks, obs, current)``: masks and observations of loaded states (both are
+        ``core.step.reset_drivers(step_batch, ...)``); ``observe_batch(states, viewer, obs)``.
+    Python helpers
+        ``action_to_str``, ``str_to_action``, ``make_template(**options)`` (its signature is
+        the options' schema), ``STATE_FIELDS`` (a :class:`Field` list for ``state_dict``; a
+        ``hands`` field is required), ``REST_FIELD`` (the card field that takes the cards a
+        scenario does not place), ``deck_counts``, ``validate_state``, ``observation_bounds``,
+        ``render_text``, ``round_info``.
+    Optional (looked up with ``getattr``)
+        ``public_action_str`` (an action as the other players see it), ``complete_scenario``
+        (derive fields a partial scenario implies), ``CACHE_FIELDS`` (state fields that only
+        speed up the masks, holding what earlier steps proved: not in ``state_dict``; a
+        loaded state starts without them, and ``ACT_REFRESH`` must not use them),
+        ``custom_to_dict``/``custom_from_dict``/``custom_counts`` (for ``custom`` fields),
+        ``narration`` (what a person at the table is told: :mod:`cardenvs.core.narration`),
+        ``prepare_scenario`` (clear what a scenario's own keys replace, before the cards are
+        counted), ``TURN_SECONDS`` and ``timeout_actions`` (a timed turn in the CLI, and what it
+        plays when the time runs out),
+        ``deal_unseen_batch`` and ``UNSEEN_KEYS`` (deal the cards a seat cannot see again),
+        ``mask_batch``, ``play_actions``.
+    """
+
+    STATE_DTYPE: np.dtype
+    MAX_PLAYERS: int
+    NUM_ACTIONS: int
+    OBS_SIZE: int
+    OBS_DTYPE: type
+    PHASE_NAMES: tuple[str, ...]
+    STATE_FIELDS: Sequence[Field]
+    REST_FIELD: str
+    rules: ModuleType
+    step_batch: Callable[..., None]
+    step_batch_parallel: Callable[..., None]
+    observe_batch: Callable[..., None]
+
+    def reset_batch(self, states: np.ndarray, masks: np.ndarray, obs: np.ndarray, current: np.ndarray,
+                    mode: int = 0) -> np.ndarray: ...
+
+    def refresh_batch(self, states: np.ndarray, masks: np.ndarray, obs: np.ndarray,
+                      current: np.ndarray) -> np.ndarray: ...
+
+    def action_to_str(self, a: int) -> str: ...
+
+    def str_to_action(self, text: str) -> int: ...
+
+    def make_template(self, **options: Any) -> np.ndarray: ...
+
+    def deck_counts(self, state: np.void) -> np.ndarray: ...
+
+    def validate_state(self, rec: np.void) -> None: ...
+
+    def observation_bounds(self, template: np.ndarray) -> tuple[float, float]: ...
+
+    def render_text(self, rec: np.void, viewer: int | None = None) -> str: ...
+
+    def round_info(self, rec: np.void) -> dict: ...
+
+
+def protocol_names() -> tuple[str, ...]:
+    """The names every game package defines: :class:`GameProtocol`'s members."""
+    members = [n for n in GameProtocol.__annotations__]
+    members += [n for n, v in vars(GameProtocol).items() if callable(v) and not n.startswith("_")]
+    return tuple(dict.fromkeys(members))
+
+
 REQUIRED_FIELDS = ("rng", "num_players", "current", "phase", "terminated", "truncated", "rewards", "hands",
                    "num_steps", "max_steps")
 
@@ -164,7 +220,7 @@ REQUIRED_FIELDS = ("rng", "num_players", "current", "phase", "terminated", "trun
 def check_game_module(module: ModuleType) -> None:
     """ValueError listing what a game module lacks of the protocol (names, state fields,
     a usable options schema, custom-field helpers)."""
-    missing = [n for n in REQUIRED_NAMES if not hasattr(module, n)]
+    missing = [n for n in protocol_names() if not hasattr(module, n)]
     if not missing:
         fields = module.STATE_DTYPE.names or ()
         missing += [f"STATE_DTYPE field {f!r}" for f in REQUIRED_FIELDS if f not in fields]

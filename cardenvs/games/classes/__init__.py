@@ -1,6 +1,6 @@
 """Classes: a rummy. The whole game lives in this folder:
 
-- ``rules.py``: the rules, as numba kernels over one record per game (the layout, the deal,
+- ``rules.py``: the rules, as compiled kernels over one record per game (the layout, the deal,
   the legal actions, applying an action, the observation, the batch step);
 - ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
 - what a person at the table is told between moves is the rummy layer's narration (the
@@ -32,6 +32,7 @@ from cardenvs.games.classes.rules import (
 from cardenvs.games.classes.text import (
     REST_FIELD,
     STATE_FIELDS,
+    TURN_SECONDS,
     action_to_str,
     complete_scenario,
     custom_counts,
@@ -40,6 +41,7 @@ from cardenvs.games.classes.text import (
     deck_counts,
     make_template,
     observation_bounds,
+    prepare_scenario,
     render_text,
     round_info,
     str_to_action,
@@ -72,6 +74,7 @@ __all__ = [
     "SPEC",
     "STATE_DTYPE",
     "STATE_FIELDS",
+    "TURN_SECONDS",
     "action_to_str",
     "complete_scenario",
     "custom_counts",
@@ -80,17 +83,18 @@ __all__ = [
     "deck_counts",
     "make_template",
     "narration",
-    "rules",
-    "text",
     "observation_bounds",
     "observe_batch",
+    "prepare_scenario",
     "refresh_batch",
     "render_text",
     "reset_batch",
     "round_info",
+    "rules",
     "step_batch",
     "step_batch_parallel",
     "str_to_action",
+    "text",
     "timeout_actions",
     "validate_state",
 ]

@@ -1,6 +1,6 @@
 """Frime: a rummy. The whole game lives in this folder:
 
-- ``rules.py``: the rules, as numba kernels over one record per game (the layout, the deal,
+- ``rules.py``: the rules, as compiled kernels over one record per game (the layout, the deal,
   the legal actions, applying an action, the observation, the batch step);
 - ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
 - ``narration.py``: what a person at the table is told between moves (where the game says more
@@ -32,6 +32,7 @@ from cardenvs.games.frime.rules import (
 from cardenvs.games.frime.text import (
     REST_FIELD,
     STATE_FIELDS,
+    TURN_SECONDS,
     action_to_str,
     complete_scenario,
     custom_counts,
@@ -40,6 +41,7 @@ from cardenvs.games.frime.text import (
     deck_counts,
     make_template,
     observation_bounds,
+    prepare_scenario,
     render_text,
     round_info,
     str_to_action,
@@ -71,6 +73,7 @@ __all__ = [
     "SPEC",
     "STATE_DTYPE",
     "STATE_FIELDS",
+    "TURN_SECONDS",
     "action_to_str",
     "complete_scenario",
     "custom_counts",
@@ -79,17 +82,18 @@ __all__ = [
     "deck_counts",
     "make_template",
     "narration",
-    "rules",
-    "text",
     "observation_bounds",
     "observe_batch",
+    "prepare_scenario",
     "refresh_batch",
     "render_text",
     "reset_batch",
     "round_info",
+    "rules",
     "step_batch",
     "step_batch_parallel",
     "str_to_action",
+    "text",
     "timeout_actions",
     "validate_state",
 ]

@@ -3,8 +3,6 @@ checks and the table as text (the rules themselves are the kernels of ``rules.py
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
@@ -13,6 +11,7 @@ from cardenvs.core.protocol import (
     check_int_option,
 )
 from cardenvs.core.step import check_playable
+from cardenvs.games.frime import rules
 from cardenvs.games.frime.rules import (
     ADD0,
     BUY,
@@ -294,7 +293,7 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: cards are added only in a last turn, to the melds of the player who went out")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase != PHASE_DISCARD:
         raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
-    check_playable(sys.modules[__name__], rec)  # the position must leave the player to move a legal action
+    check_playable(rules, rec)  # the position must leave the player to move a legal action
 
 
 def observation_bounds(template) -> tuple[float, float]:

@@ -1,6 +1,6 @@
 """Président (trou de cul): a climbing game. The whole game lives in this folder:
 
-- ``rules.py``: the rules, as numba kernels over one record per game (the layout, the deal,
+- ``rules.py``: the rules, as compiled kernels over one record per game (the layout, the deal,
   the legal actions, applying an action, the observation, the batch step);
 - ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
 - ``narration.py``: what a person at the table is told between moves (where the game says more

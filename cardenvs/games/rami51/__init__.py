@@ -1,6 +1,6 @@
 """Rami 51: a rummy. The whole game lives in this folder:
 
-- ``rules.py``: the rules, as numba kernels over one record per game (the layout, the deal,
+- ``rules.py``: the rules, as compiled kernels over one record per game (the layout, the deal,
   the legal actions, applying an action, the observation, the batch step);
 - ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
 - ``plan.py``: the turn planner (which melds and lay-offs a hand can still make this turn);
@@ -37,6 +37,7 @@ from cardenvs.games.rami51.rules import (
 from cardenvs.games.rami51.text import (
     REST_FIELD,
     STATE_FIELDS,
+    TURN_SECONDS,
     action_to_str,
     complete_scenario,
     custom_counts,
@@ -45,6 +46,7 @@ from cardenvs.games.rami51.text import (
     deck_counts,
     make_template,
     observation_bounds,
+    prepare_scenario,
     render_text,
     round_info,
     str_to_action,
@@ -78,6 +80,7 @@ __all__ = [
     "SPEC",
     "STATE_DTYPE",
     "STATE_FIELDS",
+    "TURN_SECONDS",
     "UNSEEN_KEYS",
     "action_to_str",
     "complete_scenario",
@@ -89,17 +92,18 @@ __all__ = [
     "make_template",
     "mask_batch",
     "narration",
-    "rules",
-    "text",
     "observation_bounds",
     "observe_batch",
+    "prepare_scenario",
     "refresh_batch",
     "render_text",
     "reset_batch",
     "round_info",
+    "rules",
     "step_batch",
     "step_batch_parallel",
     "str_to_action",
+    "text",
     "timeout_actions",
     "validate_state",
 ]
