@@ -9,7 +9,7 @@ clean run, using card X"). It runs on the meld primitives of :mod:`cardenvs.rumm
 
 The planner works for rule sets whose melds name every card they hold (sets of distinct
 suits, same-suit runs: rami51). Its exactness rests on three facts, each checked by the
-brute-force tests in ``tests/test_melds.py``:
+brute-force tests in ``tests/games/rami51/test_plan.py``:
 
 1. Without a minimum of natural cards, a run of 6 or more cards splits into runs of 3 to
    5 with the same cards (same points, at least as many clean runs), so candidate runs

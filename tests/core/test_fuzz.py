@@ -1,4 +1,4 @@
-"""Runs the property-based fuzz suite (tests/fuzz_cases.py) in a subprocess: a crash of the
+"""Runs the property-based fuzz suite (tests/core/fuzz_cases.py) in a subprocess: a crash of the
 interpreter there fails this test instead of ending the whole test run."""
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ Run from the repository root::
     python -m tests.golden            # check: print the differences, exit status 1 on any
     python -m tests.golden --write    # regenerate every file (the only way to write them)
 
-``tests/test_golden.py`` runs the same check. A difference means the play changed: if
+``tests/golden/test_golden.py`` runs the same check. A difference means the play changed: if
 the change is intended, regenerate; a change to the rules or to the observations must
 also bump the env id (``president_v0`` -> ``president_v1``) with a line in the version
 history of the game's page under ``docs/games/`` (see ``docs/adding-a-game.md``). A
@@ -56,15 +56,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
-if __package__ in (None, ""):  # run as ``python tests/golden.py``: the repository root first on the path
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+if __package__ in (None, ""):  # run as ``python tests/golden/playthroughs.py``: the repository root first on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
 
 import cardenvs  # noqa: E402
 from cardenvs.core.vector import RandomSampler  # noqa: E402
 
-GOLDEN_DIR = Path(__file__).resolve().parent / "golden"
+GOLDEN_DIR = Path(__file__).resolve().parent
 DIGESTS_FILE = GOLDEN_DIR / "random_play_digests.json"
 REGENERATE = "python -m tests.golden --write"
 BUMP_NOTE = (
@@ -298,7 +298,7 @@ def vec_record(name: str) -> dict[str, Any]:
 def digests_record() -> dict[str, Any]:
     """The whole content of random_play_digests.json."""
     return {
-        "about": "random-play digests; see tests/golden.py. Regenerate with: " + REGENERATE,
+        "about": "random-play digests; see tests/golden/playthroughs.py. Regenerate with: " + REGENERATE,
         "vec": {name: vec_record(name) for name in vec_configs()},
         "aec_all_agents": {env_id: playthrough(env_id)[1] for env_id in GAMES},
     }

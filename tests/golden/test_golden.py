@@ -3,15 +3,12 @@
 A failure names the first differing step. If the change is intended, regenerate with
 ``python -m tests.golden --write``; a change to the rules or the observations must also
 bump the env id (``_v0`` -> ``_v1``) with a line in the game page's version history.
-See tests/golden.py.
+See tests/golden/playthroughs.py.
 """
 
 import pytest
 
-try:
-    import golden  # pytest puts tests/ on the path (the default "prepend" import mode)
-except ImportError:  # pragma: no cover - other import modes, run from the repository root
-    from tests import golden
+from tests.golden import playthroughs as golden
 
 
 @pytest.mark.parametrize("env_id", golden.GAMES)

@@ -87,8 +87,8 @@ def test_a_rollout_of_the_heuristics_move_ends_as_its_round_did():
         acts.append(a[live])
         seats.append(np.stack([live, cur[live]], 1))
     seats_of = np.concatenate(seats)
-    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states), np.concatenate(acts).astype(np.int64),
-                                  seats_of[:, 1].astype(np.int64))
+    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states),
+                                  np.concatenate(acts).astype(np.int64), seats_of[:, 1].astype(np.int64))
     game, seat = seats_of[:, 0], seats_of[:, 1]
     winner = final["winner"][game]
     expected = np.where(winner == seat, 1.0, np.where(winner < 0, 0.0, -1.0 / 3))

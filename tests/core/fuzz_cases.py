@@ -1,6 +1,6 @@
 """Property-based fuzzing of every input the package takes, for every game (hypothesis).
 
-Not collected by the main pytest run: ``tests/test_fuzz.py`` runs this file in a
+Not collected by the main pytest run: ``tests/core/test_fuzz.py`` runs this file in a
 subprocess, so that a crash of the interpreter (a segfault from an out-of-bounds write)
 fails that test instead of killing the whole run. Each property: the input either works
 or raises ValueError/TypeError, and a failure leaves the env exactly as it was.

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-PAGE = Path(__file__).resolve().parent.parent / "docs" / "training.md"
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "training.md"
 BLOCKS = re.findall(r"```python\n(.*?)```", PAGE.read_text(), flags=re.S)
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import cardenvs
 
-SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "anchors.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "anchors.py"
 
 
 @pytest.fixture(scope="module")
