@@ -1,13 +1,6 @@
-"""Classes: a rummy. The whole game lives in this folder:
-
-- ``rules.py``: the rules, as compiled kernels over one record per game (the layout, the deal,
-  the legal actions, applying an action, the observation, the batch step);
-- ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
-- what a person at the table is told between moves is the rummy layer's narration (the
-  card drawn, a card taken).
-
-This module is the game as the rest of the package sees it (:class:`cardenvs.core.protocol.GameProtocol`),
-and its registry entry ``SPEC``.
+"""Classes, a rummy of ten contracts ("classes") for 2 to 6 players (docs/games/classes.md):
+the rules in ``rules.py`` (the contract search is the rummy layer's), the text side in
+``text.py``; the events a person is told are the rummy layer's.
 """
 
 from __future__ import annotations
@@ -17,84 +10,20 @@ import sys
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.classes import rules, text
 from cardenvs.games.classes.rules import (
-    MAX_PLAYERS,
-    NUM_ACTIONS,
-    OBS_DTYPE,
-    OBS_SIZE,
-    PHASE_NAMES,
-    STATE_DTYPE,
-    observe_batch,
-    refresh_batch,
-    reset_batch,
-    step_batch,
-    step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, observe_batch, refresh_batch,
+    reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.classes.text import (
-    REST_FIELD,
-    STATE_FIELDS,
-    TURN_SECONDS,
-    action_to_str,
-    complete_scenario,
-    custom_counts,
-    custom_from_dict,
-    custom_to_dict,
-    deck_counts,
-    make_template,
-    observation_bounds,
-    prepare_scenario,
-    render_text,
-    round_info,
-    str_to_action,
-    timeout_actions,
-    validate_state,
+    REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts, custom_from_dict,
+    custom_to_dict, deck_counts, make_template, observation_bounds, prepare_scenario, render_text, round_info,
+    str_to_action, timeout_actions, validate_state,
 )
 from cardenvs.rummy import narration  # the rummies' events, shared
 
+# the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(
-    name="classes",
-    env_id="classes_v1",
-    earlier_versions={"classes_v0": None},
+    name="classes", env_id="classes_v1", earlier_versions={"classes_v0": None}, module=sys.modules[__name__],
+    min_players=2, max_players=6, default_players=4, doc="docs/games/classes.md", score_sense="lower",
     title="Classes",
-    module=sys.modules[__name__],
-    min_players=2,
-    max_players=6,
-    default_players=4,
     summary="rummy, 104 cards (156 from 5 players) with 2s wild; ten classes, each a contract; fewest points wins",
-    doc="docs/games/classes.md",
-    score_sense="lower",
 )
-
-__all__ = [
-    "MAX_PLAYERS",
-    "NUM_ACTIONS",
-    "OBS_DTYPE",
-    "OBS_SIZE",
-    "PHASE_NAMES",
-    "REST_FIELD",
-    "SPEC",
-    "STATE_DTYPE",
-    "STATE_FIELDS",
-    "TURN_SECONDS",
-    "action_to_str",
-    "complete_scenario",
-    "custom_counts",
-    "custom_from_dict",
-    "custom_to_dict",
-    "deck_counts",
-    "make_template",
-    "narration",
-    "observation_bounds",
-    "observe_batch",
-    "prepare_scenario",
-    "refresh_batch",
-    "render_text",
-    "reset_batch",
-    "round_info",
-    "rules",
-    "step_batch",
-    "step_batch_parallel",
-    "str_to_action",
-    "text",
-    "timeout_actions",
-    "validate_state",
-]

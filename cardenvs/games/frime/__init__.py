@@ -1,13 +1,6 @@
-"""Frime: a rummy. The whole game lives in this folder:
-
-- ``rules.py``: the rules, as compiled kernels over one record per game (the layout, the deal,
-  the legal actions, applying an action, the observation, the batch step);
-- ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
-- ``narration.py``: what a person at the table is told between moves (where the game says more
-  than its moves).
-
-This module is the game as the rest of the package sees it (:class:`cardenvs.core.protocol.GameProtocol`),
-and its registry entry ``SPEC``.
+"""Frime, a rummy of eleven rounds with buys, flocons and a pot, for 4 to 6 players
+(docs/games/frime.md): the rules in ``rules.py``, the text side in ``text.py``, the buys and
+the going out told at the table in ``narration.py``.
 """
 
 from __future__ import annotations
@@ -17,83 +10,19 @@ import sys
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.frime import narration, rules, text
 from cardenvs.games.frime.rules import (
-    MAX_PLAYERS,
-    NUM_ACTIONS,
-    OBS_DTYPE,
-    OBS_SIZE,
-    PHASE_NAMES,
-    STATE_DTYPE,
-    observe_batch,
-    refresh_batch,
-    reset_batch,
-    step_batch,
-    step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, observe_batch, refresh_batch,
+    reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.frime.text import (
-    REST_FIELD,
-    STATE_FIELDS,
-    TURN_SECONDS,
-    action_to_str,
-    complete_scenario,
-    custom_counts,
-    custom_from_dict,
-    custom_to_dict,
-    deck_counts,
-    make_template,
-    observation_bounds,
-    prepare_scenario,
-    render_text,
-    round_info,
-    str_to_action,
-    timeout_actions,
-    validate_state,
+    REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts, custom_from_dict,
+    custom_to_dict, deck_counts, make_template, observation_bounds, prepare_scenario, render_text, round_info,
+    str_to_action, timeout_actions, validate_state,
 )
 
+# the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(
-    name="frime",
-    env_id="frime_v1",
-    earlier_versions={"frime_v0": None},
+    name="frime", env_id="frime_v1", earlier_versions={"frime_v0": None}, module=sys.modules[__name__],
+    min_players=4, max_players=6, default_players=4, doc="docs/games/frime.md", score_sense="lower",
     title="Frime",
-    module=sys.modules[__name__],
-    min_players=4,
-    max_players=6,
-    default_players=4,
     summary="rummy, 108 cards with 2s and jokers wild; 11 rounds of 3 to 13 cards; buys, flocons and a pot",
-    doc="docs/games/frime.md",
-    score_sense="lower",
 )
-
-__all__ = [
-    "MAX_PLAYERS",
-    "NUM_ACTIONS",
-    "OBS_DTYPE",
-    "OBS_SIZE",
-    "PHASE_NAMES",
-    "REST_FIELD",
-    "SPEC",
-    "STATE_DTYPE",
-    "STATE_FIELDS",
-    "TURN_SECONDS",
-    "action_to_str",
-    "complete_scenario",
-    "custom_counts",
-    "custom_from_dict",
-    "custom_to_dict",
-    "deck_counts",
-    "make_template",
-    "narration",
-    "observation_bounds",
-    "observe_batch",
-    "prepare_scenario",
-    "refresh_batch",
-    "render_text",
-    "reset_batch",
-    "round_info",
-    "rules",
-    "step_batch",
-    "step_batch_parallel",
-    "str_to_action",
-    "text",
-    "timeout_actions",
-    "validate_state",
-]

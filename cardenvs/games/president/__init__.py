@@ -1,13 +1,6 @@
-"""Président (trou de cul): a climbing game. The whole game lives in this folder:
-
-- ``rules.py``: the rules, as compiled kernels over one record per game (the layout, the deal,
-  the legal actions, applying an action, the observation, the batch step);
-- ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
-- ``narration.py``: what a person at the table is told between moves (where the game says more
-  than its moves).
-
-This module is the game as the rest of the package sees it (:class:`cardenvs.core.protocol.GameProtocol`),
-and its registry entry ``SPEC``.
+"""Président (trou de cul), a climbing game for 4 to 10 players (docs/games/president.md):
+the rules as compiled kernels in ``rules.py``, moves, options and the table as text in
+``text.py``, what a person at the table is told in ``narration.py``.
 """
 
 from __future__ import annotations
@@ -17,71 +10,18 @@ import sys
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.president import narration, rules, text
 from cardenvs.games.president.rules import (
-    MAX_PLAYERS,
-    NUM_ACTIONS,
-    OBS_DTYPE,
-    OBS_SIZE,
-    PHASE_NAMES,
-    STATE_DTYPE,
-    observe_batch,
-    refresh_batch,
-    reset_batch,
-    step_batch,
-    step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, observe_batch, refresh_batch,
+    reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.president.text import (
-    REST_FIELD,
-    STATE_FIELDS,
-    action_to_str,
-    complete_scenario,
-    deck_counts,
-    make_template,
-    observation_bounds,
-    public_action_str,
-    render_text,
-    round_info,
-    str_to_action,
-    validate_state,
+    REST_FIELD, STATE_FIELDS, action_to_str, complete_scenario, deck_counts, make_template, observation_bounds,
+    public_action_str, render_text, round_info, str_to_action, validate_state,
 )
 
+# the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(
-    name="president",
-    env_id="president_v0",
+    name="president", env_id="president_v0", module=sys.modules[__name__], min_players=4, max_players=10,
+    default_players=4, doc="docs/games/president.md",
     title="Président (trou de cul)",
-    module=sys.modules[__name__],
-    min_players=4,
-    max_players=10,
-    default_players=4,
     summary="climbing game, 52 cards (104 from 8 players); match to 11 points",
-    doc="docs/games/president.md",
 )
-
-__all__ = [
-    "narration",
-    "rules",
-    "text",
-    "MAX_PLAYERS",
-    "NUM_ACTIONS",
-    "OBS_DTYPE",
-    "OBS_SIZE",
-    "PHASE_NAMES",
-    "REST_FIELD",
-    "SPEC",
-    "STATE_DTYPE",
-    "STATE_FIELDS",
-    "action_to_str",
-    "complete_scenario",
-    "deck_counts",
-    "make_template",
-    "observation_bounds",
-    "observe_batch",
-    "public_action_str",
-    "refresh_batch",
-    "render_text",
-    "reset_batch",
-    "round_info",
-    "step_batch",
-    "step_batch_parallel",
-    "str_to_action",
-    "validate_state",
-]
