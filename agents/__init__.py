@@ -6,7 +6,7 @@ game has one: see ``HEURISTICS``), ``human`` (a placeholder: the CLI asks a pers
 policy written by ``cardenvs train``: its ``policy.npz`` or a checkpoint ``.pt``),
 ``ppo-sample:PATH`` (the same, sampling its moves instead of taking the most probable);
 for Rami 51 also ``scorer`` (the card scorer shipped with the package) and ``scorer:PATH``
-(one written by ``cardenvs train rami51 --method scorer``).
+(one written by ``cardenvs train scorer rami51``).
 """
 
 from __future__ import annotations

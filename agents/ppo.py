@@ -15,7 +15,7 @@ them, the last one giving ``NUM_ACTIONS`` logits. With ``heuristic_input`` true 
 meta (``cardenvs train --heuristic-input``), the input also holds the game's heuristic
 player's move in the same position, one-hot over ``NUM_ACTIONS`` after the normalised
 observation: the network learns when to play it and when to play something else. Such
-a policy may also carry ``hint_bonus`` in the meta (``cardenvs train --method search``):
+a policy may also carry ``hint_bonus`` in the meta (``cardenvs train search``):
 that much is added to the heuristic's move's logit, so that it is kept unless another
 move scores higher by more than the bonus. Such a policy's outputs are the values of
 moves, not logits of probabilities: it plays greedily only (``ppo-sample`` refuses it).
@@ -191,7 +191,7 @@ class PPOAgent(Agent):
                 warnings.warn(f"the policy was trained with {key}={trained}, and plays with {key}={given}",
                               stacklevel=2)
         if sample and "hint_bonus" in policy.meta:
-            raise ValueError("this policy's outputs are the values of moves (cardenvs train --method search), "
+            raise ValueError("this policy's outputs are the values of moves (cardenvs train search), "
                              "not probabilities: play it greedily (ppo:PATH, not ppo-sample:PATH)")
         self.policy = policy
         self.sample = bool(sample)

@@ -29,7 +29,7 @@ sees an action through numbers that carry from one card to another:
 One set of weights per group of kinds (``groups`` in the file) scores every action of
 those kinds, so what is learnt of one card holds for the others. The agent plays the
 legal action it scores highest (ties: the lowest action id); with one legal action it
-plays that. ``cardenvs train rami51 --method scorer`` trains one
+plays that. ``cardenvs train scorer rami51`` trains one
 (:mod:`cardenvs.agents.training.card_scorer`); ``make_agent("scorer", spec)`` loads the one shipped with
 the package and ``make_agent("scorer:PATH", spec)`` one written by training.
 

@@ -1,4 +1,6 @@
-"""cardenvs against the field's anchor packages: one run, one machine, ratios.
+"""cardenvs against the field's anchor packages: one run, one machine, ratios. (One
+concern, kept in one file past 1,000 lines: each contender's measured child and the table
+that compares them must agree on what a decision is.)
 
 Random legal play everywhere: the agent picks uniformly among the legal actions. A
 "decision" is one action of one player in one game (chance nodes, dealing and resets do

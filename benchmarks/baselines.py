@@ -29,7 +29,7 @@ def install(game: str, run: Path) -> None:
     from cardenvs.agents.ppo import BASELINES, PolicyNetwork
 
     spec = get_spec(game)
-    if (run / "scorer.npz").is_file():  # cardenvs train rami51 --method scorer
+    if (run / "scorer.npz").is_file():  # cardenvs train scorer rami51
         from cardenvs.agents.rami51_scorer import SHIPPED, ScorerNetwork
 
         if ScorerNetwork.load(run / "scorer.npz").env_id != spec.env_id:
@@ -84,7 +84,7 @@ def measure(games: list[str], matches: int) -> dict:
         train = json.loads((BASELINES / f"{key}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
                "train_minutes": train.get("minutes"),
-               "method": train.get("method", "ppo"),  # cardenvs train --method
+               "method": train.get("method", "ppo"),  # the method of cardenvs train METHOD
                "train_options": {k: train[k] for k in ("train_single_round", "train_reward_mode") if k in train}}
         for name in ("heuristic", "random"):
             others = [make_agent(name, spec, seed=k, options=opts) for k in range(1, meta["num_players"])]

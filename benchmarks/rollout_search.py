@@ -1,6 +1,6 @@
 """How much better than a game's heuristic player can a search over it play?
 
-One seat plays by the one-step search that ``cardenvs train --method search`` learns
+One seat plays by the one-step search that ``cardenvs train search`` learns
 from (``cardenvs.agents.training.expert``): at each of its decisions with more than one legal action it
 deals the cards it cannot see anew K times, tries every legal action in each deal, plays
 the round out with heuristic players at every seat, and takes the action with the best

@@ -1,4 +1,4 @@
-"""How the strength of ``cardenvs train --method search`` grows with the labelling time.
+"""How the strength of ``cardenvs train search`` grows with the labelling time.
 
 Each worker of a run writes its positions every 10 minutes (``labels/worker{k}.{j}.npz``).
 This fits a policy on the first 1, 2, ... of those shards of every worker (the run's fit

@@ -1,4 +1,4 @@
-"""Rami 51 by a card scorer fitted to exact rollouts (``cardenvs train rami51 --method scorer``).
+"""Rami 51 by a card scorer fitted to exact rollouts (``cardenvs train scorer rami51``).
 
 A player that reads the whole observation learns the deals it was trained on before it
 learns how to play Rami 51 (see ``docs/training.md``). This method trains the card scorer
@@ -104,7 +104,7 @@ FIRST_BATCH = 512  # rounds of a worker's first batch, at most
 
 @dataclass
 class ScorerConfig:
-    """A card-scorer run (``cardenvs train rami51 --method scorer``)."""
+    """A card-scorer run (``cardenvs train scorer rami51``)."""
 
     game: str = "rami51"
     num_players: int = 4
@@ -568,7 +568,7 @@ def check_config(cfg: ScorerConfig) -> Any:
     spec = get_spec(cfg.game)
     if spec.name != "rami51":
         raise ValueError(f"the card scorer is Rami 51's (its inputs read Rami 51's observation), not {spec.name}'s: "
-                         "train other games with --method ppo or search")
+                         "train other games with `cardenvs train ppo` or `cardenvs train search`")
     cfg.game = spec.env_id
     if cfg.method != "scorer":
         raise ValueError(f"method must be 'scorer', got {cfg.method!r}")

@@ -5,7 +5,7 @@ returns a batch of trajectories per round. Two ways in:
 
 - :func:`rollouts` and :class:`RolloutWorkers`: self-play trajectories as arrays, every
   seat played by one policy, for a learner of your own;
-- ``cardenvs train GAME --ray [ADDRESS] --workers K``: the trainer's sampling on K
+- ``cardenvs train ppo GAME --ray [ADDRESS] --workers K``: the trainer's sampling on K
   workers while the driver does the update (:class:`TrainerWorkers`).
 
 Determinism. Worker k's seed is the k-th child of a ``numpy.random.SeedSequence`` of the

@@ -1,5 +1,5 @@
 """Expert iteration: a rollout search labels positions, a residual policy learns from it
-(``cardenvs train GAME --method search``).
+(``cardenvs train search GAME``).
 
 PPO on its own finds it hard to improve on a good rule-based player: a better move shows
 up only in the noise of whole rounds. A search shows it directly. In each position a
@@ -102,7 +102,7 @@ class SearchConfig:
     minibatch: int = 1024
     torch_threads: int | None = None  # default: every core (the labelling is over by then)
     eval_matches: int = 2000
-    method: str = "search"  # what trained the run (``cardenvs train --method``)
+    method: str = "search"  # what trained the run (the method of ``cardenvs train METHOD``)
 
     def game_options(self, players: int) -> dict[str, Any]:
         """The game the policy is for (``players`` seats)."""
@@ -604,7 +604,7 @@ def check_config(cfg: SearchConfig) -> Any:
 
 
 def check_run_settings(cfg: Any, counts: tuple[str, ...], reserved: tuple[str, ...]) -> None:
-    """The settings a labelling-and-fit run has (``--method search`` and ``scorer``): the
+    """The settings a labelling-and-fit run has (``cardenvs train search`` and ``scorer``): the
     positive integers (``counts`` besides the common ones), the budgets, the seed, the
     network, the game options (none of ``reserved``, which the run sets) and the folder."""
     for name in (*counts, "workers", "batch", "epochs", "minibatch", "eval_matches"):

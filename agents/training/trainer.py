@@ -1,4 +1,4 @@
-"""Self-play masked PPO over the vector env, in one file (``cardenvs train GAME``).
+"""Self-play masked PPO over the vector env, in one file (``cardenvs train ppo GAME``).
 
 One shared policy plays every seat it is given. Each of the ``num_envs`` matches of the
 batch gets a table when it is dealt:

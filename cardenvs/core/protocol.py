@@ -166,6 +166,9 @@ class GameProtocol(Protocol):
         ``prepare_scenario`` (clear what a scenario's own keys replace, before the cards are
         counted), ``TURN_SECONDS`` and ``timeout_actions`` (a timed turn in the CLI, and what it
         plays when the time runs out),
+        ``LINE_OPENER`` (the move a whole play typed on one line in the CLI starts with where its
+        first card needs it, e.g. ``"meld"``),
+        ``LINE_FINISHER`` (the move added where such a line stops before it, e.g. ``"close"``),
         ``deal_unseen_batch`` and ``UNSEEN_KEYS`` (deal the cards a seat cannot see again),
         ``mask_batch``, ``play_actions``.
     """

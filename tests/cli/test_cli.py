@@ -1,8 +1,8 @@
-"""The agents (interface, legality, strength) and the ``cardenvs`` command line."""
+"""The ``cardenvs`` command line: list, rules, play (and a person at the table), warmup,
+the option helpers; ``train``'s parser is tested in test_train_command.py."""
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import re
 import subprocess
@@ -12,11 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cardenvs import get_spec, make_raw, make_vec
-from cardenvs.agents import AGENT_NAMES, available_agents, has_heuristic, make_agent
-from cardenvs.agents.base import Agent
-from cardenvs.agents.evaluate import evaluate
-from cardenvs.cli.main import main, parse_options, parse_value, seat_names
+from cardenvs import get_spec, make_raw
+from cardenvs.cli.common import parse_options, parse_value, seat_names
+from cardenvs.cli.main import main
 
 SPEC = get_spec("president")
 
@@ -25,111 +23,6 @@ def run_cli(*argv: str, inputs=None) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
     rc = main(list(argv), out=out, err=err, input_fn=inputs)
     return rc, out.getvalue(), err.getvalue()
-
-
-# --------------------------------------------------------------------------- agents
-def test_registry_names():
-    from cardenvs.agents.ppo import has_baseline
-
-    names = [n for n in AGENT_NAMES if n != "ppo" or has_baseline(SPEC)]
-    assert available_agents(SPEC) == [*names, "ppo:PATH"]
-    for name in names:
-        agent = make_agent(name, SPEC, seed=1)
-        assert isinstance(agent, Agent) and agent.name == name
-    with pytest.raises(ValueError, match="available agents: random, heuristic, human"):
-        make_agent("alphazero", SPEC)
-
-
-def test_game_without_heuristic():
-    other = dataclasses.replace(SPEC, name="nogame", env_id="nogame_v0")
-    assert not has_heuristic(other)
-    assert available_agents(other) == ["random", "human", "ppo:PATH"]
-    with pytest.raises(ValueError, match="no heuristic agent for 'nogame'; available agents: random, human, ppo:PATH"):
-        make_agent("heuristic", other)
-
-
-def test_random_agent_single_and_empty_mask():
-    agent = make_agent("random", SPEC, seed=3)
-    mask = np.zeros(SPEC.module.NUM_ACTIONS, dtype=bool)
-    mask[[0, 5, 9]] = True
-    obs = np.zeros(SPEC.module.OBS_SIZE, dtype=np.float32)
-    picks = {agent.act(obs, mask) for _ in range(200)}
-    assert picks == {0, 5, 9}
-    with pytest.raises(ValueError, match="no legal action"):
-        agent.act(obs, np.zeros_like(mask))
-    out = agent.act_batch(np.stack([obs, obs]), np.stack([mask, np.zeros_like(mask)]))
-    assert out[0] in (0, 5, 9) and out[1] == -1
-
-
-def test_human_agent_is_cli_only():
-    human = make_agent("human", SPEC)
-    assert human.is_human
-    with pytest.raises(RuntimeError, match="through the CLI"):
-        human.act(np.zeros(SPEC.module.OBS_SIZE), np.ones(SPEC.module.NUM_ACTIONS, dtype=bool))
-
-
-def test_rami51_heuristic_reads_its_int16_observation_as_floats_would_be():
-    """The Rami 51 heuristic's kernels take the game's int16 observation without a
-    conversion: the same moves as from the observation in float32 (the dtype the other
-    heuristics read), act and act_batch alike; a fraction or an out-of-range number is
-    refused, not truncated."""
-    rami = get_spec("rami51")
-    heur = make_agent("heuristic", rami)
-    assert heur.obs_dtype == np.int16 == rami.module.OBS_DTYPE
-    env = make_vec("rami51", num_envs=64, seed=8)
-    rng = np.random.default_rng(8)
-    st = env.reset()
-    for step in range(300):
-        obs, mask = st.observation, st.legal_action_mask
-        assert obs.dtype == np.int16
-        h = heur.act_batch(obs, mask)
-        as_floats = np.empty(len(obs), np.int64)
-        type(heur).decide_batch(obs.astype(np.float32), mask.astype(np.bool_), heur._layout, heur._tuning, as_floats)
-        assert np.array_equal(h, as_floats)
-        assert np.array_equal(heur.act_batch(obs.astype(np.float64), mask), h)  # whole numbers in floats: accepted
-        if step % 50 == 0:
-            assert all(heur.act(obs[i], mask[i]) == h[i] for i in range(0, 64, 8))
-        rand = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
-        st = env.step(np.where(rng.random(64) < 0.3, rand, h))
-    for bad in (obs + 0.5, obs.astype(np.int64) + 40_000, np.full(obs.shape, np.nan)):
-        with pytest.raises(ValueError, match="whole numbers within int16"):
-            heur.act_batch(bad, mask)
-    with pytest.raises(ValueError, match="whole numbers within int16"):
-        heur.act(obs[0] + 0.5, mask[0])
-
-
-@pytest.mark.parametrize("players", [4, 5, 8, 10])
-def test_agents_always_legal(players):
-    """Heuristic and random pick legal actions in states reached by a mix of both;
-    the heuristic's act and act_batch agree."""
-    n = 128
-    env = make_vec("president", num_envs=n, seed=players, num_players=players)
-    heur = make_agent("heuristic", SPEC)
-    rand = make_agent("random", SPEC, seed=players)
-    rng = np.random.default_rng(players)
-    st = env.reset()
-    for step in range(250):
-        h = heur.act_batch(st.observation, st.legal_action_mask)
-        r = rand.act_batch(st.observation, st.legal_action_mask)
-        rows = np.arange(n)
-        assert st.legal_action_mask[rows, h].all(), "heuristic chose an illegal action"
-        assert st.legal_action_mask[rows, r].all(), "random chose an illegal action"
-        if step % 25 == 0:
-            for i in range(0, n, 16):
-                assert heur.act(st.observation[i], st.legal_action_mask[i]) == h[i]
-        st = env.step(np.where(rng.random(n) < 0.5, h, r))
-
-
-def test_heuristic_beats_random():
-    """Measured (2,000 matches): 4 players, full matches ~100% (fair share 25%);
-    5 players, single rounds ~66% (fair share 20%). Thresholds sit far below."""
-    res = evaluate(SPEC, [make_agent("heuristic", SPEC)] + [make_agent("random", SPEC, seed=k) for k in (1, 2, 3)], 200)
-    assert res[0].win_rate > 0.8
-    assert res[0].mean_score > max(r.mean_score for r in res[1:]) + 3
-    agents5 = [make_agent("heuristic", SPEC)] + [make_agent("random", SPEC, seed=k) for k in range(1, 5)]
-    res5 = evaluate(SPEC, agents5, 200, seed=9, options={"num_players": 5, "single_round": True})
-    assert res5[0].win_rate > 0.4
-    assert all(r.win_rate < 0.2 for r in res5[1:])
 
 
 # --------------------------------------------------------------------------- cli helpers
@@ -360,9 +253,10 @@ def test_cli_warmup():
 def test_a_whole_play_typed_on_one_line(env_id):
     """The cards of a play (Odin) or a meld (Rami 51), typed on one line, become the moves
     of that play: the opening `meld` and the closing `play`/`close` added."""
-    from cardenvs.cli.main import LINE_FINISHERS, LINE_OPENERS, parse_human_line
+    from cardenvs.cli.console import parse_human_line
 
-    game = env_id.split("_")[0]
+    module = get_spec(env_id).module
+    opener, closer = getattr(module, "LINE_OPENER", None), module.LINE_FINISHER
     checked = 0
     for seed in range(40):
         env = make_raw(env_id)
@@ -374,7 +268,7 @@ def test_a_whole_play_typed_on_one_line(env_id):
                 break
             legal = env.legal_actions()
             first = env.action_to_str(legal[0])
-            starts = [a for a in legal if env.action_to_str(a).split()[0] in ("select", LINE_OPENERS.get(game))]
+            starts = [a for a in legal if env.action_to_str(a).split()[0] in ("select", opener)]
             if not starts:
                 env.step(int(rng.choice(legal)))
                 continue
@@ -384,10 +278,10 @@ def test_a_whole_play_typed_on_one_line(env_id):
             while True:
                 moves.append(a)
                 sim.step(a)
-                if env.action_to_str(a) == LINE_FINISHERS[game] or sim.agent_selection != agent:
+                if env.action_to_str(a) == closer or sim.agent_selection != agent:
                     break
                 nxt = sim.legal_actions()
-                finisher = [x for x in nxt if sim.action_to_str(x) == LINE_FINISHERS[game]]
+                finisher = [x for x in nxt if sim.action_to_str(x) == closer]
                 adds = [x for x in nxt if sim.action_to_str(x).split()[0] in ("select", "add")]
                 if finisher and (not adds or rng.random() < 0.5):
                     a = finisher[0]
@@ -395,7 +289,7 @@ def test_a_whole_play_typed_on_one_line(env_id):
                     a = int(rng.choice(adds))
                 else:
                     break
-            if env.action_to_str(moves[-1]) != LINE_FINISHERS[game]:
+            if env.action_to_str(moves[-1]) != closer:
                 env.step(int(rng.choice(legal)))
                 continue
             cards = [env.action_to_str(m).split(" ", 1)[1] for m in moves if " " in env.action_to_str(m)]
@@ -413,20 +307,3 @@ def test_turn_seconds_is_checked_and_said_to_be_ignored_without_a_timer():
     assert code == 2 and "--turn-seconds must be a number >= 0" in err
     code, out, err = run_cli("play", "president", "--turn-seconds", "5", "--seed", "0")
     assert code == 0 and "has no turn timer; --turn-seconds is ignored" in err and "1 match in" in out
-
-
-@pytest.mark.parametrize("game", ["president", "odin", "rami51", "frime", "classes"])
-def test_each_shipped_baseline_plays_only_legal_moves(game):
-    """The shipped ``ppo`` baselines (residual ones run the heuristic beside their
-    network) play legal moves only; the env raises otherwise."""
-    import cardenvs
-    from cardenvs.agents.ppo import PolicyNetwork, baseline_path
-
-    spec = cardenvs.get_spec(game)
-    opts = PolicyNetwork.load(baseline_path(spec)).game_options()
-    assert opts["num_players"] == 4 and "reward_mode" not in opts
-    agent = make_agent("ppo", spec, options=opts)
-    env = cardenvs.make_vec(game, 16, seed=5, illegal_action="raise", **opts)
-    st = env.reset()
-    for _ in range(300):
-        st = env.step(agent.act_batch(st.observation, st.legal_action_mask))

@@ -16,7 +16,7 @@ def test_the_fuzz_suite_passes_without_crashing():
     cases = Path(__file__).with_name("fuzz_cases.py")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(cases)],
-        capture_output=True, text=True, timeout=1800, cwd=cases.parent.parent,
+        capture_output=True, text=True, timeout=1800, cwd=cases.parents[2],
     )
     assert proc.returncode == 0, f"exit code {proc.returncode}\n{proc.stdout[-4000:]}\n{proc.stderr[-2000:]}"
     assert " passed" in proc.stdout and "failed" not in proc.stdout

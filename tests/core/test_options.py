@@ -14,7 +14,7 @@ from cardenvs.cli.main import main
 from cardenvs.core.protocol import options_schema
 from cardenvs.core.registry import GAMES
 
-DOCS = Path(__file__).resolve().parent.parent / "docs" / "games"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "games"
 WRONG = {  # per kind: values of another type that a lax check would read as something else
     "bool": ["no", 1, 0, 1.0, None],
     "int": [True, 2.0, "4", np.float64(3.0)],

@@ -1,4 +1,4 @@
-"""Rami 51's card scorer (``cardenvs train rami51 --method scorer``): the exact rollouts'
+"""Rami 51's card scorer (``cardenvs train scorer rami51``): the exact rollouts'
 figures, the rows, the fit, the agent and its file, the CLI."""
 
 from __future__ import annotations
@@ -772,7 +772,7 @@ def test_scorer_config_refuses_bad_settings(settings, message):
 def test_cli_train_by_scorer_passes_the_labelled_seat(tmp_path, monkeypatch):
     given = []
     monkeypatch.setattr(card_scorer, "run_scorer", lambda cfg, out, err: given.append(cfg))
-    argv = ["train", "rami51", "--method", "scorer", "--out", str(tmp_path / "run")]
+    argv = ["train", "scorer", "rami51", "--out", str(tmp_path / "run")]
     assert main([*argv, "--labelled-seat", "heuristic"], io.StringIO(), io.StringIO()) == 0
     assert main(argv, io.StringIO(), io.StringIO()) == 0
     assert [cfg.labelled_seat for cfg in given] == ["heuristic", "scorer"]
@@ -881,7 +881,7 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
                policy=CardScorerAgent(RAMI, options=OPTIONS, scorer=SHIPPED))
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
-    code = main(["train", "rami51", "--method", "scorer", "--minutes", "0.1", "--fit-minutes", "0.05",
+    code = main(["train", "scorer", "rami51", "--minutes", "0.1", "--fit-minutes", "0.05",
                  "--iterations", "3", "--fit-window", "2", "--workers", "1", "--eval-matches", "8", "--threads", "1",
                  "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
@@ -953,30 +953,13 @@ def test_without_matplotlib_the_run_says_there_is_no_curve(tmp_path, monkeypatch
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["train", "odin", "--method", "scorer"], "Rami 51's"),
-    (["train", "rami51", "--method", "scorer", "--samples", "4"], "--method scorer takes none of --samples"),
-    (["train", "rami51", "--points-weight", "1"], "--points-weight goes with --method scorer"),
-    (["train", "rami51", "--method", "search", "--points-weight", "1"], "--points-weight goes with --method scorer"),
-    (["train", "rami51", "--iterations", "2"], "--iterations goes with --method scorer"),
-    (["train", "rami51", "--method", "search", "--iterations", "2"], "--iterations goes with --method scorer"),
-    (["train", "rami51", "--iterations", "2", "--points-weight", "1"], "--points-weight, --iterations go with"),
-    (["train", "rami51", "--fit-minutes", "3"], "--fit-minutes goes with --method search or scorer"),
-    (["train", "rami51", "--method", "scorer", "--iterations", "0"], "iterations must be"),
-    (["train", "rami51", "--method", "search", "--actions-per-position", "2"],
-     "--actions-per-position goes with --method scorer"),
-    (["train", "rami51", "--method", "scorer", "--actions-per-position", "-1"], "actions_per_position must be"),
-    (["train", "rami51", "--method", "search", "--fit-window", "2"], "--fit-window goes with --method scorer"),
-    (["train", "rami51", "--method", "scorer", "--fit-window", "0"], "fit_window must be"),
-    (["train", "rami51", "--method", "search", "--labelled-seat", "scorer"],
-     "--labelled-seat goes with --method scorer"),
-    (["train", "rami51", "--labelled-seat", "scorer"], "--labelled-seat goes with --method scorer"),
-    (["train", "rami51", "--method", "search", "--last-fit-share", "0.5"],
-     "--last-fit-share goes with --method scorer"),
-    (["train", "rami51", "--method", "scorer", "--last-fit-share", "1"], "last_fit_share must be"),
-    (["train", "rami51", "--method", "search", "--last-points-weight", "0.1"],
-     "--last-points-weight goes with --method scorer"),
-    (["train", "rami51", "--method", "scorer", "--last-points-weight", "-1"], "last_points_weight must be"),
-    (["train", "rami51", "--method", "scorer", "--option", "single_round=false"], "single rounds"),
+    (["train", "scorer", "odin"], "Rami 51's"),
+    (["train", "scorer", "rami51", "--iterations", "0"], "iterations must be"),
+    (["train", "scorer", "rami51", "--actions-per-position", "-1"], "actions_per_position must be"),
+    (["train", "scorer", "rami51", "--fit-window", "0"], "fit_window must be"),
+    (["train", "scorer", "rami51", "--last-fit-share", "1"], "last_fit_share must be"),
+    (["train", "scorer", "rami51", "--last-points-weight", "-1"], "last_points_weight must be"),
+    (["train", "scorer", "rami51", "--option", "single_round=false"], "single rounds"),
 ])
 def test_cli_train_by_scorer_refuses_bad_settings(tmp_path, argv, message):
     err = io.StringIO()

@@ -1,4 +1,4 @@
-"""Search-labelled training (``cardenvs train GAME --method search``): the deal of the
+"""Search-labelled training (``cardenvs train search GAME``): the deal of the
 unseen cards, the rollout search's values, the labels, the fit and the CLI."""
 
 from __future__ import annotations
@@ -228,8 +228,8 @@ def test_search_policies_play_greedily_and_bad_margins_are_refused(tmp_path):
 def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()
-    code = main(["train", "odin", "--method", "search", "--minutes", "0.3", "--fit-minutes", "0.1", "--workers",
-                 "1", "--samples", "2", "--eval-matches", "4", "--threads", "1", "--out", str(folder)], out, err)
+    code = main(["train", "search", "odin", "--minutes", "0.3", "--fit-minutes", "0.1", "--workers", "1",
+                 "--samples", "2", "--eval-matches", "4", "--threads", "1", "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
     for name in ("policy.npz", "fit.csv", "margin.csv", "eval.csv", "summary.json", "config.json"):
         assert (folder / name).is_file(), name
@@ -251,21 +251,17 @@ def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["train", "president", "--method", "search"], "cannot deal its unseen cards"),
-    (["train", "odin", "--samples", "4"], "--samples go with --method search"),
-    (["train", "odin", "--method", "search", "--decisions", "100"], "--decisions"),
-    (["train", "odin", "--method", "search", "--samples", "0"], "samples must be a positive integer"),
-    (["train", "odin", "--method", "search", "--minutes", "5", "--fit-minutes", "6"], "fit_minutes"),
-    (["train", "odin", "--method", "search", "--option", "reward_mode=round"], "options may not set reward_mode"),
-    (["train", "odin", "--method", "search", "--option", "target_score=0"], "target_score"),
-    (["train", "odin", "--hands", "true"], "--hands go with --method search"),
-    (["train", "odin", "--samples", "0"], "--samples go with --method search"),
-    (["train", "odin", "--method", "search", "--threads", "0"], "torch_threads must be a positive integer"),
-    (["train", "odin", "--method", "search", "--workers", "0"], "workers must be a positive integer"),
-    (["train", "odin", "--method", "search", "--eval-matches", "0"], "eval_matches must be a positive integer"),
-    (["train", "odin", "--method", "search", "--players", "9"], "players"),
-    (["train", "odin", "--method", "search", "--seed", "-1"], "seed must be"),
-    (["train", "odin", "--eval-matches", "0"], "eval_matches must be a positive integer"),
+    (["train", "search", "president"], "cannot deal its unseen cards"),
+    (["train", "search", "odin", "--samples", "0"], "samples must be a positive integer"),
+    (["train", "search", "odin", "--minutes", "5", "--fit-minutes", "6"], "fit_minutes"),
+    (["train", "search", "odin", "--option", "reward_mode=round"], "options may not set reward_mode"),
+    (["train", "search", "odin", "--option", "target_score=0"], "target_score"),
+    (["train", "search", "odin", "--threads", "0"], "torch_threads must be a positive integer"),
+    (["train", "search", "odin", "--workers", "0"], "workers must be a positive integer"),
+    (["train", "search", "odin", "--eval-matches", "0"], "eval_matches must be a positive integer"),
+    (["train", "search", "odin", "--players", "9"], "players"),
+    (["train", "search", "odin", "--seed", "-1"], "seed must be"),
+    (["train", "ppo", "odin", "--eval-matches", "0"], "eval_matches must be a positive integer"),
 ])
 def test_cli_train_by_search_refuses_bad_settings(tmp_path, argv, message):
     err = io.StringIO()

@@ -47,7 +47,7 @@ def test_two_ray_workers_equal_the_local_rollouts(ray_instance):
 
 
 def test_the_scale_out_page_example_runs(ray_instance):
-    page = (Path(__file__).resolve().parent.parent / "docs" / "scale-out.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "scale-out.md").read_text()
     block = re.findall(r"```python\n(.*?)```", page, flags=re.S)[0]
     assert "rollouts(" in block
     exec(block.replace("100_000", "5_000").replace("65_536", "5_000"), {})
@@ -93,7 +93,7 @@ def test_training_on_two_ray_workers_replays_the_in_process_workers(ray_instance
     for name, extra in (("local", []), ("ray", ["--ray"])):
         folder = tmp_path / name
         err = io.StringIO()
-        code = main(["train", "president", "--decisions", "1500", "--single-round", "--num-envs", "16",
+        code = main(["train", "ppo", "president", "--decisions", "1500", "--single-round", "--num-envs", "16",
                      "--eval-matches", "4", "--out", str(folder), "--threads", "1", "--workers", "2", *extra],
                     io.StringIO(), err)
         assert code == 0, err.getvalue()

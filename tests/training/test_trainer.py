@@ -149,11 +149,11 @@ def test_bad_configs_are_refused(tmp_path):
     with pytest.raises(ValueError, match="heuristic_input"):
         Trainer(tiny(tmp_path, heuristic_input="yes"))
     err = io.StringIO()
-    assert main(["train", "--resume", str(tmp_path), "--players", "5"], io.StringIO(), err) == 2
+    assert main(["train", "ppo", "--resume", str(tmp_path), "--players", "5"], io.StringIO(), err) == 2
     assert "drop --players" in err.getvalue()
     err = io.StringIO()
-    assert main(["train", "--resume", str(tmp_path), "--teacher-until", "0", "--heuristic-input"], io.StringIO(),
-                err) == 2
+    assert main(["train", "ppo", "--resume", str(tmp_path), "--teacher-until", "0", "--heuristic-input"],
+                io.StringIO(), err) == 2
     assert "drop --heuristic-input, --teacher-until" in err.getvalue()
     with pytest.raises(ValueError, match="teacher_coef"):
         Trainer(tiny(tmp_path, teacher_coef=float("nan")))
@@ -221,8 +221,8 @@ def test_cli_eval_rotation_matches_one_batch():
 def test_cli_train_and_play_a_trained_agent(tmp_path):
     out, err = io.StringIO(), io.StringIO()
     folder = tmp_path / "cli-run"
-    code = main(["train", "president", "--decisions", "800", "--single-round", "--num-envs", "8", "--eval-matches",
-                 "4", "--out", str(folder), "--threads", "1"], out, err)
+    code = main(["train", "ppo", "president", "--decisions", "800", "--single-round", "--num-envs", "8",
+                 "--eval-matches", "4", "--out", str(folder), "--threads", "1"], out, err)
     assert code == 0, err.getvalue()
     assert "policy:" in out.getvalue() and (folder / "policy.npz").is_file()
     play_out = io.StringIO()
@@ -230,7 +230,7 @@ def test_cli_train_and_play_a_trained_agent(tmp_path):
                  "--seed", "1", "--option", "single_round=true"], play_out, io.StringIO())
     assert code == 0 and "ppo:" in play_out.getvalue()
     err = io.StringIO()
-    assert main(["train"], io.StringIO(), err) == 2 and "needs a game" in err.getvalue()
+    assert main(["train", "ppo"], io.StringIO(), err) == 2 and "needs a game" in err.getvalue()
 
 
 def test_tensorboard_gets_the_scalars_when_installed(tmp_path, monkeypatch):

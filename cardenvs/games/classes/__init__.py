@@ -14,9 +14,9 @@ from cardenvs.games.classes.rules import (
     reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.classes.text import (
-    REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts, custom_from_dict,
-    custom_to_dict, deck_counts, make_template, observation_bounds, prepare_scenario, render_text, round_info,
-    str_to_action, timeout_actions, validate_state,
+    LINE_FINISHER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts,
+    custom_from_dict, custom_to_dict, deck_counts, make_template, observation_bounds, prepare_scenario, render_text,
+    round_info, str_to_action, timeout_actions, validate_state,
 )
 from cardenvs.rummy import narration  # the rummies' events, shared
 

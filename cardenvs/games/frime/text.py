@@ -321,6 +321,10 @@ def round_info(rec) -> dict:
 # --turn-seconds``): not part of the game state, which plays the same at any speed.
 TURN_SECONDS = 30.0
 
+# A whole meld typed on one line at the command line (``cardenvs play``): the move that lays
+# it (``close``), added when the line stops at its cards.
+LINE_FINISHER = "close"
+
 def timeout_actions(rec) -> list[int]:
     """What the CLI plays for a person whose turn timer ran out: draw from the stock,
     discard the highest-points card, do not go out, end a last turn."""

@@ -14,8 +14,8 @@ from cardenvs.games.odin.rules import (
     mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.odin.text import (
-    REST_FIELD, STATE_FIELDS, action_to_str, deck_counts, make_template, observation_bounds, observation_v0,
-    play_actions, render_text, round_info, str_to_action, validate_state,
+    LINE_FINISHER, REST_FIELD, STATE_FIELDS, action_to_str, deck_counts, make_template, observation_bounds,
+    observation_v0, play_actions, render_text, round_info, str_to_action, validate_state,
 )
 
 # the registry entry (the game's name, env id, players and how its match score reads)

@@ -75,6 +75,11 @@ def str_to_action(text: str) -> int:
     )
 
 
+# A whole play typed on one line at the command line (``cardenvs play``): the move that
+# commits the play, added when the line stops at its cards.
+LINE_FINISHER = "play"
+
+
 def play_actions(cards, take: str | int | None = None) -> list[int]:
     """The actions that make a play: its cards selected in the canonical order
     (decreasing id), then ``take <card>`` or ``play``."""

@@ -1,4 +1,5 @@
-"""Rami 51's turn planner: the search behind its exact masks. Given the hand, the meld
+"""Rami 51's turn planner: the search behind its exact masks. (One concern, kept whole past
+1,000 lines: the search and the proofs of its exactness read together.) Given the hand, the meld
 being built and the table, is there a set of new melds (and lay-offs of one given card)
 that completes the meld being built, reaches the opening threshold with a clean run, uses
 a given card, and leaves at least one card in hand?

@@ -367,6 +367,12 @@ def round_info(rec) -> dict:
 # --turn-seconds``): not part of the game state, which plays the same at any speed.
 TURN_SECONDS = 30.0
 
+# A whole meld typed on one line at the command line (``cardenvs play``): the move that starts
+# it (``meld``), added before a card that needs one, and the move that lays it (``close``),
+# added when the line stops at its cards.
+LINE_OPENER = "meld"
+LINE_FINISHER = "close"
+
 def timeout_actions(rec) -> list[int]:
     """What the CLI plays for a person whose turn timer ran out, one step at a time
     (call again after each): draw from the stock; then discard the card drawn (or, when

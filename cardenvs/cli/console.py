@@ -1,0 +1,317 @@
+"""The person at the table: one match on the AEC env, narrated, where a person reads their
+hand and the legal moves and types a move (card notation, a whole play, or ``#N``), within
+the game's turn timer where it has one.
+
+A game tells the console how a whole play typed on one line opens and ends through two
+optional attributes of its package: ``LINE_OPENER`` (the move that opens a meld, added
+when the first card needs it: Rami 51's ``meld``) and ``LINE_FINISHER`` (the move that
+commits a play, added when the line stops before it: ``play``, ``close``).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+from cardenvs.agents import Agent
+from cardenvs.core import narration
+from cardenvs.core.outcome import win_shares
+
+LEGAL_LIST_WIDTH = 100
+
+
+class QuitRequested(Exception):
+    """The human typed ``q`` (or closed stdin)."""
+
+
+@dataclass
+class MatchResult:
+    returns: list[float]  # total reward of each seat over the match
+    scores: list[float] | None  # the game's match score per seat, when its infos carry one
+    shares: list[float]  # each seat's share of the win
+    truncated: bool = False  # cut short by max_steps: no winner
+
+
+def table_text(env: Any, viewer: int | None) -> str:
+    """The table as the game renders it, every hand shown (viewer None) or one seat's view."""
+    return env.unwrapped.render_text(viewer)
+
+
+# --------------------------------------------------------------------------- the turn timer
+def turn_seconds(env: Any, wanted: float | None = None) -> float:
+    """The turn timer for people: ``wanted`` seconds (``--turn-seconds``; 0: none), else the
+    game's traditional one (its module's ``TURN_SECONDS``). Only a game that says what to
+    play when time runs out (``timeout_actions(state)``) has a timer; it is not part of
+    the game state."""
+    game = env.unwrapped.game
+    if getattr(game, "timeout_actions", None) is None:
+        return 0.0
+    return float(wanted) if wanted is not None else float(getattr(game, "TURN_SECONDS", 0.0))
+
+
+def timed_input(prompt: str, seconds: float) -> str | None:
+    """``input()`` that gives up after ``seconds`` (None). Waits on stdin with ``select``
+    where the platform allows it; elsewhere reads without a limit."""
+    import select
+
+    print(prompt, end="", flush=True)
+    try:
+        ready, _, _ = select.select([sys.stdin], [], [], max(seconds, 0.0))
+    except (OSError, ValueError, TypeError):  # no selectable stdin (Windows consoles, some test runners)
+        return input()
+    if not ready:
+        print()
+        return None
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line.rstrip("\n")
+
+
+def _timeout_action(env: Any) -> int:
+    """The next step the game plays for a person whose turn timer ran out."""
+    raw = env.unwrapped
+    actions = raw.game.timeout_actions(raw._state[0])
+    return int(actions[0]) if actions else raw.legal_actions()[0]
+
+
+# --------------------------------------------------------------------------- reading a move
+def legal_moves_text(raw: Any, legal: Sequence[int], width: int = LEGAL_LIST_WIDTH) -> str:
+    """``#0 draw   #1 take 7h ...`` wrapped between items, never inside one."""
+    items = [f"#{i} {raw.action_to_str(a)}" for i, a in enumerate(legal)]
+    lines, line = [], "legal moves:"
+    for item in items:
+        if len(line) + 3 + len(item) > width and line.strip() != "legal moves:":
+            lines.append(line)
+            line = "            "
+        line += "   " + item
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def parse_human_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
+    """The moves a line stands for, each legal in turn (checked on a copy of the game):
+    ``#N`` is move N of the list; otherwise card notation, one move (``77``, ``take 7h``)
+    or a whole play (``7p 7b`` in Odin, ``6c 7c 8c`` in Rami 51). ValueError explains."""
+    text = text.strip()
+    if text.startswith("#"):
+        n = text[1:].strip()
+        if not n.isdigit() or int(n) >= len(legal):
+            raise ValueError(f"{text!r}: choose #0 .. #{len(legal) - 1}")
+        return [legal[int(n)]]
+    try:
+        action = raw.str_to_action(text)
+    except ValueError as whole_error:
+        tokens = text.replace(",", " ").split()
+        if len(tokens) < 2:
+            if text.isdigit():
+                raise ValueError(f"{whole_error}; to pick move {text} of the list, type #{text}") from None
+            raise
+        return _expand_line(raw, tokens)
+    verb = raw.action_to_str(action).split(" ", 1)[0]
+    if _line_finisher(raw) is not None and text.split(" ", 1)[0].lower() != verb:
+        return _expand_line(raw, [text])  # bare cards: a whole play of one card
+    if action not in legal:
+        raise ValueError(f"{raw.action_to_str(action)!r} is not legal now; choose a listed move (#0 .. "
+                         f"#{len(legal) - 1})")
+    return [action]
+
+
+def _line_opener(raw: Any) -> str | None:
+    return getattr(raw.spec.module, "LINE_OPENER", None)
+
+
+def _line_finisher(raw: Any) -> str | None:
+    return getattr(raw.spec.module, "LINE_FINISHER", None)
+
+
+def _expand_line(raw: Any, tokens: list[str]) -> list[int]:
+    """Read tokens as a sequence of moves (the longest readable span first), on a copy."""
+    opener_text, finisher_text = _line_opener(raw), _line_finisher(raw)
+    sim = raw.clone()
+    plan: list[int] = []
+
+    def legal_now() -> list[int]:
+        return sim.legal_actions()
+
+    def play(a: int) -> None:
+        plan.append(a)
+        sim.step(a)
+
+    i = 0
+    while i < len(tokens):
+        for j in range(min(len(tokens), i + 3), i, -1):  # the longest span that reads as a move
+            try:
+                action = raw.str_to_action(" ".join(tokens[i:j]))
+                break
+            except ValueError:
+                continue
+        else:
+            raise ValueError(f"cannot read {tokens[i]!r} in that line")
+        if action not in legal_now() and opener_text is not None:
+            opener = raw.str_to_action(opener_text)
+            if opener in legal_now() and not plan[-1:] == [opener]:
+                play(opener)
+        if action not in legal_now():
+            done = " ".join(raw.action_to_str(a) for a in plan) or "nothing"
+            raise ValueError(f"{raw.action_to_str(action)!r} is not legal after {done}")
+        play(action)
+        i = j
+    if finisher_text is not None:
+        last = raw.str_to_action(finisher_text)
+        if plan[-1] != last and last in legal_now():
+            play(last)
+    return plan
+
+
+def ask_human(
+    env: Any, seat: int, input_fn: Callable[[str], str], out: TextIO, deadline: float | None = None,
+    hint: str | None = None,
+) -> list[int] | None:
+    """Show seat's hand and the numbered legal moves; read card notation (one move or a
+    whole play) or ``#N``. Returns the moves to play in turn. With a ``deadline``
+    (``time.monotonic()``), None when the turn's time ran out (an answer typed too late
+    does not count)."""
+    raw = env.unwrapped
+    legal = raw.legal_actions()
+    if len(legal) == 1:  # nothing to choose (say, declining a four you cannot complete)
+        return [legal[0]]
+    print(f"\n=== your turn: {raw.possible_agents[seat]} ===", file=out)
+    print(table_text(env, seat), file=out)
+    if hint:
+        print(hint, file=out)
+    print(legal_moves_text(raw, legal), file=out)
+    while True:
+        prompt = "your move (cards, a whole play, or #N from the list; q to quit): "
+        try:
+            if deadline is None:
+                text = input_fn(prompt).strip()
+            else:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                prompt = f"your move ({left:.0f} s left; cards or #N, q to quit): "
+                reply = timed_input(prompt, left) if input_fn is input else input_fn(prompt)
+                if reply is None or time.monotonic() > deadline:
+                    return None
+                text = reply.strip()
+        except TimeoutError:
+            return None
+        except EOFError:
+            raise QuitRequested from None
+        if text in ("q", "quit", "exit"):  # lower case only: "Q" is a queen
+            raise QuitRequested
+        if not text:
+            continue
+        try:
+            return parse_human_line(raw, text, legal)
+        except ValueError as e:
+            print(f"  {e}", file=out)
+
+
+# --------------------------------------------------------------------------- one match
+def play_match(
+    env: Any,
+    agents: Sequence[Agent],
+    names: Sequence[str],
+    seed: int,
+    out: TextIO,
+    render: bool = False,
+    input_fn: Callable[[str], str] = input,
+    pause: Callable[[], None] | None = None,
+    timer_seconds: float | None = None,
+) -> MatchResult:
+    """One match on the AEC env; ``agents[s]`` plays seat s. With ``render`` the table is
+    printed after every move; with a human seated the other players' moves are printed.
+    ``timer_seconds``: a person's turn timer (None: the game's own, 0: none)."""
+    raw = env.unwrapped
+    game = raw.spec.name
+    index = {a: i for i, a in enumerate(raw.possible_agents)}
+    humans = [s for s, a in enumerate(agents) if a.is_human]
+    viewer = humans[0] if humans else None  # never show a human the other hands
+    narrate = render or bool(humans)
+    env.reset(seed=seed)
+    for agent in agents:
+        agent.reset()
+    returns = [0.0] * len(agents)
+    final_info: dict[str, Any] = {}
+    last_round = None
+    timer = turn_seconds(env, timer_seconds) if humans else 0.0
+    voids = 0
+    turn_key: tuple | None = None  # (seat, round) of the person whose turn clock runs
+    deadline = 0.0
+    cut = False  # the match was cut short (max_steps)
+    pending: list[int] = []  # the rest of a whole play a person typed
+    pending_seat = -1
+    if render:
+        print(table_text(env, viewer), file=out)
+    for name in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        seat = index[name]
+        returns[seat] += float(reward)
+        if terminated or truncated:
+            final_info = info
+            cut = cut or bool(truncated and not terminated)
+            env.step(None)
+            continue
+        if narrate and info.get("round") != last_round:
+            if last_round is not None and info.get("void_rounds", 0) > voids:
+                voids = info["void_rounds"]
+                print(f"-- round {last_round} void: nobody scores it; scores {info['scores']}", file=out)
+            elif last_round is not None and "scores" in info:
+                print(f"-- round {last_round} over; scores {info['scores']}", file=out)
+            last_round = info.get("round")
+        agent = agents[seat]
+        legal = raw.legal_actions()
+        before = raw.state_dict() if narrate else None
+        hint = narration.phase_hint(game, before, seat) if agent.is_human else None
+        if agent.is_human and pending and pending_seat == seat and pending[0] in legal:
+            action = pending.pop(0)  # the next step of the play typed whole
+        elif agent.is_human and timer > 0:
+            pending = []
+            # the turn timer runs from the first decision of the turn to the last
+            if turn_key != (seat, info.get("round")):
+                turn_key = (seat, info.get("round"))
+                deadline = time.monotonic() + timer
+            plan = ask_human(env, seat, input_fn, out, deadline, hint) if time.monotonic() < deadline else None
+            if plan is None:
+                action = _timeout_action(env)
+                print(f"{name} (you): time is up ({timer:g} s a turn): {raw.action_to_str(action)} played for you",
+                      file=out)
+            else:
+                action, pending, pending_seat = plan[0], plan[1:], seat
+        elif agent.is_human:
+            action, *pending = ask_human(env, seat, input_fn, out, hint=hint)
+            pending_seat = seat
+        else:
+            turn_key = None
+            action = int(agent.act(obs["observation"], obs["action_mask"].astype(np.bool_)))
+        env.step(action)
+        if narrate:
+            move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)
+            forced = narration.forced_note(seat, viewer, len(legal) == 1)
+            if not narration.quiet(game, before, seat, viewer, move, len(legal) == 1):
+                note = narration.move_note(game, before, seat, move)
+                print(f"{name} ({names[seat]}): {move}{note}{forced}", file=out)
+            for line in narration.events(game, before, raw.state_dict(), seat, viewer, move):
+                print(f"  {line}", file=out)
+        if render:
+            print(table_text(env, viewer) + "\n", file=out)
+            if pause is not None and not agent.is_human:
+                pause()
+    scores = final_info.get("scores")
+    result = MatchResult(returns, list(scores) if scores is not None else None, win_shares([returns])[0].tolist(), cut)
+    if narrate and cut:
+        print(f"match cut short (max_steps): no winner; scores {scores}", file=out)
+    elif narrate:
+        winners = [f"{raw.possible_agents[s]} ({names[s]})" for s, x in enumerate(result.shares) if x > 0]
+        print(
+            f"match over: winner {' and '.join(winners)}; scores {scores}; rewards {[round(r, 3) for r in returns]}",
+            file=out,
+        )
+    return result

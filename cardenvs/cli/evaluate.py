@@ -1,0 +1,113 @@
+"""``cardenvs eval``: many matches on the vector env, seats rotated every match, each seat's
+share of the wins with a 95 % confidence interval and its mean score."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any, TextIO
+
+import numpy as np
+
+from cardenvs.agents import make_agent
+from cardenvs.cli.common import (
+    CliError,
+    agent_list,
+    format_table,
+    game_and_options,
+    game_command,
+    policy_setup,
+    progress,
+)
+
+
+def add_parser(sub: Any, epilog: str | None) -> None:
+    """``eval GAME --agents ...``: the agents, how many matches and how many at once."""
+    ev = game_command(
+        sub,
+        "eval",
+        epilog,
+        help="measure agents against each other on the vector env",
+        description="Play many matches on the vector env with the seats rotated every match, and report each "
+        "seat's share of the wins with a 95 % confidence interval and its mean score. Matches cut short by "
+        "max_steps are counted apart.",
+    )
+    ev.add_argument("--agents", required=True,
+                    help="comma-separated agents, the last one filling the remaining seats: random, heuristic, ppo "
+                    "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH; rami51 also "
+                    "scorer (its shipped card scorer), scorer:PATH (a scorer.npz)")
+    ev.add_argument("--matches", type=int, default=4000, help="number of matches (default 4000)")
+    ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
+    ev.add_argument("--batch", type=int, default=1000, help="matches played together (default 1000)")
+
+
+def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Play ``--matches`` matches in batches of ``--batch``, then each seat's figures."""
+    from cardenvs.agents.evaluate import evaluate
+
+    spec, options = game_and_options(args)
+    policy_setup(spec, agent_list(args.agents), options, out)
+    try:  # the options checked by the game before anything is played
+        from cardenvs.core.vector import VecEnv
+
+        num_players = VecEnv(spec, 1, **options).num_players
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    wanted = agent_list(args.agents)
+    if not wanted:
+        raise CliError("--agents needs at least one agent name")
+    if len(wanted) > num_players:
+        raise CliError(f"{len(wanted)} agents for {num_players} seats")
+    names = wanted + [wanted[-1]] * (num_players - len(wanted))  # the last agent fills the table
+    if args.matches < 1:
+        raise CliError(f"--matches must be at least 1, got {args.matches}")
+    if args.seed < 0:
+        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    slots = []
+    for k, name in enumerate(names):
+        try:
+            slots.append(make_agent(name, spec, seed=args.seed * 1000 + k, options=options))
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    print(f"{spec.env_id}: {num_players} players, seats {','.join(names)} (rotated every match); "
+          f"{args.matches} matches from seed {args.seed}", file=out)
+    start = time.perf_counter()
+    done = 0
+    results = None
+    batch = max(1, min(args.batch, args.matches))
+    try:
+        while done < args.matches:
+            n = min(batch, args.matches - done)
+            part = evaluate(spec, slots, n, seed=args.seed, options=options, batch_size=n, first_match=done)
+            results = part if results is None else [_merge(a, b) for a, b in zip(results, part, strict=True)]
+            done += n
+            progress(done, args.matches, err)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    elapsed = time.perf_counter() - start
+    assert results is not None
+    truncated = results[0].truncated
+    finished = done - truncated
+    print(f"\n{done} matches in {elapsed:.1f} s: {finished} finished, {truncated} cut short by max_steps "
+          f"(left out of the figures below); fair share {1 / num_players:.1%}", file=out)
+    rows = []
+    for k, r in enumerate(results):
+        share = f"{r.win_rate:.1%} ± {r.ci95:.1%}" if r.finished > 1 else "-"
+        score = "-" if np.isnan(r.mean_score) else f"{r.mean_score:.2f}"
+        rows.append([str(k + 1), names[k], f"{r.wins:.1f}", share, score])
+    print(format_table(["seat", "agent", "wins", "win share (95 % CI)", "mean score"], rows, right=(2, 3, 4)),
+          file=out)
+    print(f"win share: ties shared; score: the game's match score, {spec.score_sense} is better", file=out)
+    return 0
+
+
+def _merge(a: Any, b: Any) -> Any:
+    """One seat's figures over two batches of matches."""
+    from cardenvs.agents.evaluate import SlotResult
+
+    finished = a.finished + b.finished
+    parts = [(r.mean_score, r.finished) for r in (a, b) if r.finished]  # a chunk of cut matches has no mean
+    mean = (np.nan if not parts or any(np.isnan(m) for m, _ in parts)
+            else sum(m * f for m, f in parts) / finished)
+    return SlotResult(a.name, a.matches + b.matches, a.wins + b.wins, mean, a.truncated + b.truncated,
+                      a.wins_sq + b.wins_sq)

@@ -1,0 +1,193 @@
+"""``cardenvs play``: matches between agents, or with a person at the table, on the AEC env.
+
+Seats take the agents in the order given, the list repeated to fill the table, and rotate
+by one between matches so that no agent keeps a seat. The winner of a match is the seat
+(or seats) with the highest total reward over the match; a tie shares the win. The score
+column is the game's match score (``infos[agent]["scores"]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+import numpy as np
+
+from cardenvs.agents import Agent, has_heuristic, make_agent
+from cardenvs.cli.common import (
+    EXIT_INTERRUPTED,
+    CliError,
+    agent_list,
+    format_table,
+    game_and_options,
+    game_command,
+    policy_setup,
+    progress,
+    seat_names,
+)
+from cardenvs.cli.console import QuitRequested, play_match
+from cardenvs.envs import make
+
+
+def add_parser(sub: Any, epilog: str | None) -> None:
+    """``play GAME``: its agents, matches and what a person at the table sees."""
+    play = game_command(
+        sub,
+        "play",
+        epilog,
+        help="play matches between agents (or you)",
+        description="Play matches on the AEC env. Seats rotate by one between matches. The winner of a "
+        "match is the seat (or seats, sharing) with the highest total reward; the score is the game's "
+        "match score (infos['scores']).",
+    )
+    play.add_argument(
+        "--agents",
+        help="comma-separated agents repeated to fill the seats: random, heuristic, human, ppo (the shipped "
+        "baseline), ppo:PATH (a trained policy); rami51 also scorer (its shipped card scorer), scorer:PATH "
+        "(default: heuristic where the game has one, else random)",
+    )
+    play.add_argument("--games", type=int, default=1, help="number of matches (default 1)")
+    play.add_argument("--seed", type=int, help="seed of the first match (match g uses seed+g); random if omitted")
+    play.add_argument("--render", action="store_true", help="play one match, printing the table after every move")
+    play.add_argument("--delay", type=float, default=0.0, metavar="SECONDS",
+                      help="with --render: pause this long after each move")
+    play.add_argument("--step", action="store_true", help="with --render: wait for Enter after each move")
+    play.add_argument("--turn-seconds", type=float, metavar="SECONDS",
+                      help="a person's time for a turn before the game plays it for them (0: no timer; default: "
+                      "the game's traditional timer, 30 s in the rummies, none in the other games)")
+
+
+@dataclass
+class Tally:
+    seats: int = 0
+    wins: float = 0.0
+    score_sum: float = 0.0
+    scored: int = 0
+
+
+def results_table(tallies: dict[str, Tally]) -> str:
+    """Seats, wins, win rate and mean score of each agent over the matches played."""
+    rows = []
+    for name, t in tallies.items():
+        rate = f"{t.wins / t.seats:.1%}" if t.seats else "-"
+        score = f"{t.score_sum / t.scored:.2f}" if t.scored else "-"
+        rows.append([name, str(t.seats), f"{t.wins:.1f}", rate, score])
+    return format_table(["agent", "seats", "wins", "win rate", "mean score"], rows, right=(1, 2, 3, 4))
+
+
+def render_pause(args: argparse.Namespace, input_fn: Callable[[str], str]) -> Callable[[], None] | None:
+    """What ``--render`` waits for after each move: Enter (``--step``), a delay, or nothing."""
+    if getattr(args, "step", False):
+        return lambda: input_fn("[Enter: next move] ") and None
+    delay = getattr(args, "delay", 0.0) or 0.0
+    if delay < 0:
+        raise CliError(f"--delay must be >= 0, got {delay}")
+    return (lambda: time.sleep(delay)) if delay else None
+
+
+def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Callable[[str], str]) -> int:
+    """Play ``--games`` matches (one with ``--render``), then the table of each agent's wins."""
+    spec, options = game_and_options(args)
+    if args.agents:
+        policy_setup(spec, agent_list(args.agents), options, out)
+    try:
+        env = make(spec.env_id, **options)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    num_players = env.unwrapped.num_players
+    if args.agents:
+        wanted = agent_list(args.agents)
+        if not wanted:
+            raise CliError("--agents needs at least one agent name")
+    else:
+        wanted = ["heuristic" if has_heuristic(spec) else "random"]
+    names = seat_names(wanted, num_players)
+    if names.count("human") > 1:
+        seats = ", ".join(str(s) for s, n in enumerate(names) if n == "human")
+        print(f"note: the agent list repeats to fill {num_players} seats: you play seats {seats}", file=out)
+    if args.seed is not None and args.seed < 0:
+        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    slots: list[Agent] = []
+    for k, name in enumerate(names):
+        agent_seed = int(np.random.SeedSequence([seed, k]).generate_state(1)[0])
+        try:
+            slots.append(make_agent(name, spec, seed=agent_seed, options=options))
+        except ValueError as e:
+            raise CliError(str(e)) from None
+    if args.games < 1:
+        raise CliError(f"--games must be at least 1, got {args.games}")
+    if args.turn_seconds is not None and not 0 <= args.turn_seconds < float("inf"):
+        raise CliError(f"--turn-seconds must be a number >= 0, got {args.turn_seconds}")
+    if args.turn_seconds is not None and getattr(spec.module, "timeout_actions", None) is None:
+        print(f"note: {spec.title} has no turn timer; --turn-seconds is ignored", file=err)
+    games = args.games
+    if args.render and games > 1:
+        print("--render plays a single match", file=err)
+        games = 1
+    interactive = args.render or any(a.is_human for a in slots)
+    tallies = {n: Tally() for n in dict.fromkeys(names)}
+    opts = ", ".join(f"{k}={v}" for k, v in options.items())
+    print(
+        f"{spec.env_id}: {num_players} players, seats {','.join(names)}; seed {seed}"
+        + (f"; options {opts}" if opts else ""),
+        file=out,
+    )
+    start = time.perf_counter()
+    played = 0
+    cut_short = 0
+    status = 0
+    try:
+        for g in range(games):
+            # rotate: in match g seat s is played by slot (s + g) % P
+            order = [(s + g) % num_players for s in range(num_players)]
+            res = play_match(
+                env,
+                [slots[k] for k in order],
+                [names[k] for k in order],
+                seed + g,
+                out,
+                render=args.render,
+                input_fn=input_fn,
+                pause=render_pause(args, input_fn),
+                timer_seconds=args.turn_seconds,
+            )
+            if res.truncated:
+                cut_short += 1
+            else:
+                for s, k in enumerate(order):
+                    t = tallies[names[k]]
+                    t.seats += 1
+                    t.wins += res.shares[s]
+                    if res.scores is not None:
+                        t.score_sum += res.scores[s]
+                        t.scored += 1
+            played += 1
+            if games > 1 and not interactive:
+                progress(played, games, err)
+    except QuitRequested:
+        print("\nquit", file=out)
+    except KeyboardInterrupt:
+        if games > 1 and not interactive:
+            err.write("\n")
+        print(f"interrupted after {played} of {games} matches", file=err)
+        status = EXIT_INTERRUPTED
+    if played:
+        elapsed = time.perf_counter() - start
+        print(
+            f"\n{played} match{'es' if played > 1 else ''} in {elapsed:.1f} s; "
+            f"fair share {1 / num_players:.1%} of the wins per seat"
+            + (f"; {cut_short} cut short by max_steps, left out of the table" if cut_short else ""),
+            file=out,
+        )
+        print(results_table(tallies), file=out)
+        print(
+            "winner: the seat(s) with the highest total reward of the match, ties shared; "
+            f"score: the game's match score (infos['scores']), {spec.score_sense} is better",
+            file=out,
+        )
+    return status
