@@ -334,7 +334,9 @@ def state_to_dict(spec: GameSpec, rec: np.void) -> dict[str, Any]:
     return out
 
 
-def _card_counts(spec: GameSpec, cards: Any, size: int, where: str) -> np.ndarray:
+def _card_counts(spec: GameSpec, cards: Any, size: int, where: str, high: int) -> np.ndarray:
+    """Card counts of a list of cards; a card held more than ``high`` times (the record's
+    bound: a uint8 count would keep it modulo 256) is a ValueError."""
     if not isinstance(cards, (list, tuple, str)):
         raise ValueError(f"scenario {where}: expected a list of cards, got {cards!r}")
     counts = np.zeros(size, dtype=np.int64)
@@ -342,6 +344,10 @@ def _card_counts(spec: GameSpec, cards: Any, size: int, where: str) -> np.ndarra
         if c >= size:
             raise ValueError(f"scenario {where}: card {_fmt_card(spec, c)!r} is not in this game")
         counts[c] += 1
+    if counts.size and counts.max() > high:
+        c = int(counts.argmax())
+        raise ValueError(f"scenario {where}: card {_fmt_card(spec, c)!r} appears {int(counts[c])} times, "
+                         f"more than the decks hold")
     return counts
 
 
@@ -411,9 +417,9 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
             elif k == "seats_card":
                 rec[name][p] = -1 if v is None else parse_cards([v], odin=spec.odin_cards)[0]
             elif v is not None:  # hands; None entries are dealt by the loader
-                rec[name][p] = _card_counts(spec, v, size, f"{name}[{p}]")
+                rec[name][p] = _card_counts(spec, v, size, f"{name}[{p}]", _deck_high(spec, rec))
     elif k == "cards":
-        rec[name] = _card_counts(spec, value, size, repr(name))
+        rec[name] = _card_counts(spec, value, size, repr(name), _deck_high(spec, rec))
     elif k == "seat_list":
         if not isinstance(value, (list, tuple)) or len(value) > size:
             raise ValueError(f"scenario {name!r}: expected a list of at most {size} seats, got {value!r}")
@@ -432,6 +438,11 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
         spec.module.custom_from_dict(rec, name, value)
     else:  # pragma: no cover
         raise AssertionError(f"unknown field kind {k!r}")
+
+
+def _deck_high(spec: GameSpec, rec: np.void) -> int:
+    """The most copies of one card the game's decks hold (below every card count's dtype bound)."""
+    return int(np.asarray(spec.module.deck_counts(rec)).max())
 
 
 def _is_finite_number(value: Any) -> bool:
@@ -531,3 +542,59 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
     if complete is not None:
         complete(rec, scenario)
     spec.module.validate_state(rec)
+
+
+# --------------------------------------------------------------------------- boundary checks
+def check_flag(name: str, value: Any) -> bool:
+    """A True/False argument: TypeError for anything else (``"false"``, ``0``, ``None``),
+    never ``bool(value)``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_action(action: Any, num_actions: int, name: str = "action") -> int:
+    """One action as an int: an integer (a numpy integer, or a 0-d or one-element integer
+    array) in 0..num_actions - 1. TypeError for a float, a bool or a string (``1.9``, ``True``
+    and ``"1"`` would be read as another action), ValueError out of range."""
+    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+        action = action.reshape(()).item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer 0..{num_actions - 1}, got {action!r}")
+    if not 0 <= action < num_actions:
+        raise ValueError(f"{name} {action!r} is outside 0..{num_actions - 1}")
+    return int(action)
+
+
+def check_actions(actions: Any, num_envs: int, name: str = "actions") -> np.ndarray:
+    """A batch of actions as an int64 array of shape (num_envs,): TypeError for floats,
+    bools or strings (never ``astype``), ValueError for another shape."""
+    given = np.asarray(actions)
+    if given.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers of shape ({num_envs},), got dtype {given.dtype}")
+    if given.size != num_envs or given.ndim > 2 or (given.ndim == 2 and 1 not in given.shape):
+        raise ValueError(f"{name} must have shape ({num_envs},), got {given.shape}")
+    return np.ascontiguousarray(given.reshape(num_envs), dtype=np.int64)
+
+
+def check_reset_options(options: Any, allowed: tuple[str, ...] = ("scenario",)) -> dict[str, Any]:
+    """``reset``'s options: None or a dict whose keys are in ``allowed`` (a misspelt key
+    such as ``"scenaro"`` is refused, not ignored). Returns a dict."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"reset options must be a dict such as {{'scenario': state}} or None, "
+                        f"got {type(options).__name__}")
+    unknown = sorted(str(k) for k in options if k not in allowed)
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; known: {list(allowed)}")
+    return options
+
+
+def check_game_index(i: Any, num_envs: int) -> int:
+    """A game index 0..num_envs - 1 (no negative index from the end, no string)."""
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+        raise TypeError(f"game index must be an integer 0..{num_envs - 1}, got {i!r}")
+    if not 0 <= i < num_envs:
+        raise ValueError(f"game index must be 0..{num_envs - 1}, got {i!r}")
+    return int(i)
