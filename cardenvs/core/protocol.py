@@ -100,6 +100,16 @@ class GameSpec:
     #: rows (K, OBS_SIZE) into that version's; the actions are the same
     earlier_versions: dict[str, Any] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the module does not pickle: a spec travels as its env id, looked up again (copies too)
+        return (_registered_spec, (self.env_id,))
+
+
+def _registered_spec(env_id: str) -> GameSpec:
+    from cardenvs.core.registry import get_spec
+
+    return get_spec(env_id)
+
 
 @dataclass(frozen=True)
 class OptionSpec:
