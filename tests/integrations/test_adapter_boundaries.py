@@ -162,3 +162,34 @@ def test_the_gymnasium_envs_pickle_and_copy_and_continue_identically(make):
     for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
         assert _roll(clone if isinstance(env, LearnerVecEnv) else clone.unwrapped) == _roll(copy.deepcopy(raw))
     assert _roll(raw)  # the original goes on
+
+
+# ------------------------------------------------------------------ RLlib
+@pytest.mark.parametrize("action", [1.9, "1", True, 0.5, np.float32(2.0)])
+def test_the_rllib_env_refuses_actions_that_are_not_integers(action):
+    pytest.importorskip("ray.rllib")
+    from cardenvs.integrations.rllib import MultiAgentCardEnv
+
+    env = MultiAgentCardEnv({"game": "president"})
+    obs, _ = env.reset(seed=0)
+    agent = next(iter(obs))
+    before = env.env.state_dict()
+    with pytest.raises(TypeError, match="action"):
+        env.step({agent: action})
+    assert env.env.state_dict() == before
+
+
+def test_the_rllib_env_refuses_a_string_flag_and_a_finished_match():
+    pytest.importorskip("ray.rllib")
+    from cardenvs.integrations.rllib import MultiAgentCardEnv
+
+    with pytest.raises(TypeError, match="scale_observations"):
+        MultiAgentCardEnv({"game": "president", "scale_observations": "false"})
+    env = MultiAgentCardEnv({"game": "odin", "single_round": True})
+    env.reset(seed=0)
+    before = env.env.state_dict()
+    with pytest.raises(ValueError, match="'terminated'.*match is over"):
+        env.reset(options={"scenario": _finished_state("odin", single_round=True)})
+    assert env.env.state_dict() == before
+    with pytest.raises(ValueError, match="option"):
+        env.reset(options={"scenaro": before})
