@@ -382,8 +382,8 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
             raise ValueError(f"scenario {name!r}: {value} is out of range ({low}..{info.max})")
         rec[name] = value
     elif k == "float":
-        if not _is_finite_number(value):
-            raise ValueError(f"scenario {name!r}: expected a finite number, got {value!r}")
+        if not _is_finite_number(value) or not _fits(value, rec[name].dtype):
+            raise ValueError(f"scenario {name!r}: expected a finite number within {rec[name].dtype}, got {value!r}")
         rec[name] = value
     elif k == "bool":
         if not isinstance(value, (bool, np.bool_)):
@@ -421,8 +421,9 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
                     raise ValueError(f"scenario {name}[{p}]: expected true or false, got {v!r}")
                 rec[name][p] = bool(v)
             elif k == "seats_float":
-                if not _is_finite_number(v):
-                    raise ValueError(f"scenario {name}[{p}]: expected a finite number, got {v!r}")
+                if not _is_finite_number(v) or not _fits(v, rec[name].dtype):
+                    raise ValueError(f"scenario {name}[{p}]: expected a finite number within {rec[name].dtype}, "
+                                     f"got {v!r}")
                 rec[name][p] = float(v)
             elif k == "seats_card":
                 rec[name][p] = -1 if v is None else parse_cards([v], odin=spec.odin_cards)[0]
@@ -448,6 +449,12 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
         spec.module.custom_from_dict(rec, name, value)
     else:  # pragma: no cover
         raise AssertionError(f"unknown field kind {k!r}")
+
+
+def _fits(value: Any, dtype: np.dtype) -> bool:
+    """A finite number stays finite in ``dtype`` (1e39 would be stored as inf in a float32)."""
+    with np.errstate(over="ignore"):
+        return bool(np.isfinite(np.asarray(value, dtype=dtype)))
 
 
 def _deck_high(spec: GameSpec, rec: np.void) -> int:
@@ -551,7 +558,17 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
     complete = getattr(spec.module, "complete_scenario", None)
     if complete is not None:
         complete(rec, scenario)
+    _check_steps(rec)
     spec.module.validate_state(rec)
+
+
+def _check_steps(rec: np.void) -> None:
+    """Every game: a match that runs has not reached ``max_steps`` (it would have been truncated)."""
+    steps, cap = int(rec["num_steps"]), int(rec["max_steps"])
+    over = bool(rec["terminated"] or rec["truncated"])
+    if cap > 0 and (steps > cap or (steps == cap and not over)):
+        raise ValueError(f"scenario 'num_steps': {steps} must stay below max_steps {cap} while the match runs "
+                         f"(at most {cap} once it is over)")
 
 
 # --------------------------------------------------------------------------- boundary checks
