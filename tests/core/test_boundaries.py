@@ -111,3 +111,25 @@ def test_a_partial_scenario_deals_the_same_in_the_aec_and_the_vector_env(env_id)
     venv.reset()
     venv.load_state_dict(1, partial, seed=11)
     assert venv.state_dict(1) == env.state_dict()
+
+
+# ------------------------------------------------------------------ counters no play reaches, every game
+SIBLINGS = [
+    ("odin_v1", {}, {"scores": [32760, 0, 0, 0]}, r"scores\[0\] must be 0\.\.14 while the match runs"),
+    ("odin_v1", {}, {"round_points": [30, 0, 0, 0]}, r"round_points\[0\] must be 0\.\.0"),
+    ("president_v0", {}, {"scores": [500, 0, 0, 0]}, r"scores\[0\] must be 0\.\.0 after 0 finished round"),
+    ("rami51_v2", {}, {"turns": 10**6}, "turns must stay below max_turns_per_round"),
+    ("president_v0", {"max_steps": 30}, {"num_steps": 30}, "'num_steps': 30 must stay below max_steps 30"),
+    ("odin_v1", {"max_steps": 30}, {"num_steps": 10**6}, "'num_steps': 1000000 must stay below max_steps 30"),
+] + [(g, {"num_players": 4}, {"rewards": [1e39, 0.0, 0.0, 0.0]}, "within float32") for g in ENV_IDS]
+
+
+@pytest.mark.parametrize("env_id,options,change,message", SIBLINGS,
+                         ids=[f"{c[0]}-{next(iter(c[2]))}" for c in SIBLINGS])
+def test_counters_no_play_reaches_are_refused_in_every_game(env_id, options, change, message):
+    env = cardenvs.make_raw(env_id, **options)
+    env.reset(seed=2)
+    before = env.state_dict()
+    with pytest.raises(ValueError, match=message):
+        env.reset(options={"scenario": {**before, **change}})
+    assert env.state_dict() == before
