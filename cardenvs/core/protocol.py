@@ -101,14 +101,15 @@ class GameSpec:
     earlier_versions: dict[str, Any] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # the module does not pickle: a spec travels as its env id, looked up again (copies too)
-        return (_registered_spec, (self.env_id,))
+        # the module does not pickle: a spec travels as its game package's name, whose SPEC
+        # it is (deep copies too)
+        return (_spec_of, (self.module.__name__,))
 
 
-def _registered_spec(env_id: str) -> GameSpec:
-    from cardenvs.core.registry import get_spec
+def _spec_of(module_name: str) -> GameSpec:
+    import importlib
 
-    return get_spec(env_id)
+    return importlib.import_module(module_name).SPEC
 
 
 @dataclass(frozen=True)
@@ -581,11 +582,11 @@ def check_flag(name: str, value: Any) -> bool:
 
 
 def check_action(action: Any, num_actions: int, name: str = "action") -> int:
-    """One action as an int: an integer (a numpy integer, or a 0-d or one-element integer
-    array) in 0..num_actions - 1. TypeError for a float, a bool or a string (``1.9``, ``True``
+    """One action as an int: an integer (a numpy integer, or a 0-d integer array) in
+    0..num_actions - 1. TypeError for a float, a bool, a string or an array (``1.9``, ``True``
     and ``"1"`` would be read as another action), ValueError out of range."""
-    if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
-        action = action.reshape(()).item()
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action.item()
     if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
         raise TypeError(f"{name} must be an integer 0..{num_actions - 1}, got {action!r}")
     if not 0 <= action < num_actions:
@@ -612,7 +613,8 @@ def check_reset_options(options: Any, allowed: tuple[str, ...] = ("scenario",)) 
     if not isinstance(options, dict):
         raise TypeError(f"reset options must be a dict such as {{'scenario': state}} or None, "
                         f"got {type(options).__name__}")
-    unknown = sorted(str(k) for k in options if k not in allowed)
+    # "options" is what PettingZoo's api_test sends to see that reset takes options: tolerated
+    unknown = sorted(str(k) for k in options if k not in allowed and k != "options")
     if unknown:
         raise ValueError(f"unknown reset option(s) {unknown}; known: {list(allowed)}")
     return options

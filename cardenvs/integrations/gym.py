@@ -221,6 +221,8 @@ class SingleAgentEnv(gymnasium.Env):
         agent = env.possible_agents[self.seat]
         if self._done():
             raise RuntimeError("the match is over: call reset()")
+        if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+            action = action.reshape(())  # a one-element integer array, as a policy's predict gives
         action = check_action(action, self.action_space.n)
         reward, self._pending = self._pending, 0.0
         env.step(action)

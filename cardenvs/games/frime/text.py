@@ -254,7 +254,6 @@ def validate_state(rec) -> None:
         raise ValueError(f"scenario: the money and the pot must add up to {START_MONEY}¢ a player")
     if int(rec["pot"]) < 0:
         raise ValueError("scenario: the pot cannot be negative")
-    check_counters(rec)
     build = phase == PHASE_BUILD
     if build != (int(rec["build_kind"]) != 0) or (not build and rec["build_n"]):
         raise ValueError("scenario: a meld is being built ('build' with a kind) exactly in the build phase")
@@ -263,6 +262,7 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: 'target' (a table meld 0..) is set exactly in the layoff phase")
     if rec["going_out"] and (out >= 0 or phase not in (PHASE_LAY, PHASE_BUILD)):
         raise ValueError("scenario: 'going_out' only while nobody is out, in the lay or build phase")
+    check_counters(rec)
     if phase == PHASE_OVER:
         return
     if not 0 <= int(rec["last_turns"]) <= (P - 1 if out >= 0 else 0):
