@@ -7,9 +7,10 @@ from typing import Any
 import numpy as np
 
 from cardenvs.core.protocol import GameSpec
+from cardenvs.core.registry import PicklesBySpec
 
 
-class Agent:
+class Agent(PicklesBySpec):
     """A player that picks a legal action from an observation and its action mask.
 
     Agents are built from the game's registry entry (``spec``) so that they can

@@ -41,6 +41,7 @@ from cardenvs.agents.training.running_stats import RunningStats
 if TYPE_CHECKING:  # the trainer hands itself (and its class, for the workers) to these workers
     from cardenvs.agents.training.trainer import Trainer
 
+from cardenvs.core.protocol import check_actions
 from cardenvs.core.registry import get_spec
 
 #: how many times one round may replace a dead worker before the error is raised
@@ -263,11 +264,22 @@ class SelfPlayWorker:
                 self.agent = make_agent(policy, self.spec, seed=self.seed, options=self.options)
                 self.agent_name = policy
             return lambda obs, mask: (self.agent.act_batch(obs, mask), None)
-        if callable(policy):
-            return lambda obs, mask: (np.asarray(policy(obs, mask), dtype=np.int64), None)
+        if callable(policy):  # its actions as given: a float or a bool is a TypeError, never cast
+            return lambda obs, mask: (check_actions(policy(obs, mask), mask.shape[0], "the policy's actions"), None)
         raise TypeError(f"policy must be an agent name, a PolicyNetwork or a callable, got {type(policy).__name__}")
 
     def run(self, payload: dict[str, Any]) -> dict[str, np.ndarray]:
+        """One round of ``payload["steps"]`` steps; a step refused (an illegal action of a
+        callable policy, say) puts the worker back where it stood before the round, so
+        that its matches and its ``VecState`` stay together, and raises."""
+        saved = self.get_state()
+        try:
+            return self._run(payload)
+        except BaseException:
+            self.set_state(saved)
+            raise
+
+    def _run(self, payload: dict[str, Any]) -> dict[str, np.ndarray]:
         act = self._policy(payload["policy"])
         T, N, P = int(payload["steps"]), self.env.num_envs, self.env.num_players
         game = self.spec.module

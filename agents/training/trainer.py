@@ -39,7 +39,7 @@ import os
 import sys
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -745,17 +745,27 @@ class Trainer:
 
     @classmethod
     def resume(cls, folder: str | os.PathLike, minutes: float | None = None, decisions: int | None = None,
-               out: TextIO | None = None, err: TextIO | None = None) -> Trainer:
+               out: TextIO | None = None, err: TextIO | None = None, workers: int = 1,
+               ray: str | None = None) -> Trainer:
         """Continue the run in ``folder``. ``minutes``/``decisions``, when either is given,
         replace its budget (totals over the whole run; the one not given is then no limit).
-        The rest of the config is the run's own. Matches in progress when it stopped are
-        dealt anew; the opponents' random streams start again."""
+        Where it runs comes from the caller, never from the checkpoint: ``workers`` and
+        ``ray`` (as in :class:`TrainConfig`; default one worker in this process) replace the
+        run's, and its folder is ``folder``. The rest of the config is the run's own.
+        Matches in progress when it stopped are dealt anew; the opponents' random streams
+        start again."""
         torch = _torch()
         path = Path(folder) / "checkpoint.pt"
         if not path.is_file():
             raise ValueError(f"no checkpoint to resume in {str(folder)!r}")
         ckpt = load_checkpoint(path)
-        config = TrainConfig(**{**ckpt["config"], "hidden": tuple(ckpt["config"]["hidden"]), "out": str(folder)})
+        saved = ckpt["config"] if isinstance(ckpt.get("config"), dict) else {}
+        unknown = sorted(set(saved) - {f.name for f in fields(TrainConfig)})
+        if unknown or "game" not in saved:
+            raise ValueError(f"{str(path)!r}: its config has unknown keys {unknown} or no game")
+        # a file being loaded never decides a network address, a worker count or a path
+        local = {"out": str(folder), "workers": workers, "ray": ray}
+        config = TrainConfig(**{**saved, "hidden": tuple(saved.get("hidden", TrainConfig.hidden)), **local})
         if minutes is not None or decisions is not None:  # a new budget replaces both
             config.minutes, config.decisions = minutes, decisions
         self = cls(config, out=out, err=err)

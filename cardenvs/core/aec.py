@@ -19,7 +19,9 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
     GameSpec,
+    check_action,
     check_options,
+    check_reset_options,
     state_from_dict,
     state_to_dict,
 )
@@ -117,7 +119,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             rng = self._state["rng"][0]
         else:
             rng = rng_state_from_seed(int(np.random.SeedSequence().entropy) & ((1 << 63) - 1))
-        scenario = (options or {}).get("scenario")
+        scenario = check_reset_options(options).get("scenario")
         # built aside and committed only once complete: a scenario that fails to load
         # raises and leaves the env exactly as it was
         state = self._template.copy()
@@ -150,14 +152,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             return
         if action is None:
             raise ValueError(f"{agent} is to move: step(None) is only for a finished agent")
-        if isinstance(action, np.ndarray) and action.ndim == 0:
-            action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            # 3.7, "3" or True would be read as another action
-            raise TypeError(f"an action is an integer 0..{self._action_space.n - 1}, got {action!r}")
-        a = int(action)
-        if not 0 <= a < self._action_space.n:
-            raise ValueError(f"action {action!r} is outside 0..{self._action_space.n - 1}")
+        a = check_action(action, self._action_space.n)  # 3.7, "3" or True would be read as another action
         if not self._mask[0, a] and self.illegal_action == "raise":
             raise ValueError(self._illegal_message(agent, a))
         self._cumulative_rewards[agent] = 0.0
@@ -259,23 +254,17 @@ class CardGameEnv(PicklesBySpec, AECEnv):
 
 
 class BoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
-    """PettingZoo's AssertOutOfBoundsWrapper with a cheap integer check for Discrete
-    actions (``Discrete.contains`` costs more than a whole game step)."""
+    """PettingZoo's AssertOutOfBoundsWrapper, with the env's own checks instead of its
+    assertion: an action of the wrong type is a TypeError, one out of range a ValueError
+    (as from the raw env), and the check is cheap (``Discrete.contains`` costs more than a
+    whole game step)."""
 
     def __init__(self, env: CardGameEnv):
         super().__init__(env)
         self._raw = env
 
     def step(self, action: Any) -> None:
-        env = self._raw
-        agent = env.agent_selection
-        done = env.terminations[agent] or env.truncations[agent]
-        ok = (action is None and done) or (
-            isinstance(action, (int, np.integer)) and not isinstance(action, bool)
-            and 0 <= action < env._action_space.n
-        )
-        assert ok, "action is not in action space"
-        env.step(action)
+        self._raw.step(action)  # checks the action first: TypeError or ValueError, nothing changed
 
     def last(self, observe: bool = True) -> tuple:
         return self._raw.last(observe)

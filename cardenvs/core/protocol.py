@@ -100,6 +100,17 @@ class GameSpec:
     #: rows (K, OBS_SIZE) into that version's; the actions are the same
     earlier_versions: dict[str, Any] = field(default_factory=dict)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the module does not pickle: a spec travels as its game package's name, whose SPEC
+        # it is (deep copies too)
+        return (_spec_of, (self.module.__name__,))
+
+
+def _spec_of(module_name: str) -> GameSpec:
+    import importlib
+
+    return importlib.import_module(module_name).SPEC
+
 
 @dataclass(frozen=True)
 class OptionSpec:
@@ -337,7 +348,9 @@ def state_to_dict(spec: GameSpec, rec: np.void) -> dict[str, Any]:
     return out
 
 
-def _card_counts(spec: GameSpec, cards: Any, size: int, where: str) -> np.ndarray:
+def _card_counts(spec: GameSpec, cards: Any, size: int, where: str, high: int) -> np.ndarray:
+    """Card counts of a list of cards; a card held more than ``high`` times (the record's
+    bound: a uint8 count would keep it modulo 256) is a ValueError."""
     if not isinstance(cards, (list, tuple, str)):
         raise ValueError(f"scenario {where}: expected a list of cards, got {cards!r}")
     counts = np.zeros(size, dtype=np.int64)
@@ -345,6 +358,10 @@ def _card_counts(spec: GameSpec, cards: Any, size: int, where: str) -> np.ndarra
         if c >= size:
             raise ValueError(f"scenario {where}: card {_fmt_card(spec, c)!r} is not in this game")
         counts[c] += 1
+    if counts.size and counts.max() > high:
+        c = int(counts.argmax())
+        raise ValueError(f"scenario {where}: card {_fmt_card(spec, c)!r} appears {int(counts[c])} times, "
+                         f"more than the decks hold")
     return counts
 
 
@@ -369,8 +386,8 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
             raise ValueError(f"scenario {name!r}: {value} is out of range ({low}..{info.max})")
         rec[name] = value
     elif k == "float":
-        if not _is_finite_number(value):
-            raise ValueError(f"scenario {name!r}: expected a finite number, got {value!r}")
+        if not _is_finite_number(value) or not _fits(value, rec[name].dtype):
+            raise ValueError(f"scenario {name!r}: expected a finite number within {rec[name].dtype}, got {value!r}")
         rec[name] = value
     elif k == "bool":
         if not isinstance(value, (bool, np.bool_)):
@@ -408,15 +425,16 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
                     raise ValueError(f"scenario {name}[{p}]: expected true or false, got {v!r}")
                 rec[name][p] = bool(v)
             elif k == "seats_float":
-                if not _is_finite_number(v):
-                    raise ValueError(f"scenario {name}[{p}]: expected a finite number, got {v!r}")
+                if not _is_finite_number(v) or not _fits(v, rec[name].dtype):
+                    raise ValueError(f"scenario {name}[{p}]: expected a finite number within {rec[name].dtype}, "
+                                     f"got {v!r}")
                 rec[name][p] = float(v)
             elif k == "seats_card":
                 rec[name][p] = -1 if v is None else parse_cards([v], odin=spec.odin_cards)[0]
             elif v is not None:  # hands; None entries are dealt by the loader
-                rec[name][p] = _card_counts(spec, v, size, f"{name}[{p}]")
+                rec[name][p] = _card_counts(spec, v, size, f"{name}[{p}]", _deck_high(spec, rec))
     elif k == "cards":
-        rec[name] = _card_counts(spec, value, size, repr(name))
+        rec[name] = _card_counts(spec, value, size, repr(name), _deck_high(spec, rec))
     elif k == "seat_list":
         if not isinstance(value, (list, tuple)) or len(value) > size:
             raise ValueError(f"scenario {name!r}: expected a list of at most {size} seats, got {value!r}")
@@ -435,6 +453,17 @@ def _set_field(spec: GameSpec, rec: np.void, f: Field, value: Any, P: int) -> No
         spec.module.custom_from_dict(rec, name, value)
     else:  # pragma: no cover
         raise AssertionError(f"unknown field kind {k!r}")
+
+
+def _fits(value: Any, dtype: np.dtype) -> bool:
+    """A finite number stays finite in ``dtype`` (1e39 would be stored as inf in a float32)."""
+    with np.errstate(over="ignore"):
+        return bool(np.isfinite(np.asarray(value, dtype=dtype)))
+
+
+def _deck_high(spec: GameSpec, rec: np.void) -> int:
+    """The most copies of one card the game's decks hold (below every card count's dtype bound)."""
+    return int(np.asarray(spec.module.deck_counts(rec)).max())
 
 
 def _is_finite_number(value: Any) -> bool:
@@ -533,4 +562,71 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
     complete = getattr(spec.module, "complete_scenario", None)
     if complete is not None:
         complete(rec, scenario)
+    _check_steps(rec)
     spec.module.validate_state(rec)
+
+
+def _check_steps(rec: np.void) -> None:
+    """Every game: a match that runs has not reached ``max_steps`` (it would have been truncated)."""
+    steps, cap = int(rec["num_steps"]), int(rec["max_steps"])
+    over = bool(rec["terminated"] or rec["truncated"])
+    if cap > 0 and (steps > cap or (steps == cap and not over)):
+        raise ValueError(f"scenario 'num_steps': {steps} must stay below max_steps {cap} while the match runs "
+                         f"(at most {cap} once it is over)")
+
+
+# --------------------------------------------------------------------------- boundary checks
+def check_flag(name: str, value: Any) -> bool:
+    """A True/False argument: TypeError for anything else (``"false"``, ``0``, ``None``),
+    never ``bool(value)``."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_action(action: Any, num_actions: int, name: str = "action") -> int:
+    """One action as an int: an integer (a numpy integer, or a 0-d integer array) in
+    0..num_actions - 1. TypeError for a float, a bool, a string or an array (``1.9``, ``True``
+    and ``"1"`` would be read as another action), ValueError out of range."""
+    if isinstance(action, np.ndarray) and action.ndim == 0 and action.dtype.kind in "iu":
+        action = action.item()
+    if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer 0..{num_actions - 1}, got {action!r}")
+    if not 0 <= action < num_actions:
+        raise ValueError(f"{name} {action!r} is outside 0..{num_actions - 1}")
+    return int(action)
+
+
+def check_actions(actions: Any, num_envs: int, name: str = "actions") -> np.ndarray:
+    """A batch of actions as an int64 array of shape (num_envs,): TypeError for floats,
+    bools or strings (never ``astype``), ValueError for another shape."""
+    given = np.asarray(actions)
+    if given.dtype.kind not in "iu":
+        raise TypeError(f"{name} must be integers of shape ({num_envs},), got dtype {given.dtype}")
+    if given.size != num_envs or given.ndim > 2 or (given.ndim == 2 and 1 not in given.shape):
+        raise ValueError(f"{name} must have shape ({num_envs},), got {given.shape}")
+    return np.ascontiguousarray(given.reshape(num_envs), dtype=np.int64)
+
+
+def check_reset_options(options: Any, allowed: tuple[str, ...] = ("scenario",)) -> dict[str, Any]:
+    """``reset``'s options: None or a dict whose keys are in ``allowed`` (a misspelt key
+    such as ``"scenaro"`` is refused, not ignored). Returns a dict."""
+    if options is None:
+        return {}
+    if not isinstance(options, dict):
+        raise TypeError(f"reset options must be a dict such as {{'scenario': state}} or None, "
+                        f"got {type(options).__name__}")
+    # "options" is what PettingZoo's api_test sends to see that reset takes options: tolerated
+    unknown = sorted(str(k) for k in options if k not in allowed and k != "options")
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; known: {list(allowed)}")
+    return options
+
+
+def check_game_index(i: Any, num_envs: int) -> int:
+    """A game index 0..num_envs - 1 (no negative index from the end, no string)."""
+    if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+        raise TypeError(f"game index must be an integer 0..{num_envs - 1}, got {i!r}")
+    if not 0 <= i < num_envs:
+        raise ValueError(f"game index must be 0..{num_envs - 1}, got {i!r}")
+    return int(i)

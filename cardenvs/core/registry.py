@@ -52,7 +52,7 @@ class PicklesBySpec:
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state["spec"] = self.spec.env_id
-        del state["game"]
+        state.pop("game", None)
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:

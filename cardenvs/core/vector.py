@@ -21,6 +21,7 @@ from cardenvs.core.protocol import (
     MODE_AUTO_FORCED,
     MODE_AUTO_RESET,
     GameSpec,
+    check_game_index,
     check_options,
     state_from_dict,
     state_to_dict,
@@ -248,29 +249,42 @@ class VecEnv(PicklesBySpec):
 
     def state_dict(self, i: int) -> dict[str, Any]:
         """The full state of game ``i`` (see the AEC env's ``state_dict``)."""
-        return state_to_dict(self.spec, self.states[i])
+        return state_to_dict(self.spec, self.states[check_game_index(i, self.num_envs)])
 
-    def load_state_dict(self, i: int, scenario: dict[str, Any]) -> VecState:
-        """Put game ``i`` in the state described by ``scenario`` (full or partial)."""
+    def load_state_dict(self, i: int, scenario: dict[str, Any], seed: int | None = None) -> VecState:
+        """Put game ``i`` in the state described by ``scenario`` (full or partial).
+
+        The random parts of a partial scenario (hands given as None, the stock's order, a
+        scenario without ``rng``) are drawn as in the AEC env's ``reset``: from ``seed``
+        when given (the same seed and scenario load the same game in both), else from the
+        game's own random stream, continued.
+
+        A finished match (``terminated`` or ``truncated``) loads only with
+        ``auto_reset=False``, where a finished game stays as it ended: with auto-reset a
+        game is never left finished between steps, so it is refused (ValueError)."""
         if self._state is None:
             raise RuntimeError("call reset() before load_state_dict()")
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
-            raise ValueError(f"game index must be 0..{self.num_envs - 1}, got {i!r}")
+        i = check_game_index(i, self.num_envs)
         # built aside and committed only once complete: a scenario that fails to load
         # raises and leaves the batch exactly as it was
         one = self._template[:1].copy()
-        rng = self.states["rng"][i]
+        rng = self.states["rng"][i] if seed is None else rng_state_from_seed(check_seed(seed))
         one["rng"] = rng
         obs, masks, current = self._state.observation, self._state.legal_action_mask, self._state.current_player
         obs1, masks1, current1 = np.zeros_like(obs[:1]), np.zeros_like(masks[:1]), np.zeros_like(current[:1])
         self.game.reset_batch(one, masks1, obs1, current1)
         state_from_dict(self.spec, one[0], scenario, np.random.default_rng(int(rng)))
         self.game.refresh_batch(one, masks1, obs1, current1)
+        finished = bool(one["terminated"][0] or one["truncated"][0])
+        if finished and self.auto_reset:
+            which = "terminated" if one["terminated"][0] else "truncated"
+            raise ValueError(f"scenario {which!r}: game {i} would load a finished match, which auto_reset=True "
+                             f"never holds between steps; load it into a VecEnv with auto_reset=False")
         self.states[i] = one[0]
         # new arrays: those returned before stay as the caller got them
         obs, masks, current = obs.copy(), masks.copy(), current.copy()
         obs[i], masks[i], current[i] = obs1[0], masks1[0], current1[0]
-        self._finished[i] = bool(one["terminated"][0] or one["truncated"][0])
+        self._finished[i] = finished
         self._legal = masks.copy()
         self._state = self._state._replace(observation=obs, legal_action_mask=masks, current_player=current)
         return self._state

@@ -17,6 +17,7 @@ algorithms step random actions; ``illegal_action="raise"`` raises instead.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,9 +35,13 @@ from cardenvs.core.protocol import (
     EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
     GameSpec,
+    check_action,
+    check_actions,
+    check_flag,
+    check_reset_options,
 )
 from cardenvs.core.registry import GAMES, get_spec
-from cardenvs.core.rng import batch_seeds, rng_state_from_seed
+from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
 from cardenvs.core.vector import VecEnv
 
 #: an opponent: an agent name ("random", "heuristic"), an agent object (``act`` and
@@ -81,20 +86,26 @@ def _make_opponents(spec: GameSpec, opponents: Opponent | Sequence[Opponent], nu
     return out if len(out) == num_players - 1 else out * (num_players - 1)
 
 
-def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray) -> int:
+def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray) -> Any:
+    """The opponent's choice as it gave it (checked by the env, never coerced by ``int``)."""
     if hasattr(opponent, "act"):
-        return int(opponent.act(obs, mask))
+        return opponent.act(obs, mask)
     if hasattr(opponent, "act_batch"):
-        return int(np.asarray(opponent.act_batch(obs[None], mask[None])).reshape(-1)[0])
-    return int(opponent(obs, mask))
+        return np.asarray(opponent.act_batch(obs[None], mask[None])).reshape(-1)[0]
+    return opponent(obs, mask)
 
 
 def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The opponent's choices for ``K`` rows, integers (a float or a bool choice is a TypeError)."""
     if hasattr(opponent, "act_batch"):
-        return np.asarray(opponent.act_batch(obs, masks), dtype=np.int64)
-    if hasattr(opponent, "act"):
-        return np.array([opponent.act(o, m) for o, m in zip(obs, masks, strict=True)], dtype=np.int64)
-    return np.asarray(opponent(obs, masks), dtype=np.int64)
+        out = opponent.act_batch(obs, masks)
+    elif hasattr(opponent, "act"):
+        out = [check_action(opponent.act(o, m), masks.shape[1], "an opponent's action")
+               for o, m in zip(obs, masks, strict=True)]
+        out = np.array(out, dtype=np.int64).reshape(len(out))
+    else:
+        out = opponent(obs, masks)
+    return check_actions(out, masks.shape[0], "an opponent's actions")
 
 
 def _check_learner_seat(seat: int | None, num_players: int) -> int | None:
@@ -149,7 +160,7 @@ class SingleAgentEnv(gymnasium.Env):
         self._opponent_spec = opponents
         self._options = dict(options)
         self._opponents = _make_opponents(self.spec_game, opponents, self.num_players, 0, self._options)
-        self.scale_observations = bool(scale_observations)
+        self.scale_observations = check_flag("scale_observations", scale_observations)
         self.observation_space, self._low, self._high = _observation_box(
             self.spec_game, self._env._template, self.scale_observations)
         self.action_space = spaces.Discrete(self.spec_game.module.NUM_ACTIONS)
@@ -162,18 +173,42 @@ class SingleAgentEnv(gymnasium.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
-        super().reset(seed=seed)
-        rng = self.np_random
-        if seed is not None:  # named opponents get fresh seeds from this one
-            self._opponents = _make_opponents(self.spec_game, self._opponent_spec, self.num_players,
-                                              int(rng.integers(2**62)), self._options)
+        """A new match (``seed`` fixes it, the learner's seat and the named opponents), or
+        ``options={"scenario": d}`` as in the AEC env. A scenario refused, a finished match,
+        or one the opponents end before the learner's first decision raises ValueError and
+        leaves the env exactly as it was (the seat, the opponents, the random streams)."""
+        scenario = check_reset_options(options).get("scenario")
+        saved = copy.deepcopy((self.__dict__.get("_np_random"), self.__dict__.get("_np_random_seed")))
+        env_before = copy.deepcopy(self._env) if scenario is not None else None
+        try:
+            super().reset(seed=seed)
+            rng = self.np_random
+            opponents = self._opponents
+            if seed is not None:  # named opponents get fresh seeds from this one
+                opponents = _make_opponents(self.spec_game, self._opponent_spec, self.num_players,
+                                            int(rng.integers(2**62)), self._options)
+            seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
+            self._env.reset(seed=int(rng.integers(2**62)), options=options)  # raises before any change
+            if scenario is not None and self._done():
+                which = "terminated" if self._env._state["terminated"][0] else "truncated"
+                raise ValueError(f"scenario {which!r}: the match is over, an episode needs a decision to make")
+        except BaseException:
+            self._np_random, self._np_random_seed = saved
+            if env_before is not None:
+                self._env = env_before
+            raise
+        before = (self._opponents, self.seat, self._returns.copy(), self._pending, saved)
+        self._opponents, self.seat = opponents, seat
         for opponent in self._opponents:
             if hasattr(opponent, "reset"):
                 opponent.reset()
-        self.seat = self.fixed_seat if self.fixed_seat is not None else int(rng.integers(self.num_players))
-        self._env.reset(seed=int(rng.integers(2**62)), options=options)
         self._returns[:] = 0.0
         self._pending = self._play_opponents()  # rewards before its first decision: paid with that step
+        if scenario is not None and self._done():  # (the opponents' own random streams have moved on)
+            self._env = env_before
+            self._opponents, self.seat, self._returns, self._pending, rngs = before
+            self._np_random, self._np_random_seed = rngs
+            raise ValueError("scenario: the opponents end this match before the learner's first decision")
         while self._done():  # the opponents ended it before the learner's first decision: deal again
             self.matches_without_learner += 1
             self._env.reset()  # the same random stream, continued
@@ -186,12 +221,11 @@ class SingleAgentEnv(gymnasium.Env):
         agent = env.possible_agents[self.seat]
         if self._done():
             raise RuntimeError("the match is over: call reset()")
-        if isinstance(action, np.ndarray) and action.size == 1:
-            action = action.item()
-        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
-            raise TypeError(f"action must be an integer, got {action!r}")
+        if isinstance(action, np.ndarray) and action.size == 1 and action.dtype.kind in "iu":
+            action = action.reshape(())  # a one-element integer array, as a policy's predict gives
+        action = check_action(action, self.action_space.n)
         reward, self._pending = self._pending, 0.0
-        env.step(int(action))
+        env.step(action)
         reward += self._collect(agent)
         reward += self._play_opponents()
         terminated = any(env.terminations.values())
@@ -298,7 +332,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self._options = dict(options)
         self._seed = int(seed)
         self._opponents = _make_opponents(spec, opponents, self.num_players, seed, self._options)
-        self.scale_observations = bool(scale_observations)
+        self.scale_observations = check_flag("scale_observations", scale_observations)
         self.single_observation_space, self._low, self._high = _observation_box(
             spec, self._core._template, self.scale_observations)
         self.single_action_space = spaces.Discrete(self.game.NUM_ACTIONS)
@@ -326,10 +360,9 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
         """New matches in every game. ``seed`` (default: the constructor's) fixes the
         deals, the learner's seats and the named opponents' seeds."""
-        if options:
-            raise ValueError(f"LearnerVecEnv.reset takes no options, got {sorted(options)}")
+        check_reset_options(options, allowed=())  # LearnerVecEnv.reset takes no options
         if seed is not None:
-            self._seed = int(seed)
+            self._seed = check_seed(seed)
             self._reset_rng = np.random.default_rng([self._seed, 2])
         elif self._started:  # Gymnasium's contract: no seed, no replay
             self._seed = int(self._reset_rng.integers(2**62))
@@ -349,11 +382,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         if not self._started:
             raise RuntimeError("call reset() before step()")
-        actions = np.asarray(actions)
-        if actions.shape != (self.num_envs,) or not np.issubdtype(actions.dtype, np.integer):
-            raise ValueError(f"actions must be integers of shape ({self.num_envs},), got {actions.dtype} "
-                             f"{actions.shape}")
-        a = actions.astype(np.int64)
+        a = check_actions(actions, self.num_envs)  # floats, bools, strings: TypeError, never cast
         legal = (a >= 0) & (a < self.game.NUM_ACTIONS)
         legal[legal] = self._masks[np.flatnonzero(legal), a[legal]]
         if not legal.all():
@@ -362,6 +391,26 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
                 names = ", ".join(str(x) for x in np.flatnonzero(self._masks[i])[:20])
                 raise ValueError(f"illegal action {int(a[i])} in game {i}; legal there: {names}; nothing was stepped")
             a = np.where(legal, a, -1)  # penalised by the kernel (negative: never a pseudo-action)
+        snapshot = self._snapshot()
+        try:
+            return self._step(a)
+        except BaseException:
+            # an opponent's refused choice (or its exception) comes after the learner's move:
+            # everything goes back to before this step, so that nothing was stepped
+            self._restore(snapshot)
+            raise
+
+    def _snapshot(self) -> tuple[Any, ...]:
+        return (self._core.states.copy(), self._obs.copy(), self._masks.copy(), self._current.copy(),
+                self._over.copy(), self.seats.copy(), self._returns.copy(), self._pending.copy(),
+                copy.deepcopy(self._seat_rng.bit_generator.state), self.matches_without_learner)
+
+    def _restore(self, snapshot: tuple[Any, ...]) -> None:
+        (self._core.states[:], self._obs[:], self._masks[:], self._current[:], self._over[:], self.seats[:],
+         self._returns[:], self._pending[:], self._seat_rng.bit_generator.state,
+         self.matches_without_learner) = snapshot
+
+    def _step(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         rewards = self._pending.copy()  # what reached the learner before its first decision
         self._pending[:] = 0.0
         self._actions[:] = a
@@ -387,6 +436,16 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
 
     def close(self, **kwargs: Any) -> None:
         pass
+
+    # the game module does not pickle: it is looked up again from the spec (which does)
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("game", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.game = self.spec_game.module
 
     @property
     def core_states(self) -> np.ndarray:
@@ -425,7 +484,8 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
             ok[ok] = self._masks[np.flatnonzero(ok), self._actions[ok]]
             if (waiting & ~ok).any():
                 i = int(np.flatnonzero(waiting & ~ok)[0])
-                raise ValueError(f"an opponent chose the illegal action {int(self._actions[i])} in game {i}")
+                raise ValueError(f"an opponent chose the illegal action {int(self._actions[i])} in game {i}; "
+                                 f"nothing was stepped")
             self._kernel_step(learner_rewards)
 
     @property

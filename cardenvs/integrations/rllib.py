@@ -26,6 +26,7 @@ by ``max_steps``) true for all. Agents are ``player_0 ... player_{n-1}``.
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import gymnasium as gym
@@ -33,6 +34,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from cardenvs import make_raw
+from cardenvs.core.protocol import check_action, check_flag, check_reset_options
 from cardenvs.core.registry import get_spec
 from cardenvs.integrations.gym import _scale
 
@@ -46,7 +48,7 @@ class MultiAgentCardEnv(MultiAgentEnv):
         if "game" not in config:
             raise ValueError("the env config needs a game, e.g. {'game': 'president'}")
         self.spec = get_spec(config.pop("game"))
-        self.scale_observations = bool(config.pop("scale_observations", True))
+        self.scale_observations = check_flag("scale_observations", config.pop("scale_observations", True))
         self._first_seed = config.pop("seed", None)
         self.env = make_raw(self.spec.env_id, illegal_action=config.pop("illegal_action", "penalty"),
                             auto_play_forced=config.pop("auto_play_forced", True), **config)
@@ -76,12 +78,26 @@ class MultiAgentCardEnv(MultiAgentEnv):
         return {"observations": obs, "action_mask": raw["action_mask"].astype(np.float32)}
 
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        """A new match, or ``options={"scenario": d}``; a scenario refused or a finished
+        match raises ValueError and leaves the env as it was."""
+        scenario = check_reset_options(options).get("scenario")
+        first_seed = self._first_seed
         if seed is None and self._first_seed is not None:
             seed, self._first_seed = self._first_seed, None
-        self.env.reset(seed=seed, options=options)
+        before = copy.deepcopy(self.env) if scenario is not None else None
+        try:
+            self.env.reset(seed=seed, options=options)
+            if scenario is not None and self._finished():
+                which = "terminated" if any(self.env.terminations.values()) else "truncated"
+                raise ValueError(f"scenario {which!r}: the match is over, an episode needs a decision to make")
+        except BaseException:
+            self._first_seed = first_seed
+            if before is not None:
+                self.env = before
+            raise
         self._pending = dict.fromkeys(self.possible_agents, 0.0)
         self._decided = set()
-        while self._finished():  # a scenario or a deal that ends at once: deal again
+        while self._finished():  # a deal that ends at once: deal again
             self.env.reset()
         agent = self.env.agent_selection
         return {agent: self._observe(agent)}, {agent: {}}
@@ -93,7 +109,8 @@ class MultiAgentCardEnv(MultiAgentEnv):
         agent = self.env.agent_selection
         if agent not in action_dict:
             raise ValueError(f"{agent} is to move, and the action dict has no action for it: {sorted(action_dict)}")
-        self.env.step(int(action_dict[agent]))
+        # 1.9, "1", True or 0.5 would be read as another action: refused, never int()
+        self.env.step(check_action(action_dict[agent], self.env.action_space(agent).n, f"the action of {agent}"))
         self._decided.add(agent)
         for a, r in self.env.rewards.items():
             self._pending[a] += r

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv as _SB3VecEnv
 
+from cardenvs.core.protocol import check_actions
 from cardenvs.integrations.gym import LearnerVecEnv
 
 
@@ -52,7 +53,7 @@ class SB3VecEnv(_SB3VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions).reshape(self.num_envs).astype(np.int64)
+        self._actions = check_actions(actions, self.num_envs)  # [1.9, 0.5] is a TypeError, not [1, 0]
 
     def step_wait(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[dict]]:
         obs, rewards, terminated, truncated, infos = self.learner_env.step(self._actions)

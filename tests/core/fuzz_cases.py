@@ -157,3 +157,112 @@ def test_move_strings_parse_to_an_action_or_are_refused(spec, text):
         return
     assert isinstance(action, (int, np.integer)) and 0 <= int(action) < spec.module.NUM_ACTIONS
     assert not math.isnan(float(action))
+
+
+# --------------------------------------------------------------------------- adapters, finished matches, counters
+def _finished(spec, seed: int) -> dict:
+    env = cardenvs.make_raw(spec.env_id, single_round=True)
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    while not any(env.terminations.values()) and not any(env.truncations.values()):
+        env.step(int(rng.choice(env.legal_actions())))
+    return env.state_dict()
+
+
+adapter_actions = scalars | st.integers(-10, 400) | st.sampled_from(
+    [np.int8(3), np.uint64(2**63), np.float32(1), np.array(2), np.array([1.0]), np.bool_(True), 1.0, 0.5, "1"])
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(action=adapter_actions, flag=scalars)
+def test_the_adapters_play_an_action_or_refuse_it_unchanged(spec, action, flag):
+    from cardenvs.integrations.gym import LearnerVecEnv, SingleAgentEnv
+
+    env = SingleAgentEnv(spec.env_id, seat=0)
+    env.reset(seed=1)
+    before = env.unwrapped._env.state_dict()
+    mask = env.action_masks()
+    try:
+        env.step(action)
+    except (ValueError, TypeError):
+        assert env.unwrapped._env.state_dict() == before
+    else:
+        assert isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) or (
+            isinstance(action, np.ndarray) and action.dtype.kind in "iu")
+    venv = LearnerVecEnv(spec.env_id, 2, seat=0, illegal_action="raise")
+    venv.reset(seed=1)
+    states = venv.core_states.copy()
+    try:
+        venv.step(np.array([action, action], dtype=object) if not isinstance(action, np.ndarray) else
+                  np.stack([action, action]))
+    except (ValueError, TypeError):
+        assert venv.core_states.tobytes() == states.tobytes()
+    try:
+        SingleAgentEnv(spec.env_id, scale_observations=flag)
+    except TypeError:
+        assert not isinstance(flag, (bool, np.bool_))
+    else:
+        assert isinstance(flag, (bool, np.bool_))
+    del mask
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(seed=st.integers(0, 30), auto_reset=st.booleans())
+def test_a_loaded_finished_match_is_honoured_or_refused(spec, seed, auto_reset):
+    from cardenvs.integrations.gym import SingleAgentEnv
+
+    done = _finished(spec, seed)
+    env = cardenvs.make_raw(spec.env_id, single_round=True)
+    env.reset(seed=seed, options={"scenario": done})
+    assert env.state_dict() == done and all(env.terminations.values()) | all(env.truncations.values())
+    venv = cardenvs.make_vec(spec.env_id, 2, single_round=True, auto_reset=auto_reset)
+    venv.reset()
+    snapshot = venv.states.copy()
+    try:
+        state = venv.load_state_dict(1, done)
+    except ValueError:
+        assert auto_reset and (venv.states == snapshot).all()
+    else:
+        assert not auto_reset and not state.legal_action_mask[1].any() and venv.state_dict(1) == done
+    learner = SingleAgentEnv(spec.env_id, single_round=True)
+    learner.reset(seed=seed)
+    before = learner._env.state_dict()
+    with pytest.raises(ValueError, match="over"):
+        learner.reset(options={"scenario": done})
+    assert learner._env.state_dict() == before
+
+
+COUNTERS = ("scores", "round_points", "flocons", "money", "pot", "turns", "num_steps", "level", "rewards", "round",
+            "void_rounds")
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
+@FUZZ
+@given(data=st.data())
+def test_loaded_counters_keep_observations_in_space_and_rewards_finite(spec, data):
+    env = _played_env(spec, data.draw(st.integers(0, 20), label="seed"), data.draw(st.integers(0, 40), label="steps"))
+    before = env.state_dict()
+    keys = [k for k in COUNTERS if k in before]
+    key = data.draw(st.sampled_from(keys), label="key")
+    big = st.integers(-(2**33), 2**33) | st.integers(-5, 600) | st.floats(-1e40, 1e40)
+    index = data.draw(st.none() | st.integers(0, 5), label="index")
+    scenario = _mutate(before, key, data.draw(big, label="value"), index)
+    try:
+        env.reset(options={"scenario": scenario})
+    except (ValueError, TypeError):
+        assert env.state_dict() == before
+        return
+    rng = np.random.default_rng(0)
+    space = env.observation_space(env.possible_agents[0])["observation"]
+    total = np.zeros(env.num_players)
+    for _ in range(400):
+        for a in env.possible_agents:
+            assert space.contains(env.observe(a)["observation"]), (key, scenario[key])
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            break
+        env.step(int(rng.choice(env.legal_actions())))
+        total += [env.rewards[a] for a in env.possible_agents]
+    assert np.isfinite(total).all() and np.abs(total).max() < 1e7, (key, scenario[key], total)

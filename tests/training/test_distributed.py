@@ -115,3 +115,28 @@ def test_trainer_with_workers_in_this_process_replays_and_differs_from_one_proce
         Trainer(TrainConfig(game="president", workers=0, out=str(tmp_path / "bad")))
     with pytest.raises(ValueError, match="at least workers"):
         Trainer(TrainConfig(game="president", workers=4, num_envs=2, out=str(tmp_path / "bad")))
+
+
+class _FirstLegal:
+    """A picklable policy: the first legal action of every row; at call ``fail_at`` an
+    illegal one in row 0."""
+
+    def __init__(self, fail_at: int | None = None):
+        self.calls, self.fail_at = 0, fail_at
+
+    def __call__(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        self.calls += 1
+        out = masks.argmax(axis=1).astype(np.int64)
+        if self.calls == self.fail_at:
+            out[0] = int(np.flatnonzero(~masks[0])[0])
+        return out
+
+
+def test_a_refused_step_mid_round_leaves_the_workers_as_before_the_round():
+    workers = RolloutWorkers("president", workers=2, num_envs=4, seed=5, ray=False)
+    twin = RolloutWorkers("president", workers=2, num_envs=4, seed=5, ray=False)
+    with pytest.raises(ValueError, match="illegal action"):
+        workers.sample(_FirstLegal(fail_at=3), decisions=80)  # 10 steps a worker, refused at the third
+    assert_same_arrays(workers.sample(_FirstLegal(), decisions=80), twin.sample(_FirstLegal(), decisions=80))
+    with pytest.raises(TypeError, match="policy's actions"):
+        workers.sample(lambda obs, masks: masks.argmax(axis=1) + 0.5, decisions=8)

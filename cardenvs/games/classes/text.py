@@ -255,6 +255,7 @@ def validate_state(rec) -> None:
                              f"got {int(rec['level'][q])}")
         if not 0 <= int(rec["scores"][q]) <= MAX_SCORE or not 0 <= int(rec["round_points"][q]) <= MAX_SCORE:
             raise ValueError(f"scenario: scores and round_points must be 0..{MAX_SCORE} (seat {q})")
+    check_counters(rec)
     cur = int(rec["current"])
     if (phase == PHASE_OVER) != bool(rec["terminated"] or rec["truncated"]):
         raise ValueError("scenario: phase 'over' exactly when the match is terminated or truncated")
@@ -324,6 +325,40 @@ def validate_state(rec) -> None:
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
         raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
     check_playable(rules, rec)  # the position must leave the player to move a legal action
+
+
+ROUND_POINTS_CAP = 13 * 20  # the most points a round leaves in one hand: 13 cards at most, a 2 is 20
+
+
+def check_counters(rec) -> None:
+    """What play can reach (docs/games/classes.md, "Scenarios"): a class at most one above
+    the last for every scored round (from first_class), points at most 260 a scored round,
+    a contract laid only with a meld of that player on the table, turns below the turn cap."""
+    P = int(rec["num_players"])
+    over = bool(rec["terminated"] or rec["truncated"])
+    rnd, void = int(rec["round"]), int(rec["void_rounds"])
+    scored = max(rnd - 1 - void, 0)  # rounds finished with a score (the last, once over, may add one)
+    first = int(rec["first_class"])
+    top_class = min(first + scored, NUM_CLASSES)
+    points_cap = ROUND_POINTS_CAP * (scored + (1 if over else 0))
+    owners = {int(rec["meld_owner"][m]) for m in range(int(rec["num_melds"]))}
+    for q in range(P):
+        level, score, points = int(rec["level"][q]), int(rec["scores"][q]), int(rec["round_points"][q])
+        if not first <= level <= top_class:
+            raise ValueError(f"scenario: level[{q}] must be {first}..{top_class} in round {rnd} "
+                             f"({scored} round(s) scored from class {first}), got {level}")
+        if score > points_cap:
+            raise ValueError(f"scenario: scores[{q}] must be 0..{points_cap} after {scored} scored round(s), "
+                             f"got {score}")
+        if points > min(ROUND_POINTS_CAP, score):
+            raise ValueError(f"scenario: round_points[{q}] must be 0..{min(ROUND_POINTS_CAP, score)} (the last "
+                             f"round's, within the score), got {points}")
+        if rec["laid"][q] and not over and q not in owners:
+            raise ValueError(f"scenario: laid[{q}] is true but player {q} has no meld on the table")
+    cap, turns = int(rec["max_turns_per_round"]), int(rec["turns"])
+    if cap > 0 and (turns > cap or (turns == cap and not over)):
+        raise ValueError(f"scenario: turns must stay below max_turns_per_round {cap} while the round runs, "
+                         f"got {turns}")
 
 
 def observation_bounds(template) -> tuple[float, float]:

@@ -14,6 +14,7 @@ from cardenvs.core.step import check_playable
 from cardenvs.games.frime import rules
 from cardenvs.games.frime.rules import (
     ADD0,
+    ANTE,
     BUY,
     BUY_PRICE,
     CLOSE,
@@ -36,6 +37,7 @@ from cardenvs.games.frime.rules import (
     PHASE_BUILD,
     PHASE_CHOOSE,
     PHASE_DISCARD,
+    PHASE_DRAW,
     PHASE_LAY,
     PHASE_LAYOFF,
     PHASE_NAMES,
@@ -260,6 +262,7 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: 'target' (a table meld 0..) is set exactly in the layoff phase")
     if rec["going_out"] and (out >= 0 or phase not in (PHASE_LAY, PHASE_BUILD)):
         raise ValueError("scenario: 'going_out' only while nobody is out, in the lay or build phase")
+    check_counters(rec)
     if phase == PHASE_OVER:
         return
     if not 0 <= int(rec["last_turns"]) <= (P - 1 if out >= 0 else 0):
@@ -294,6 +297,79 @@ def validate_state(rec) -> None:
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase != PHASE_DISCARD:
         raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
     check_playable(rules, rec)  # the position must leave the player to move a legal action
+
+
+MAX_DEBT = 10**8  # cents: a loaded player's money is within +-MAX_DEBT (the buys are not bounded by the rules)
+
+
+def _round_cap(r: int) -> int:
+    """The most points one round can score a player: every card held a ten, doubled or not."""
+    return (2 if r >= DOUBLED_FROM else 1) * (r + 2) * 10
+
+
+def check_counters(rec) -> None:
+    """What play can reach of the counters (docs/games/frime.md, "Scenarios"): scores,
+    round points and flocons at most what the finished rounds can give, none negative;
+    while the match runs, nobody holds more than the 450¢ left after the ante (the pot
+    holds the antes and the buys); once it is over the pot is paid out; turns within the
+    turn cap, steps within max_steps; no hand smaller than the play so far allows."""
+    P = int(rec["num_players"])
+    rnd, first = int(rec["round"]), int(rec["first_round"])
+    over = bool(rec["terminated"] or rec["truncated"])
+    out = int(rec["out_player"])
+    finished = list(range(first, rnd + (1 if over else 0)))
+    points_cap = sum(_round_cap(r) for r in finished)
+    flocons_cap = sum(2 if r >= DOUBLED_FROM else 1 for r in finished)
+    live_flocon = (2 if rnd >= DOUBLED_FROM else 1) if out >= 0 and not over else 0
+    last_cap = _round_cap(finished[-1]) if finished else 0
+    for q in range(P):
+        score, points, fl = int(rec["scores"][q]), int(rec["round_points"][q]), int(rec["flocons"][q])
+        if not 0 <= score <= points_cap:
+            raise ValueError(f"scenario: scores[{q}] must be 0..{points_cap} after {len(finished)} finished "
+                             f"round(s), got {score}")
+        if not 0 <= points <= min(last_cap, score):
+            raise ValueError(f"scenario: round_points[{q}] must be 0..{min(last_cap, score)} (the last finished "
+                             f"round's, within the score), got {points}")
+        most = flocons_cap + (live_flocon if q == out else 0)
+        if not 0 <= fl <= most:
+            raise ValueError(f"scenario: flocons[{q}] must be 0..{most} after {len(finished)} finished round(s), "
+                             f"got {fl}")
+    if int(rec["flocons"][:P].astype(np.int64).sum()) > flocons_cap + live_flocon:
+        raise ValueError(f"scenario: flocons add up to more than the {flocons_cap + live_flocon} the rounds gave")
+    if out >= 0 and not over and int(rec["flocons"][out]) < live_flocon:
+        raise ValueError(f"scenario: flocons[{out}]: going out this round earned {live_flocon} flocon(s)")
+    top = MAX_DEBT if over else START_MONEY - ANTE  # paid out: the settlement moves money both ways
+    for q in range(P):
+        m = int(rec["money"][q])
+        if not -MAX_DEBT <= m <= top:
+            when = "once the match is over" if over else "while the match runs (the ante is in the pot)"
+            raise ValueError(f"scenario: money[{q}] must be {-MAX_DEBT}..{top}¢ {when}, got {m}")
+    if over and int(rec["pot"]) != 0:
+        raise ValueError(f"scenario: pot must be 0 once the match is over (it is paid out), got {int(rec['pot'])}")
+    cap = int(rec["max_turns_per_round"])
+    turns = int(rec["turns"])
+    if cap > 0 and (turns > cap + P - 1 or (out < 0 and not over and turns >= cap)):
+        raise ValueError(f"scenario: turns must stay below max_turns_per_round {cap} while nobody is out "
+                         f"(then {P - 1} more at most), got {turns}")
+    if over or not 1 <= rnd <= NUM_ROUNDS:
+        return
+    sizes = rec["hands"][:P].astype(np.int64).sum(axis=1)
+    dealt = rnd + 2
+    cur = int(rec["current"])
+    phase = int(rec["phase"])
+    for q in range(P):
+        still_to_play = out < 0 or (q != out and (q - out) % P > (cur - out) % P)
+        if q == cur:
+            want = dealt + (1 if phase == PHASE_DISCARD else 0)
+            exact = out < 0 and phase in (PHASE_DRAW, PHASE_DISCARD, PHASE_CHOOSE)
+            ok = sizes[q] == want if exact else sizes[q] <= want
+        elif still_to_play:
+            ok = sizes[q] == dealt
+        else:
+            ok = sizes[q] <= dealt
+        if not ok:
+            raise ValueError(f"scenario: hands[{q}] holds {int(sizes[q])} cards; in round {rnd} ({dealt} dealt), "
+                             f"phase {PHASE_NAMES[phase]}, that position cannot be reached")
 
 
 def observation_bounds(template) -> tuple[float, float]:

@@ -197,9 +197,28 @@ def selection_completable(selection: list[int], hand: list[int], table: list[int
     return False
 
 
+def check_scores(rec) -> None:
+    """Scores play can reach (docs/games/odin.md): below target_score while the match runs
+    (it ends in the round where someone reaches it), at most a hand's cards past it once it
+    is over; a round's points at most a hand's cards."""
+    P = int(rec["num_players"])
+    over = bool(rec["terminated"] or rec["truncated"])
+    target = int(rec["target_score"])
+    top = target - 1 + (HAND_SIZE if over else 0)
+    for q in range(P):
+        if not 0 <= int(rec["scores"][q]) <= top:
+            raise ValueError(f"scenario: scores[{q}] must be 0..{top} "
+                             f"{'once the match is over' if over else 'while the match runs'} (target_score "
+                             f"{target}), got {int(rec['scores'][q])}")
+        if not 0 <= int(rec["round_points"][q]) <= min(HAND_SIZE, int(rec["scores"][q])):
+            raise ValueError(f"scenario: round_points[{q}] must be 0..{min(HAND_SIZE, int(rec['scores'][q]))} "
+                             f"(a hand's cards, within the score), got {int(rec['round_points'][q])}")
+
+
 def validate_state(rec) -> None:
     """Consistency checks of a loaded scenario beyond card conservation."""
     P = int(rec["num_players"])
+    check_scores(rec)
     hands = [_ids(rec["hands"][p]) for p in range(P)]
     table = _ids(rec["table"])
     selection = _ids(rec["selected"])

@@ -185,9 +185,26 @@ def complete_scenario(rec, scenario: dict) -> None:
         rec["current"] = next(q for q in holders if rec["hands"][q, _STD_RANK[0] * 4])  # first 3c holder
 
 
+def check_scores(rec) -> None:
+    """Scores play can reach (docs/games/president.md): 2 and 1 points a finished round,
+    below target_score while the match runs, at most 1 past it once it is over."""
+    P = int(rec["num_players"])
+    over = bool(rec["terminated"] or rec["truncated"])
+    finished = int(rec["round"]) - 1 + (1 if over else 0)
+    target = int(rec["target_score"])
+    top = min(2 * finished, target + 1 if over else target - 1)
+    for q in range(P):
+        if not 0 <= int(rec["scores"][q]) <= top:
+            raise ValueError(f"scenario: scores[{q}] must be 0..{top} after {finished} finished round(s) "
+                             f"(target_score {target}), got {int(rec['scores'][q])}")
+    if int(rec["scores"][:P].astype(np.int64).sum()) > 3 * finished:
+        raise ValueError(f"scenario: scores add up to more than the {3 * finished} points of {finished} round(s)")
+
+
 def validate_state(rec) -> None:
     """Consistency checks of a loaded scenario beyond card conservation."""
     P = int(rec["num_players"])
+    check_scores(rec)
     for p in range(P):
         twos = int(rec["hands"][p, _STD_RANK[TWO] * 4 : _STD_RANK[TWO] * 4 + 4].sum())
         if not rec["out"][p] and 0 < twos == int(rec["hands"][p].sum()):

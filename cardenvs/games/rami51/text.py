@@ -310,6 +310,10 @@ def validate_state(rec) -> None:
     if int(rec["round"]) > MAX_ROUND:
         raise ValueError(f"scenario: round must be 1..{MAX_ROUND}, got {int(rec['round'])}")
     T.check_void_rounds(rec)
+    cap, turns = int(rec["max_turns_per_round"]), int(rec["turns"])
+    if cap > 0 and (turns > cap or (turns == cap and not (rec["terminated"] or rec["truncated"]))):
+        raise ValueError(f"scenario: turns must stay below max_turns_per_round {cap} while the round runs, "
+                         f"got {turns}")
     sizes = rec["hands"][:P].sum(axis=1)
     for p in range(P):
         if rec["eliminated"][p] and sizes[p]:

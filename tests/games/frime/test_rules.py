@@ -9,6 +9,8 @@ to the left: 0 -> 1 -> 2 -> 3 -> 0. Rules: ``docs/games/frime.md``.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 
@@ -25,8 +27,36 @@ def make(**options):
 
 
 def load(env, seed: int = 0, **scenario):
-    env.reset(seed=seed, options={"scenario": scenario})
+    env.reset(seed=seed, options={"scenario": _reachable(scenario)})
     return env
+
+
+def _reachable(scenario: dict) -> dict:
+    """A short-hand position made reachable (the loader refuses positions no play reaches):
+    before anybody is out, every other hand holds what the round dealt, so the hands of the
+    players not to move are padded with cards the scenario leaves free (the tests look at the
+    player to move); a player out this round has the flocon of it."""
+    out = scenario.get("out_player", -1)
+    if "hands" in scenario and out < 0 and scenario.get("phase") != "over":
+        dealt = scenario.get("round", 1) + 2
+        used = Counter(c for key in ("pile", "stock") for c in scenario.get(key, []))
+        used.update(c for h in scenario["hands"] if h for c in h)
+        for m in scenario.get("melds", []):
+            used.update(c.split("=")[0] for c in m["cards"])
+        free = [c for c in FT.CARD_NAMES if c[0] in "89TJ" for _ in range(2 - used[c])]
+        cur = scenario.get("current", 0)
+        padded = []
+        for q, h in enumerate(scenario["hands"]):
+            h = list(h) if h is not None else None
+            if h is not None and q != cur and len(h) < dealt:
+                h, free = h + free[: dealt - len(h)], free[dealt - len(h):]
+            padded.append(h)
+        scenario = {**scenario, "hands": padded}
+    if out >= 0 and "flocons" not in scenario and scenario.get("phase") != "over":
+        flocons = [0] * len(scenario.get("hands", [0] * 4))
+        flocons[out] = 2 if scenario.get("round", 1) >= F.DOUBLED_FROM else 1
+        scenario = {**scenario, "flocons": flocons}
+    return scenario
 
 
 def legal(env) -> set[str]:
@@ -263,15 +293,17 @@ def test_round_rewards_add_up_to_the_match_rewards():
 
 
 def test_a_tie_shares_the_pot_with_the_odd_cent_in_seat_order():
-    env = make(single_round=True)
-    load(env, hands=hands("", "9c Jh Kc", "2c 2d", "7c 8d Qd"), pile=["Ad"], current=3, phase="draw",
+    # the last round (doubled), seats 0 and 2 tied on points and flocons (a tie in flocons needs
+    # earlier rounds: a position of round 11)
+    env = make()
+    load(env, hands=hands("", "9c Jh Kc", "2c 2d", "7c 8d Qd"), pile=["Ad"], current=3, phase="draw", round=11,
          melds=[{"kind": "run", "owner": 0, "cards": ["3h", "4h", "5h"]}], out_player=0, last_turns=1,
-         flocons=[1, 0, 1, 0], pot=201, money=[450, 450, 450, 449])
+         flocons=[2, 0, 2, 0], pot=201, money=[450, 450, 450, 449])
     act(env, "take", "discard Ad")
     d = st(env)
-    assert d["terminated"] and d["scores"] == [0, 29, 0, 25]
-    # settlement: flocons +20 -20 +20 -20, points +54 -62 +54 -46; pot 201: 101 to seat 0, 100 to seat 2
-    assert d["money"] == [625, 368, 624, 383]
+    assert d["terminated"] and d["scores"] == [0, 58, 0, 50]
+    # settlement: flocons +40 -40 +40 -40, points +108 -124 +108 -92; pot 201: 101 to seat 0, 100 to seat 2
+    assert d["money"] == [699, 286, 698, 317]
 
 
 # --------------------------------------------------------------------------- exact masks
@@ -630,7 +662,7 @@ def test_last_turn_masks_reach_exactly_every_laying(seed):
         hand_s = [FT.CARD_NAMES[c] for c in hand]
         env = make()
         try:  # a hand that holds both copies of a run card is refused: skip it
-            load(env, seed=it, hands=["7h 8s Ad".split(), [], "Js Jd Qd".split(), hand_s], current=3,
+            load(env, seed=it, hands=["7h 8s Ad Th Jh".split(), [], "Js Jd Qd".split(), hand_s], current=3,
                  phase="lay", melds=melds, out_player=1, last_turns=2, pile=["Kh"], round=3)
         except ValueError:
             continue

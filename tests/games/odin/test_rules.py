@@ -530,11 +530,9 @@ def test_match_tie_is_shared():
     end_round_scenario(env, [12, 14, 13, 13])  # -> 14 14 16 17
     assert st(env)["scores"] == [14, 14, 16, 17]
     assert rewards(env) == pytest.approx([0.5, 0.5, -0.5, -0.5])
-    env = make(2)  # (not reachable in play: the winner of the round would already have 15)
-    load(env, hands=["1o 2o", "9g"], current=1, scores=[13, 15])
-    play(env, "9g")  # 15 15: everyone tied
-    assert st(env)["scores"] == [15, 15] and all(env.terminations.values())
-    assert rewards(env) == [0.0, 0.0]
+    env = make(2)  # not reachable in play (the match would have ended at 15): refused
+    with pytest.raises(ValueError, match=r"scores\[1\] must be 0\.\.14 while the match runs"):
+        load(env, hands=["1o 2o", "9g"], current=1, scores=[13, 15])
 
 
 def test_match_goes_on_below_the_target():
