@@ -189,11 +189,12 @@ def cmd_train_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                                 ("--single-round", args.single_round or None),
                                                 ("--heuristic-input", args.heuristic_input or None),
                                                 ("--teacher-until", args.teacher_until is not None or None),
-                                                ("--workers", args.workers), ("--ray", args.ray),
                                                 ("--eval-matches", args.eval_matches)) if value is not None]
             if ignored:
                 raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
-            trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err)
+            # where the run goes on is this command line's to say, never the checkpoint's
+            trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err,
+                                     workers=1 if args.workers is None else args.workers, ray=args.ray)
         else:
             spec, options = game_and_options(args)
             players = options.pop("num_players", None)

@@ -124,3 +124,29 @@ def test_a_game_named_with_the_method_has_its_options_in_the_help(capsys, monkey
     with pytest.raises(SystemExit):
         main(["train", "ppo", "odin", "--help"])
     assert "options of odin_v1 (--option KEY=VALUE" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, workers, ray", [
+    ([], 1, None),
+    (["--workers", "2"], 2, None),
+    (["--workers", "3", "--ray", "10.0.0.7:6379"], 3, "10.0.0.7:6379"),
+])
+def test_resume_runs_where_the_command_line_says(argv, workers, ray, monkeypatch, tmp_path):
+    """``--resume``: the workers and the Ray address are the command line's, never the
+    checkpoint's (a file being loaded does not choose where to connect)."""
+    pytest.importorskip("torch")
+    from cardenvs.agents.training.trainer import Trainer
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def resume(folder, **kwargs):
+        seen.update(kwargs, folder=folder)
+        raise Stop
+
+    monkeypatch.setattr(Trainer, "resume", resume)
+    with pytest.raises(Stop):
+        main(["train", "ppo", "--resume", str(tmp_path), *argv], out=io.StringIO(), err=io.StringIO())
+    assert (seen["folder"], seen["workers"], seen["ray"]) == (str(tmp_path), workers, ray)
