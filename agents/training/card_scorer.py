@@ -86,7 +86,7 @@ from cardenvs.agents.training.expert import (
     run_workers,
     worker_seed,
 )
-from cardenvs.core.protocol import ACT_HOLD
+from cardenvs.core.protocol import ACT_HOLD, check_options
 from cardenvs.core.registry import get_spec
 
 #: kinds of action (see ``rami51_scorer.KINDS``) -> network: one network for all (a network
@@ -608,7 +608,9 @@ def check_config(cfg: ScorerConfig) -> Any:
     if not (_positive_int(cfg.num_players) and spec.min_players <= cfg.num_players <= MAX_SCORER_PLAYERS):
         raise ValueError(f"num_players must be an integer in {spec.min_players}..{MAX_SCORER_PLAYERS} (the "
                          f"scorer's inputs read the next three seats), got {cfg.num_players!r}")
-    spec.module.make_template(**{**cfg.options, "num_players": cfg.num_players, "single_round": True})
+    # the options' kinds and storable ranges (as every env checks them), then the game checks the rest
+    spec.module.make_template(**check_options(spec.name, spec.module,
+                                              {**cfg.options, "num_players": cfg.num_players, "single_round": True}))
     return spec
 
 

@@ -67,6 +67,7 @@ from cardenvs.core.protocol import (
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
+    check_options,
 )
 from cardenvs.core.registry import get_spec
 
@@ -599,7 +600,9 @@ def check_config(cfg: SearchConfig) -> Any:
                          f"got {cfg.num_players!r}")
     if not isinstance(cfg.single_round, (bool, np.bool_)):
         raise ValueError(f"single_round must be True or False, got {cfg.single_round!r}")
-    spec.module.make_template(**cfg.game_options(cfg.num_players or spec.default_players))  # the game checks the rest
+    # the options' kinds and storable ranges (as every env checks them), then the game checks the rest
+    opts = check_options(spec.name, spec.module, cfg.game_options(cfg.num_players or spec.default_players))
+    spec.module.make_template(**opts)
     return spec
 
 

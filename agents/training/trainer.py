@@ -201,6 +201,13 @@ def share_text(res: dict[str, float], name: str, players: int) -> str:
             + (f" ({trunc} truncated)" if trunc else ""))
 
 
+def check_new_folder(folder: str | os.PathLike) -> None:
+    """A new run's folder must not hold another run (its checkpoint.pt): that one is
+    resumed, not trained over (``cardenvs train ppo`` asks before building anything)."""
+    if (Path(folder) / "checkpoint.pt").exists():
+        raise ValueError(f"{str(folder)!r} holds a run already: resume it, or train into another folder")
+
+
 # --------------------------------------------------------------------------- the trainer
 class Trainer:
     """A run: ``Trainer(config).train()``; ``Trainer.resume(folder)`` continues one."""
@@ -537,8 +544,8 @@ class Trainer:
     def train(self) -> dict[str, Any]:
         """Train until the budget is spent; returns the last evaluation and figures."""
         c = self.cfg
-        if self.iteration == 0 and (self.folder / "checkpoint.pt").exists():
-            raise ValueError(f"{str(self.folder)!r} holds a run already: resume it, or train into another folder")
+        if self.iteration == 0:
+            check_new_folder(self.folder)
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / "config.json").write_text(json.dumps(asdict(c), indent=2) + "\n")
         self.start_matches()

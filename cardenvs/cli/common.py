@@ -5,16 +5,28 @@ a progress bar)."""
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TextIO
 
 from cardenvs.core.protocol import GameSpec, options_schema
 from cardenvs.core.registry import get_spec
+from cardenvs.core.rng import check_seed
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 HELP_WIDTH = 98  # the descriptions of --help, as argparse wraps the rest on a 100-column screen
+
+# Upper bounds the CLI sets where nothing below it does and a larger value would fail later
+# (out of memory, an overflow) rather than run: matches stepped together (--batch,
+# --num-envs), threads (torch's overflow at 2**31), seconds to wait (--delay, --turn-seconds:
+# time.sleep and select overflow near 2**33 s)
+MAX_TOGETHER = 65_536
+MAX_THREADS = 1024
+MAX_SECONDS = 86_400  # a day
 
 
 class CliError(Exception):
@@ -42,7 +54,111 @@ def progress(done: int, total: int, err: TextIO, width: int = 30) -> None:
     err.flush()
 
 
+# --------------------------------------------------------------------------- numbers
+def check_count(flag: str, value: int | None, low: int | None = 1, high: int | None = None) -> None:
+    """An integer flag (None: not given) within ``low .. high`` (None: no bound there), else
+    a CliError naming it."""
+    if value is None:
+        return
+    if low is not None and value < low:
+        raise CliError(f"{flag} must be at least {low}, got {value}")
+    if high is not None and value > high:
+        raise CliError(f"{flag} must be at most {high:,}, got {value}")
+
+
+def check_number(flag: str, value: float | None, low: float = 0.0, high: float = math.inf,
+                 positive: bool = False) -> None:
+    """A decimal flag (None: not given): a finite number in ``low .. high`` (above ``low``
+    when ``positive``), else a CliError naming it; nan and inf are no numbers here."""
+    if value is None:
+        return
+    if not (math.isfinite(value) and low <= value <= high and not (positive and value == low)):
+        bound = f"> {low:g}" if positive else f">= {low:g}"
+        top = f" and at most {high:g}" if high < math.inf else ""
+        raise CliError(f"{flag} must be a number {bound}{top}, got {value}")
+
+
+def check_seconds(flag: str, value: float | None) -> None:
+    """A wait in seconds (``--delay``, ``--turn-seconds``): 0 .. a day."""
+    check_number(flag, value, 0.0, MAX_SECONDS)
+
+
+def check_seed_flag(seed: int | None, series: int = 1, count_flag: str = "--games") -> None:
+    """``--seed`` (None: not given) must be a seed of the envs (``check_seed``: 0 .. 2**64 - 1),
+    and so must the last of the ``series`` seeds ``seed, seed + 1, ...`` a command deals
+    its matches from."""
+    if seed is None:
+        return
+    if seed < 0:
+        raise CliError(f"--seed must be >= 0, got {seed}")
+    try:
+        check_seed(seed)
+    except ValueError:
+        raise CliError(f"--seed must be below 2**64, got {seed}") from None
+    try:
+        check_seed(seed + series - 1)
+    except ValueError:
+        raise CliError(f"--seed {seed} with {count_flag} {series}: the last match's seed, {seed + series - 1}, "
+                       f"passes 2**64 - 1; the most --seed can be is {2**64 - series}") from None
+
+
+# --------------------------------------------------------------------------- output folders
+def check_out_folder(folder: str, flag: str, holds_run: Callable[[Path], None]) -> None:
+    """A new run's output folder, before anything is built: a folder (or one that can be
+    made) that the run can write, holding no run (``holds_run`` raises ValueError saying
+    so: each trainer's own test)."""
+    if not folder:
+        raise CliError(f"{flag} must name a folder, got {folder!r}")
+    path = Path(folder)
+    try:
+        if path.exists() and not path.is_dir():
+            raise CliError(f"{flag} {folder!r} is a file, not a folder")
+        try:
+            holds_run(path)
+        except ValueError as e:
+            raise CliError(f"{flag}: {e}") from None
+        base = path.absolute()
+        while not base.exists() and base != base.parent:  # the nearest folder there is: the run makes the rest
+            base = base.parent
+        if not base.is_dir():
+            raise CliError(f"{flag} {folder!r} cannot be made: {str(base)!r} is a file")
+        if not os.access(base, os.W_OK | os.X_OK):
+            raise CliError(f"{flag} {folder!r} cannot be written: {str(base)!r} is not writable")
+    except (OSError, ValueError) as e:  # a name too long, a NUL ...
+        raise CliError(f"{flag} {folder!r} is no usable folder: {getattr(e, 'strerror', None) or e}") from None
+
+
 # --------------------------------------------------------------------------- options
+OPTION_FLAGS = ("--option", "--optio", "--opti", "--opt", "--op")  # the flag and its abbreviations
+
+
+def split_option_values(argv: Sequence[str]) -> list[str]:
+    """``--option a=1 b=2`` as ``--option a=1 --option b=2``, the parser's form (one
+    KEY=VALUE a flag): the words after the flag's value that hold a ``=`` are options too,
+    and the first one without (the game: ``play --option single_round=true president``)
+    ends them. Nothing after ``--`` is touched."""
+    out: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        out.append(word)
+        i += 1
+        if word == "--":
+            out.extend(argv[i:])
+            break
+        flag, eq, _ = word.partition("=")
+        if flag not in OPTION_FLAGS:
+            continue
+        if not eq:  # the flag's own value, whatever it is (argparse says what is wrong with it)
+            if i < len(argv):
+                out.append(argv[i])
+                i += 1
+        while i < len(argv) and "=" in argv[i] and not argv[i].startswith("-"):
+            out += ["--option", argv[i]]
+            i += 1
+    return out
+
+
 def parse_value(text: str) -> Any:
     """``true``/``false`` -> bool, integers -> int, decimals -> float, ``none`` -> None, else the string."""
     low = text.strip().lower()
@@ -72,6 +188,8 @@ def parse_options(spec: GameSpec, pairs: Sequence[str], players: int | None) -> 
             raise CliError(f"--option expects key=value, got {pair!r}")
         if key not in known:
             raise CliError(f"unknown option {key!r} for {spec.name}; options: {', '.join(known)}")
+        if key in options:
+            raise CliError(f"--option {key} is given twice")
         parsed = parse_value(value)
         if key in schema and schema[key].kind == "str" and not isinstance(parsed, str) and parsed is not None:
             parsed = value.strip()  # a string option keeps what was typed
@@ -154,7 +272,9 @@ def game_command(sub: Any, name: str, epilog: str | None, game_nargs: str | None
     cmd.add_argument("game", nargs=game_nargs, help="env id or name, e.g. president_v0 or president"
                      + (" (not with --resume)" if game_nargs else ""))
     cmd.add_argument("--players", type=int, help=players_help)
-    cmd.add_argument("--option", nargs="+", action="extend", metavar="KEY=VALUE",
+    # one KEY=VALUE a flag: main() reads `--option a=1 b=2` as `--option a=1 --option b=2`
+    # (split_option_values), so that a game named after the options is the game
+    cmd.add_argument("--option", action="append", metavar="KEY=VALUE",
                      help="game option, e.g. single_round=true target_score=5")
     return cmd
 

@@ -73,6 +73,25 @@ def timed_input(prompt: str, seconds: float) -> str | None:
     return line.rstrip("\n")
 
 
+def readable_stdin() -> None:
+    """Let ``sys.stdin`` read bytes that are not UTF-8 (as lone surrogates, which
+    :func:`ask_human` refuses) instead of failing on them: a decoding error would lose the
+    rest of what was read with the bad line. Left as it is where it cannot be changed."""
+    try:
+        sys.stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
+    except (AttributeError, OSError, ValueError):  # not a text file, or read from already
+        pass
+
+
+def unreadable(text: str) -> bool:
+    """A line holding bytes that were not UTF-8 (read as lone surrogates)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
 def _timeout_action(env: Any) -> int:
     """The next step the game plays for a person whose turn timer ran out."""
     raw = env.unwrapped
@@ -188,6 +207,7 @@ def ask_human(
     print(legal_moves_text(raw, legal), file=out)
     while True:
         prompt = "your move (cards, a whole play, or #N from the list; q to quit): "
+        text: str | None
         try:
             if deadline is None:
                 text = input_fn(prompt).strip()
@@ -204,6 +224,11 @@ def ask_human(
             return None
         except EOFError:
             raise QuitRequested from None
+        except UnicodeDecodeError:  # bytes that are not UTF-8, where stdin reads them strictly
+            text = None
+        if text is None or unreadable(text):
+            print("  cannot read that line (it is not UTF-8 text); type the move again", file=out)
+            continue
         if text in ("q", "quit", "exit"):  # lower case only: "Q" is a queen
             raise QuitRequested
         if not text:

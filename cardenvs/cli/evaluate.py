@@ -11,8 +11,11 @@ import numpy as np
 
 from cardenvs.agents import make_agent
 from cardenvs.cli.common import (
+    MAX_TOGETHER,
     CliError,
     agent_list,
+    check_count,
+    check_seed_flag,
     format_table,
     game_and_options,
     game_command,
@@ -38,31 +41,35 @@ def add_parser(sub: Any, epilog: str | None) -> None:
                     "scorer (its shipped card scorer), scorer:PATH (a scorer.npz)")
     ev.add_argument("--matches", type=int, default=4000, help="number of matches (default 4000)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
-    ev.add_argument("--batch", type=int, default=1000, help="matches played together (default 1000)")
+    ev.add_argument("--batch", type=int, default=1000,
+                    help=f"matches played together (default 1000, at most {MAX_TOGETHER:,})")
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Play ``--matches`` matches in batches of ``--batch``, then each seat's figures."""
     from cardenvs.agents.evaluate import evaluate
 
+    # the numbers and the agents' names first, before a game is built
+    check_count("--matches", args.matches)
+    check_count("--batch", args.batch, high=MAX_TOGETHER)
+    check_seed_flag(args.seed)  # the matches' seeds are drawn from its stream: one seed
+    wanted = agent_list(args.agents)
+    if not wanted:
+        raise CliError("--agents needs at least one agent name")
+    if "human" in wanted:
+        raise CliError("eval plays its matches unseen, with no person at the table: take human out of --agents "
+                       "(cardenvs play GAME --agents human,... seats you)")
     spec, options = game_and_options(args)
-    policy_setup(spec, agent_list(args.agents), options, out)
+    policy_setup(spec, wanted, options, out)
     try:  # the options checked by the game before anything is played
         from cardenvs.core.vector import VecEnv
 
         num_players = VecEnv(spec, 1, **options).num_players
     except (ValueError, TypeError) as e:
         raise CliError(str(e)) from None
-    wanted = agent_list(args.agents)
-    if not wanted:
-        raise CliError("--agents needs at least one agent name")
     if len(wanted) > num_players:
         raise CliError(f"{len(wanted)} agents for {num_players} seats")
     names = wanted + [wanted[-1]] * (num_players - len(wanted))  # the last agent fills the table
-    if args.matches < 1:
-        raise CliError(f"--matches must be at least 1, got {args.matches}")
-    if args.seed < 0:
-        raise CliError(f"--seed must be >= 0, got {args.seed}")
     slots = []
     for k, name in enumerate(names):
         try:
@@ -74,7 +81,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     start = time.perf_counter()
     done = 0
     results = None
-    batch = max(1, min(args.batch, args.matches))
+    batch = min(args.batch, args.matches)
     try:
         while done < args.matches:
             n = min(batch, args.matches - done)

@@ -19,7 +19,7 @@ from typing import TextIO
 
 from cardenvs import __version__
 from cardenvs.cli import catalog, evaluate, play, soak, train, warmup
-from cardenvs.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, CliError, game_options_help
+from cardenvs.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, CliError, game_options_help, split_option_values
 
 GAME_COMMANDS = ("play", "eval", "train", "soak")  # their --help lists the options of a game named with it
 
@@ -47,7 +47,8 @@ def help_game(argv: Sequence[str]) -> str | None:
     if not {"-h", "--help"} & set(argv) or len(argv) < 2 or argv[0] not in GAME_COMMANDS:
         return None
     words = argv[2:] if argv[0] == "train" else argv[1:]  # train: after the method
-    return next((a for a in words if not a.startswith("-")), None)
+    # the first word that names a game: not a flag, nor a flag's value (--option KEY=VALUE, --players 5)
+    return next((a for a in words if not a.startswith("-") and game_options_help(a) is not None), None)
 
 
 def main(
@@ -59,7 +60,7 @@ def main(
     """Run the CLI; returns the exit code (0 ok, 2 bad usage, 130 interrupted)."""
     out = out or sys.stdout
     err = err or sys.stderr
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = split_option_values(sys.argv[1:] if argv is None else argv)
     parser = build_parser(help_game(argv))
     args = parser.parse_args(argv)
     try:

@@ -22,6 +22,9 @@ from cardenvs.cli.common import (
     EXIT_INTERRUPTED,
     CliError,
     agent_list,
+    check_count,
+    check_seconds,
+    check_seed_flag,
     format_table,
     game_and_options,
     game_command,
@@ -29,7 +32,7 @@ from cardenvs.cli.common import (
     progress,
     seat_names,
 )
-from cardenvs.cli.console import QuitRequested, play_match
+from cardenvs.cli.console import QuitRequested, play_match, readable_stdin
 from cardenvs.envs import make
 
 
@@ -80,37 +83,48 @@ def results_table(tallies: dict[str, Tally]) -> str:
 
 
 def render_pause(args: argparse.Namespace, input_fn: Callable[[str], str]) -> Callable[[], None] | None:
-    """What ``--render`` waits for after each move: Enter (``--step``), a delay, or nothing."""
+    """What ``--render`` waits for after each move: Enter (``--step``), a delay, or nothing.
+    A closed input (end of file) at the step's pause quits, as it does at a person's seat."""
     if getattr(args, "step", False):
-        return lambda: input_fn("[Enter: next move] ") and None
+        def step() -> None:
+            try:
+                input_fn("[Enter: next move] ")
+            except EOFError:
+                raise QuitRequested from None
+            except UnicodeDecodeError:  # any line goes on, readable or not
+                pass
+
+        return step
     delay = getattr(args, "delay", 0.0) or 0.0
-    if delay < 0:
-        raise CliError(f"--delay must be >= 0, got {delay}")
+    check_seconds("--delay", delay)
     return (lambda: time.sleep(delay)) if delay else None
 
 
 def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Callable[[str], str]) -> int:
     """Play ``--games`` matches (one with ``--render``), then the table of each agent's wins."""
+    # the numbers first, before a game is built
+    check_count("--games", args.games)
+    check_seconds("--delay", args.delay)
+    check_seconds("--turn-seconds", args.turn_seconds)
+    games = 1 if args.render else args.games
+    check_seed_flag(args.seed, games)
+    wanted = agent_list(args.agents) if args.agents is not None else None  # given, even empty
+    if wanted == []:
+        raise CliError("--agents needs at least one agent name")
     spec, options = game_and_options(args)
-    if args.agents:
-        policy_setup(spec, agent_list(args.agents), options, out)
+    if wanted is not None:
+        policy_setup(spec, wanted, options, out)
     try:
         env = make(spec.env_id, **options)
     except (ValueError, TypeError) as e:
         raise CliError(str(e)) from None
     num_players = env.unwrapped.num_players
-    if args.agents:
-        wanted = agent_list(args.agents)
-        if not wanted:
-            raise CliError("--agents needs at least one agent name")
-    else:
+    if wanted is None:
         wanted = ["heuristic" if has_heuristic(spec) else "random"]
     names = seat_names(wanted, num_players)
     if names.count("human") > 1:
         seats = ", ".join(str(s) for s, n in enumerate(names) if n == "human")
         print(f"note: the agent list repeats to fill {num_players} seats: you play seats {seats}", file=out)
-    if args.seed is not None and args.seed < 0:
-        raise CliError(f"--seed must be >= 0, got {args.seed}")
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     slots: list[Agent] = []
     for k, name in enumerate(names):
@@ -119,17 +133,15 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
             slots.append(make_agent(name, spec, seed=agent_seed, options=options))
         except ValueError as e:
             raise CliError(str(e)) from None
-    if args.games < 1:
-        raise CliError(f"--games must be at least 1, got {args.games}")
-    if args.turn_seconds is not None and not 0 <= args.turn_seconds < float("inf"):
-        raise CliError(f"--turn-seconds must be a number >= 0, got {args.turn_seconds}")
     if args.turn_seconds is not None and getattr(spec.module, "timeout_actions", None) is None:
         print(f"note: {spec.title} has no turn timer; --turn-seconds is ignored", file=err)
-    games = args.games
-    if args.render and games > 1:
+    if not args.render and (args.step or args.delay):
+        print("note: --step and --delay pace --render; without it they are ignored", file=err)
+    if args.render and args.games > 1:
         print("--render plays a single match", file=err)
-        games = 1
     interactive = args.render or any(a.is_human for a in slots)
+    if input_fn is input and (any(a.is_human for a in slots) or (args.render and args.step)):
+        readable_stdin()  # a line that is not UTF-8 is read, and refused, rather than fatal
     tallies = {n: Tally() for n in dict.fromkeys(names)}
     opts = ", ".join(f"{k}={v}" for k, v in options.items())
     print(

@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 from typing import Any, TextIO
 
-from cardenvs.cli.common import CliError, game_and_options, game_command
+from cardenvs.cli.common import (
+    MAX_THREADS,
+    CliError,
+    check_count,
+    check_seed_flag,
+    game_and_options,
+    game_command,
+)
 
 
 def add_parser(sub: Any, epilog: str | None) -> None:
@@ -30,9 +37,19 @@ def cmd_soak(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run the soak; its exit code (1 when an invariant broke)."""
     from cardenvs.soak import main_soak
 
+    check_count("--matches", args.matches)
+    check_count("--threads", args.threads, high=MAX_THREADS)
+    check_seed_flag(args.seed)  # the run's seed: its matches are drawn from its stream
     spec, options = game_and_options(args)
-    if args.matches < 1 or args.threads < 1 or args.seed < 0:
-        raise CliError("--matches and --threads must be at least 1, --seed at least 0")
+    if "illegal_action" in options:
+        raise CliError("soak sets illegal_action itself (penalty: a match found without a legal action is "
+                       "reported, and the run goes on): drop --option illegal_action")
+    try:  # the options checked by the game before the run
+        from cardenvs.core.vector import VecEnv
+
+        VecEnv(spec, 1, **options)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
     try:
         return main_soak(spec.env_id, args.matches, seed=args.seed, threads=args.threads, options=options,
                          out=out, err=err)

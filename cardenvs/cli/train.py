@@ -14,11 +14,24 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 from typing import Any, TextIO
 
-from cardenvs.cli.common import CliError, game_and_options, game_command
+from cardenvs.cli.common import (
+    MAX_THREADS,
+    MAX_TOGETHER,
+    CliError,
+    check_count,
+    check_number,
+    check_out_folder,
+    check_seed_flag,
+    game_and_options,
+    game_command,
+)
 
 METHODS = ("ppo", "search", "scorer")
+MAX_EVAL_MATCHES = 10_000_000  # an evaluation's match seeds are drawn at once (8 bytes each)
+MAX_SAMPLES = 1024  # a searched position's deals are stepped together
 
 # The flags more than one method takes: (flag, add_argument settings, help for each method
 # that takes it). A method missing from a flag's helps does not take the flag.
@@ -37,7 +50,8 @@ SHARED_FLAGS: list[tuple[str, dict[str, Any], dict[str, str]]] = [
         "ppo": "the game is one round (trained and evaluated so)",
         "search": "the game is one round (labelled, fitted and evaluated so)",
     }),
-    ("--seed", {"type": int, "default": 0}, {method: "seed of the run (default 0)" for method in METHODS}),
+    # no default here: --resume tells a --seed given from none (the default, 0, is the run's)
+    ("--seed", {"type": int}, {method: "seed of the run (default 0)" for method in METHODS}),
     ("--out", {}, {
         "ppo": "output folder (default runs/GAME-SEED)",
         "search": "output folder (default runs/GAME-search-SEED)",
@@ -97,7 +111,7 @@ def add_ppo_parser(methods: Any, epilog: str | None) -> None:
     ppo.add_argument("--resume", metavar="FOLDER", help="continue the run in FOLDER (budgets are totals)")
     ppo.add_argument("--decisions", type=int, metavar="N", help="budget in the policy's decisions")
     add_shared_flags(ppo, "ppo")
-    ppo.add_argument("--train-episodes", choices=("match", "round"), default="match",
+    ppo.add_argument("--train-episodes", choices=("match", "round"),
                      help="train on whole matches (default) or on single rounds")
     ppo.add_argument("--train-reward", choices=("match", "round"),
                      help="the game's reward mode used for training (evaluation uses the match outcome)")
@@ -106,9 +120,9 @@ def add_ppo_parser(methods: Any, epilog: str | None) -> None:
     ppo.add_argument("--teacher-until", type=float, metavar="F",
                      help="the pull toward the heuristic's move falls to 0 at this fraction of the budget "
                      "(default 0.25; 0 turns it off)")
-    ppo.add_argument("--num-envs", type=int, default=256, metavar="N",
+    ppo.add_argument("--num-envs", type=int, metavar="N",
                      help="matches stepped together (default 256)")
-    ppo.add_argument("--eval-every", type=float, default=5.0, metavar="M",
+    ppo.add_argument("--eval-every", type=float, metavar="M",
                      help="minutes between evaluations (default 5)")
     ppo.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                      help="run the workers on Ray: a local instance, or the cluster at ADDRESS (auto, HOST:6379, "
@@ -166,10 +180,57 @@ def add_scorer_parser(methods: Any, epilog: str | None) -> None:
                         "(default 1; 0: every one)")
 
 
+# --------------------------------------------------------------------------- the checks
+def check_numbers(args: argparse.Namespace) -> None:
+    """The numbers, before anything is built, each refused naming its flag where the
+    trainers' own checks leave it open or come late: the seed's range, the bounds above of
+    what sizes memory (matches stepped together, evaluated, deals searched) or overflows
+    (torch's threads), finite budgets. The trainers' checks (``check_run``, ``Trainer``)
+    refuse the rest, naming the setting."""
+    method = args.method
+    check_seed_flag(args.seed)
+    # search and scorer check --threads >= 1 before their run; the PPO trainer hands it to
+    # torch before its checks
+    check_count("--threads", args.threads, low=1 if method == "ppo" else None, high=MAX_THREADS)
+    check_count("--eval-matches", args.eval_matches, low=None, high=MAX_EVAL_MATCHES)
+    if method == "ppo":
+        check_count("--num-envs", args.num_envs, low=None, high=MAX_TOGETHER)
+        check_number("--minutes", args.minutes, positive=True)  # inf: the trainer would take it
+        check_number("--eval-every", args.eval_every, positive=True)  # no check below the CLI
+    if method == "search":
+        check_count("--samples", args.samples, low=None, high=MAX_SAMPLES)
+
+
+def single_round(args: argparse.Namespace, options: dict[str, Any]) -> bool:
+    """``--single-round`` or ``--option single_round=...`` (taken out of ``options``); the
+    two must agree."""
+    option = options.pop("single_round", None)
+    if args.single_round and option is False:
+        raise CliError("--single-round contradicts --option single_round=false")
+    return bool(option) or args.single_round
+
+
+def check_out(args: argparse.Namespace, folder: str, holds_run: Any) -> None:
+    """The output folder (``--out``, or the default ``folder``) before anything is built."""
+    check_out_folder(folder, "--out" if args.out is not None else "the output folder (--out)", holds_run)
+
+
+def check_resume(folder: str) -> None:
+    """``--resume FOLDER``: a folder holding a run's checkpoint, where the run can write."""
+    try:
+        if not (Path(folder) / "checkpoint.pt").is_file():
+            raise CliError(f"--resume {folder!r}: no checkpoint.pt to resume there")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise CliError(f"--resume {folder!r} cannot be written: the run goes on there")
+    except (OSError, ValueError) as e:  # a name too long, a NUL ...
+        raise CliError(f"--resume {folder!r} is no usable folder: {getattr(e, 'strerror', None) or e}") from None
+
+
 # --------------------------------------------------------------------------- the runs
 def cmd_train(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Run the method named on the command line."""
     run = {"ppo": cmd_train_ppo, "search": cmd_train_search, "scorer": cmd_train_scorer}[args.method]
+    check_numbers(args)
     return run(args, out, err)
 
 
@@ -178,37 +239,47 @@ def cmd_train_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     run or one continued with ``--resume``."""
     if bool(args.game) == bool(args.resume):
         raise CliError("train needs a game, or --resume FOLDER (not both)")
+    if args.resume:
+        ignored = [flag for flag, value in (("--players", args.players), ("--option", args.option),
+                                            ("--out", args.out), ("--threads", args.threads),
+                                            ("--seed", args.seed), ("--num-envs", args.num_envs),
+                                            ("--single-round", args.single_round or None),
+                                            ("--train-episodes", args.train_episodes),
+                                            ("--train-reward", args.train_reward),
+                                            ("--heuristic-input", args.heuristic_input or None),
+                                            ("--teacher-until", args.teacher_until is not None or None),
+                                            ("--eval-matches", args.eval_matches),
+                                            ("--eval-every", args.eval_every)) if value is not None]
+        if ignored:
+            raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
+        check_resume(args.resume)
+    else:
+        spec, options = game_and_options(args)
+        seed = 0 if args.seed is None else args.seed
+        folder = args.out if args.out is not None else f"runs/{spec.name}-{seed}"
     try:
-        from cardenvs.agents.training.trainer import TrainConfig, Trainer
+        from cardenvs.agents.training.trainer import TrainConfig, Trainer, check_new_folder
     except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
+    if not args.resume:
+        check_out(args, folder, check_new_folder)
     try:
         if args.resume:
-            ignored = [flag for flag, value in (("--players", args.players), ("--option", args.option),
-                                                ("--out", args.out), ("--threads", args.threads),
-                                                ("--single-round", args.single_round or None),
-                                                ("--heuristic-input", args.heuristic_input or None),
-                                                ("--teacher-until", args.teacher_until is not None or None),
-                                                ("--eval-matches", args.eval_matches)) if value is not None]
-            if ignored:
-                raise CliError(f"--resume continues a run with its own settings: drop {', '.join(ignored)}")
             # where the run goes on is this command line's to say, never the checkpoint's
             trainer = Trainer.resume(args.resume, minutes=args.minutes, decisions=args.decisions, out=out, err=err,
                                      workers=1 if args.workers is None else args.workers, ray=args.ray)
         else:
-            spec, options = game_and_options(args)
             players = options.pop("num_players", None)
-            single = bool(options.pop("single_round", False)) or args.single_round
+            single = single_round(args, options)
             config = TrainConfig(
                 game=spec.env_id, num_players=players, single_round=single, options=options,
                 minutes=args.minutes if args.minutes is not None or args.decisions is not None else 60.0,
-                decisions=args.decisions, seed=args.seed,
-                out=args.out or f"runs/{spec.name}-{args.seed}",
+                decisions=args.decisions, seed=seed, out=folder,
                 train_single_round=args.train_episodes == "round",
                 train_reward_mode=args.train_reward,
-                num_envs=args.num_envs, torch_threads=args.threads,
+                num_envs=256 if args.num_envs is None else args.num_envs, torch_threads=args.threads,
                 eval_matches=400 if args.eval_matches is None else args.eval_matches,
-                eval_every_minutes=args.eval_every,
+                eval_every_minutes=5.0 if args.eval_every is None else args.eval_every,
                 workers=1 if args.workers is None else args.workers, ray=args.ray,
                 heuristic_input=args.heuristic_input,
                 **({} if args.teacher_until is None else {"teacher_until": args.teacher_until}),
@@ -227,18 +298,20 @@ def cmd_train_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cardenvs train search``: search-labelled training (cardenvs.agents.training.expert)."""
     try:
-        from cardenvs.agents.training.expert import SearchConfig, check_run, run_search
+        from cardenvs.agents.training.expert import SearchConfig, check_new_folder, check_run, run_search
     except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
     spec, options = game_and_options(args)
+    seed = 0 if args.seed is None else args.seed
+    folder = args.out if args.out is not None else f"runs/{spec.name}-search-{seed}"
+    check_out(args, folder, lambda path: check_new_folder(path, "policy.npz"))
     players = options.pop("num_players", None)
-    single = bool(options.pop("single_round", False)) or args.single_round
+    single = single_round(args, options)
     settings = {"samples": args.samples, "hands": args.hands, "fit_minutes": args.fit_minutes,
                 "eval_matches": args.eval_matches,
                 "minutes": args.minutes, "torch_threads": args.threads}
     config = SearchConfig(
-        game=spec.env_id, num_players=players, single_round=single, options=options, seed=args.seed,
-        out=args.out or f"runs/{spec.name}-search-{args.seed}",
+        game=spec.env_id, num_players=players, single_round=single, options=options, seed=seed, out=folder,
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
         **{k: v for k, v in settings.items() if v is not None},
     )
@@ -254,10 +327,13 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cardenvs train scorer``: Rami 51's card scorer fitted to exact rollouts
     (cardenvs.agents.training.card_scorer)."""
     try:
-        from cardenvs.agents.training.card_scorer import ScorerConfig, check_run, run_scorer
+        from cardenvs.agents.training.card_scorer import ScorerConfig, check_new_folder, check_run, run_scorer
     except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
     spec, options = game_and_options(args)
+    seed = 0 if args.seed is None else args.seed
+    folder = args.out if args.out is not None else f"runs/{spec.name}-scorer-{seed}"
+    check_out(args, folder, lambda path: check_new_folder(path, "scorer.npz"))
     players = options.pop("num_players", None)
     if options.pop("single_round", True) is not True:
         raise CliError("the card scorer plays single rounds: drop single_round=false")
@@ -267,7 +343,7 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "fit_window": args.fit_window, "labelled_seat": args.labelled_seat,
                 "last_fit_share": args.last_fit_share, "last_points_weight": args.last_points_weight}
     config = ScorerConfig(
-        game=spec.env_id, options=options, seed=args.seed, out=args.out or f"runs/{spec.name}-scorer-{args.seed}",
+        game=spec.env_id, options=options, seed=seed, out=folder,
         workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
         **{k: v for k, v in settings.items() if v is not None},
     )

@@ -147,6 +147,7 @@ def test_resume_runs_where_the_command_line_says(argv, workers, ray, monkeypatch
         raise Stop
 
     monkeypatch.setattr(Trainer, "resume", resume)
+    (tmp_path / "checkpoint.pt").write_bytes(b"")  # a run's folder (the CLI looks before the trainer loads it)
     with pytest.raises(Stop):
         main(["train", "ppo", "--resume", str(tmp_path), *argv], out=io.StringIO(), err=io.StringIO())
     assert (seen["folder"], seen["workers"], seen["ray"]) == (str(tmp_path), workers, ray)
