@@ -22,12 +22,9 @@ from cardenvs.games.odin import rules as odin
 from cardenvs.games.odin import text as odin_text
 from cardenvs.games.president import rules as pres
 from cardenvs.games.president import text as pres_text
+from tests.games.table import legal
 
 RANKS = "3456789TJQKA2"
-
-
-def legal(env) -> set[str]:
-    return {env.action_to_str(a) for a in env.legal_actions()}
 
 
 def act(env, text: str) -> None:
@@ -224,6 +221,7 @@ def test_president_observation_layout():
         env,
         hands=hands,
         current=1,
+        round=6,  # five finished rounds: the scores below are ones play can reach
         scores=[1, 2, 3, 4, 5],
         out=[False, False, False, True, True],
         finish_order=[3],

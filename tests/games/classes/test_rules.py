@@ -21,6 +21,7 @@ from cardenvs.games.classes import rules as G
 from cardenvs.games.classes import text as GT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy.contract import CONTRACTS
+from tests.games.table import act, legal, st
 
 
 def make(**options):
@@ -58,21 +59,6 @@ def _reachable(scenario: dict) -> dict:
                         break
         scenario = {**scenario, "melds": melds}
     return scenario
-
-
-def legal(env) -> set[str]:
-    return {env.action_to_str(a) for a in env.legal_actions()}
-
-
-def act(env, *texts: str) -> None:
-    for text in texts:
-        a = env.str_to_action(text)
-        assert a in env.legal_actions(), (text, sorted(legal(env)))
-        env.step(a)
-
-
-def st(env) -> dict:
-    return env.state_dict()
 
 
 def hands(*hs: str) -> list[list[str] | None]:

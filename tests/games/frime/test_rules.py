@@ -20,6 +20,7 @@ from cardenvs.games.frime import rules as F
 from cardenvs.games.frime import text as FT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy.split import hand_splits, split_all
+from tests.games.table import act, legal, st
 
 
 def make(**options):
@@ -57,21 +58,6 @@ def _reachable(scenario: dict) -> dict:
         flocons[out] = 2 if scenario.get("round", 1) >= F.DOUBLED_FROM else 1
         scenario = {**scenario, "flocons": flocons}
     return scenario
-
-
-def legal(env) -> set[str]:
-    return {env.action_to_str(a) for a in env.legal_actions()}
-
-
-def act(env, *texts: str) -> None:
-    for text in texts:
-        a = env.str_to_action(text)
-        assert a in env.legal_actions(), (text, sorted(legal(env)))
-        env.step(a)
-
-
-def st(env) -> dict:
-    return env.state_dict()
 
 
 def hands(*hs: str) -> list[list[str]]:

@@ -20,6 +20,7 @@ from cardenvs.core.cards import odin_card_id, odin_card_str
 from cardenvs.core.vector import RandomSampler
 from cardenvs.games.odin import rules as odin
 from cardenvs.games.odin import text as odin_text
+from tests.games.table import legal, st
 
 NV = odin.NUM_VALUES
 
@@ -32,14 +33,6 @@ def make(num_players: int = 4, **options):
 def load(env, seed: int = 0, **scenario):
     env.reset(seed=seed, options={"scenario": scenario})
     return env
-
-
-def st(env) -> dict:
-    return env.state_dict()
-
-
-def legal(env) -> set[str]:
-    return {env.action_to_str(a) for a in env.legal_actions()}
 
 
 def act(env, text: str) -> None:

@@ -13,6 +13,7 @@ import pytest
 
 import cardenvs
 from cardenvs.games.president import rules as pres
+from tests.games.table import legal, st
 
 RANK_ORDER = "3456789TJQKA2"
 SUIT_ORDER = "cdhs"
@@ -45,16 +46,8 @@ def pile(top: str, by: int, run: int | None = None, matched: bool = False) -> di
     }
 
 
-def legal(env) -> set[str]:
-    return {env.action_to_str(a) for a in env.legal_actions()}
-
-
 def act(env, text: str) -> None:
     env.step(env.unwrapped.str_to_action(text))
-
-
-def st(env) -> dict:
-    return env.state_dict()
 
 
 def to_move(env) -> int:

@@ -26,6 +26,7 @@ from cardenvs.games.rami51 import rules as R
 from cardenvs.games.rami51 import text as RT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
+from tests.games.table import act, legal, st
 
 
 # --------------------------------------------------------------------------- helpers
@@ -46,24 +47,9 @@ def position(hands, pile=("6s",), **kw) -> dict:
     return d
 
 
-def legal(env) -> set[str]:
-    return {env.action_to_str(a) for a in env.legal_actions()}
-
-
-def act(env, *texts: str) -> None:
-    for text in texts:
-        a = env.str_to_action(text)
-        assert a in env.legal_actions(), (text, sorted(legal(env)))
-        env.step(a)
-
-
 def meld(env, cards: str) -> None:
     """Build and lay a meld: its cards in canonical order (X=7h: a joker standing for 7h)."""
     act(env, "meld", *[f"add {c}" for c in cards.split()], "close")
-
-
-def st(env) -> dict:
-    return env.state_dict()
 
 
 def rewards(env) -> list[float]:
