@@ -1,7 +1,8 @@
 """Frime: a rummy. The whole game lives in this folder:
 
 - ``rules.py``: the rules, as numba kernels over one record per game (the layout, the deal,
-  the legal actions, applying an action, the observation, the batch step);
+  the legal actions, applying an action, the observation, the hooks of the batch step);
+- ``driver.py``: the batch step (generated from ``cardenvs/core/step_driver.py`` and those hooks);
 - ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
 - ``narration.py``: what a person at the table is told between moves (where the game says more
   than its moves).
@@ -16,6 +17,7 @@ import sys
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.frime import narration, rules, text
+from cardenvs.games.frime.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.frime.rules import (
     MAX_PLAYERS,
     NUM_ACTIONS,
@@ -23,11 +25,6 @@ from cardenvs.games.frime.rules import (
     OBS_SIZE,
     PHASE_NAMES,
     STATE_DTYPE,
-    observe_batch,
-    refresh_batch,
-    reset_batch,
-    step_batch,
-    step_batch_parallel,
 )
 from cardenvs.games.frime.text import (
     REST_FIELD,

@@ -1,7 +1,8 @@
 """Rami 51: a rummy. The whole game lives in this folder:
 
 - ``rules.py``: the rules, as numba kernels over one record per game (the layout, the deal,
-  the legal actions, applying an action, the observation, the batch step);
+  the legal actions, applying an action, the observation, the hooks of the batch step);
+- ``driver.py``: the batch step (generated from ``cardenvs/core/step_driver.py`` and those hooks);
 - ``text.py``: moves as text, the options and scenarios, state checks, the table as text;
 - ``plan.py``: the turn planner (which melds and lay-offs a hand can still make this turn);
 - what a person at the table is told between moves is the rummy layer's narration (the
@@ -17,6 +18,14 @@ import sys
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.rami51 import rules, text
+from cardenvs.games.rami51.driver import (
+    mask_batch,
+    observe_batch,
+    refresh_batch,
+    reset_batch,
+    step_batch,
+    step_batch_parallel,
+)
 from cardenvs.games.rami51.rules import (
     CACHE_FIELDS,
     MAX_PLAYERS,
@@ -27,12 +36,6 @@ from cardenvs.games.rami51.rules import (
     STATE_DTYPE,
     UNSEEN_KEYS,
     deal_unseen_batch,
-    mask_batch,
-    observe_batch,
-    refresh_batch,
-    reset_batch,
-    step_batch,
-    step_batch_parallel,
 )
 from cardenvs.games.rami51.text import (
     REST_FIELD,
