@@ -37,6 +37,7 @@ from cardenvs.games.frime.text import (
     deck_counts,
     make_template,
     observation_bounds,
+    prepare_scenario,
     render_text,
     round_info,
     str_to_action,
@@ -89,4 +90,5 @@ __all__ = [
     "str_to_action",
     "timeout_actions",
     "validate_state",
+    "prepare_scenario",
 ]

@@ -294,7 +294,7 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: cards are added only in a last turn, to the melds of the player who went out")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase != PHASE_DISCARD:
         raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
-    check_playable(sys.modules[__name__], rec)  # the position must leave the player to move a legal action
+    check_playable(sys.modules[__package__], rec)  # the position must leave the player to move a legal action
 
 
 def observation_bounds(template) -> tuple[float, float]:

@@ -48,6 +48,7 @@ from cardenvs.games.rami51.text import (
     deck_counts,
     make_template,
     observation_bounds,
+    prepare_scenario,
     render_text,
     round_info,
     str_to_action,
@@ -105,4 +106,5 @@ __all__ = [
     "str_to_action",
     "timeout_actions",
     "validate_state",
+    "prepare_scenario",
 ]

@@ -342,7 +342,7 @@ def validate_state(rec) -> None:
         raise ValueError(f"scenario: the card taken from the discard ({card_str(pend)}) must still be in hand")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
         raise ValueError("scenario: the player to move cannot draw (no stock, no discard pile)")
-    check_playable(sys.modules[__name__], rec)  # the position must leave the player to move a legal action
+    check_playable(sys.modules[__package__], rec)  # the position must leave the player to move a legal action
 
 
 def observation_bounds(template) -> tuple[float, float]:
