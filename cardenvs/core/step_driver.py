@@ -3,10 +3,11 @@
 ``cardenvs/games/<game>/driver.py`` from it.
 
 Why generated: numba caches no function that takes another compiled function as an
-argument or closes over one (docs/adding-a-game.md, "Why each game has its own batch
-drivers"), so a game's driver must call the game's kernels as module globals, in a module
-of its own. The driver is the same in every game; the games differ only in the hooks it
-calls, which each ``rules.py`` defines in its last section ("the step driver's hooks"):
+argument or closes over one (docs/adding-a-game.md, "Why each game has its own
+(generated) batch drivers"), so a game's driver must call the game's kernels as module
+globals, in a module of its own. The driver is the same in every game; the games differ
+only in the hooks it calls, which each ``rules.py`` defines in its last section ("the step
+driver's hooks"):
 
 ======================  ========  ===========================================================
 hook                    needed    called
@@ -25,13 +26,14 @@ hook                    needed    called
 ======================  ========  ===========================================================
 
 A hook is a function of ``rules.py`` or a name bound to one (``start_match = new_match``).
-Its parameter names say what the driver passes (the generator reads them from the source):
-``s`` the game's record, ``a`` the action, ``ws`` the work arrays' record, ``trusted`` (False after
-ACT_REFRESH, when caches kept in the state must not be believed), ``rewards_row`` the
-game's row of the step's rewards, ``mask_row`` its row of the masks. A hook that wraps
-code which used to sit in the driver is ``inline="always"``, so the compiled driver is
-the same as the hand-written one was: a non-inlined wrapper above a big kernel would
-compile that kernel once more (docs/adding-a-game.md, "Keeping the cold compile short").
+Its parameter names say what the driver passes (the generator reads them from the
+source): ``s`` the game's record, ``a`` the action, ``ws`` the work arrays' record,
+``trusted`` (False after ACT_REFRESH: what earlier steps kept in the state is not to be
+believed), ``rewards_row`` the game's row of the step's rewards, ``mask_row`` its row of
+the masks. A hook that is a few lines around the game's kernels is ``inline="always"``,
+so the compiled driver is what a hand-written one would be: a wrapper compiled on its
+own above a big kernel would compile that kernel once more (docs/adding-a-game.md,
+"Keeping the cold compile short").
 
 The rest is chosen per game by ``DRIVER_OPTIONS`` in ``rules.py`` (a tuple of names, the
 performance tricks that the game measured worth it; each is explained where the template
