@@ -2,10 +2,10 @@
 
 Reads like the rule book (``docs/games/classes.md`` gives the rules in full): state
 layout, deal, legal actions, apply an action, the end of a round and of the match,
-observation, then the hooks of the batch step (``driver.py``, generated). The table, the deal and the
-draw/discard mechanics are the rummy layer's (:mod:`cardenvs.rummy.table`); whether a
-hand holds a contract, and whether a contract or meld being built can be finished, is
-:func:`cardenvs.rummy.contract.contract_search`.
+observation, then the hooks of the batch step (``driver.py``, generated around them). The
+table, the deal and the draw/discard mechanics are the rummy layer's
+(:mod:`cardenvs.rummy.table`); whether a hand holds a contract, and whether a contract or
+meld being built can be finished, is :func:`cardenvs.rummy.contract.contract_search`.
 
 Each player works through ten classes, each a contract (two brelans, a séquence of four
 and a brelan, ...). A turn is: draw (stock top or discard top), lay down, discard. The
@@ -791,8 +791,8 @@ def observe(s, viewer, out):
 # --------------------------------------------------------------------------- the step driver's hooks
 # driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
 # these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
-# the same in every game (cardenvs/core/step_driver.py). The driver takes its output rows
-# without reference counts ("borrow_outputs").
+# the same in every game (cardenvs/core/step_driver.py). The driver takes the rows of its
+# outputs without reference counts ("borrow_outputs", core/borrow.py).
 DRIVER_OPTIONS = ("borrow_outputs",)
 start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
 refresh = T.recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back

@@ -1,8 +1,9 @@
 """Odin: the rules as numba kernels over a record per game.
 
 Reads like the rule book (the rules as ``docs/games/odin.md`` gives them): state
-layout, deal, legal actions, apply an action, scoring, observation. The
-player-facing page is ``docs/games/odin.md``.
+layout, deal, legal actions, apply an action, scoring, observation, the hooks of the
+batch step (``driver.py``, generated around them). The player-facing page is
+``docs/games/odin.md``.
 
 A play is a set of cards, so one decision per play would need an action per legal
 subset. Instead the player to move builds the play card by card: ``select c`` adds
@@ -645,7 +646,7 @@ def only_legal_action(s):
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def write_mask(s, mask_row):
-    """The legal sets as the mask row the agents see (inlined: it was the driver's own code)."""
+    """The legal sets as the mask row the agents see (inlined into the driver: a few stores)."""
     mask_row[:] = False
     mask_row[PASS] = s.legal_pass != 0
     mask_row[PLAY] = s.legal_play != 0

@@ -1,8 +1,9 @@
 """Président (trou de cul): the rules as numba kernels over a record per game.
 
 Reads like the rule book (the rules as ``docs/games/president.md`` gives them):
-state layout, deal, legal actions, apply an action, scoring, observation. The
-player-facing page is ``docs/games/president.md``.
+state layout, deal, legal actions, apply an action, scoring, observation, the hooks
+of the batch step (``driver.py``, generated around them). The player-facing page is
+``docs/games/president.md``.
 
 Suits carry no meaning in Président once the first lead (which must hold the 3♣)
 is made, so a play is named by its rank and its number of cards; the cards leave
@@ -533,7 +534,7 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- the step driver's hooks
-# driver.py (generated: python -m cardenvs.core.step_driver) steps a batch of games around
+# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
 # these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
 # the same in every game (cardenvs/core/step_driver.py). Président needs no work arrays and
 # keeps its mask in ``s.legal``, so the rest is the driver's default.

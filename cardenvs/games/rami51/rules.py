@@ -1,8 +1,9 @@
 """Rami 51: the rules as numba kernels over a record per game.
 
 Reads like the rule book (the rules as ``docs/games/rami51.md`` gives them): state
-layout, deal, legal actions, apply an action, scoring, observation, then the batch
-kernels and the Python side. The player-facing page is ``docs/games/rami51.md``.
+layout, deal, legal actions, apply an action, scoring, observation, then the hooks of
+the batch step (``driver.py``, generated around them). The player-facing page is
+``docs/games/rami51.md``.
 
 A turn is a short sequence of atomic actions by the same player: draw (stock or the
 discard top), then any number of melds and lay-offs, then a discard. A new meld is
