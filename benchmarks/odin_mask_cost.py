@@ -20,6 +20,7 @@ import numpy as np
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
+from cardenvs.games.odin import driver as odin_driver
 from cardenvs.games.odin import rules as odin
 
 
@@ -100,16 +101,16 @@ def main() -> None:
         t_mask = best_time(lambda: odin.mask_batch(work)) / N * 1e9  # noqa: B023
         obs = np.empty((N, odin.OBS_SIZE), np.float32)
         viewer = states["current"].astype(np.int64)
-        t_obs = best_time(lambda: odin.observe_batch(work, viewer, obs)) / N * 1e9  # noqa: B023
+        t_obs = best_time(lambda: odin_driver.observe_batch(work, viewer, obs)) / N * 1e9  # noqa: B023
         masks = np.empty((N, odin.NUM_ACTIONS), np.bool_)
         cur = np.empty(N, np.int32)
-        odin.refresh_batch(work, masks, obs, cur)
+        odin_driver.refresh_batch(work, masks, obs, cur)
         sampler = RandomSampler(1)
         rew = np.empty((N, odin.MAX_PLAYERS), np.float32)
         ev = np.empty(N, np.int32)
 
         def step():
-            odin.step_batch(work, sampler(masks), masks, obs, rew, ev, cur, 1)  # noqa: B023
+            odin_driver.step_batch(work, sampler(masks), masks, obs, rew, ev, cur, 1)  # noqa: B023
 
         t_step = best_time(step) / N * 1e9
         print(f"\npositions from {agent} play ({args.players} players, {N} games):")

@@ -1,6 +1,7 @@
 """Classes, a rummy of ten contracts ("classes") for 2 to 6 players (docs/games/classes.md):
-the rules in ``rules.py`` (the contract search is the rummy layer's), the text side in
-``text.py``; the events a person is told are the rummy layer's.
+the rules in ``rules.py`` (the contract search is the rummy layer's; the batch step is
+generated into ``driver.py``), the text side in ``text.py``; the events a person is told
+are the rummy layer's.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ import sys
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.classes import rules, text
+from cardenvs.games.classes.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.classes.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, observe_batch, refresh_batch,
-    reset_batch, step_batch, step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
 )
 from cardenvs.games.classes.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts,

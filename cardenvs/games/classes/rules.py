@@ -2,10 +2,10 @@
 
 Reads like the rule book (``docs/games/classes.md`` gives the rules in full): state
 layout, deal, legal actions, apply an action, the end of a round and of the match,
-observation, then the batch kernels and the Python side. The table, the deal and the
-draw/discard mechanics are the rummy layer's (:mod:`cardenvs.rummy.table`); whether a
-hand holds a contract, and whether a contract or meld being built can be finished, is
-:func:`cardenvs.rummy.contract.contract_search`.
+observation, then the hooks of the batch step (``driver.py``, generated around them). The
+table, the deal and the draw/discard mechanics are the rummy layer's
+(:mod:`cardenvs.rummy.table`); whether a hand holds a contract, and whether a contract or
+meld being built can be finished, is :func:`cardenvs.rummy.contract.contract_search`.
 
 Each player works through ten classes, each a contract (two brelans, a séquence of four
 and a brelan, ...). A turn is: draw (stock top or discard top), lay down, discard. The
@@ -20,24 +20,9 @@ round. The masks are exact: a step is legal only when what it starts can be fini
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from cardenvs.core.borrow import borrowed, keep_alive
-from cardenvs.core.protocol import (
-    ACT_HOLD,
-    ACT_REFRESH,
-    ACT_RESET,
-    EVENT_FORCED_SHIFT,
-    EVENT_ILLEGAL,
-    EVENT_ROUND_END,
-    EVENT_TERMINATED,
-    EVENT_TRUNCATED,
-    FORCED_LIMIT,
-    MODE_AUTO_FORCED,
-    MODE_AUTO_RESET,
-)
 from cardenvs.core.rng import rand_below
-from cardenvs.core.step import close_step, only_legal, reset_drivers
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
 from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, contract_search, run_cards_mask
@@ -235,6 +220,9 @@ def new_match(s):
 # melds' natural cards, the ranks of sets taken, the contract's melds left to place
 WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_ITEMS = range(7)
 WS_ROWS = WS_ITEMS + CONTRACT_ITEMS
+# The step's work arrays as one record (see new_workspace): a hand's counts ``H``, changed
+# freely by apply_action and the masks, and the searches' ``rows``
+WORKSPACE_DTYPE = np.dtype([("H", np.int64, (NUM_TYPES,)), ("rows", np.int64, (WS_ROWS, NUM_TYPES))])
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
@@ -800,81 +788,29 @@ def observe(s, viewer, out):
             q = 0
 
 
-# --------------------------------------------------------------------------- batch kernels
-@njit(cache=True, no_cfunc_wrapper=True)
-def step_batch(states, actions, masks, obs, rewards, events, current, mode):
-    """Step every game of the batch by its action (one compiled call): apply it (or
-    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
-    that follow (MODE_AUTO_FORCED), then the next mask and the observation of the player
-    to move. ACT_HOLD leaves a game alone (see core.protocol)."""
-    auto_reset = (mode & MODE_AUTO_RESET) != 0
-    auto_forced = (mode & MODE_AUTO_FORCED) != 0
-    H = np.zeros(NUM_TYPES, dtype=np.int64)
-    ws = np.zeros((WS_ROWS, NUM_TYPES), dtype=np.int64)  # the searches' scratch, reused by every game
-    obs = borrowed(obs)
-    rewards = borrowed(rewards)
-    for i in range(states.shape[0]):
-        s = states[i]
-        a = actions[i]
-        rewards[i, :] = 0.0
-        current[i] = s.current
-        if a == ACT_HOLD:
-            events[i] = 0
-            continue
-        ev = 0
-        forced = 0
-        while True:
-            if a == ACT_RESET:
-                new_match(s)
-            elif a == ACT_REFRESH:
-                T.recount(s)
-            elif s.phase == PHASE_OVER:
-                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-            else:
-                for q in range(MAX_PLAYERS):
-                    s.rewards[q] = 0.0
-                if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                    if apply_action(s, a, H):
-                        ev |= EVENT_ROUND_END
-                else:
-                    penalise(s, s.current)
-                    ev |= EVENT_ILLEGAL
-                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-                if (s.terminated or s.truncated) and auto_reset:
-                    new_match(s)
-            _mask(s, H, ws)
-            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
-                break
-            a = only_legal(s.legal, NUM_ACTIONS)
-            if a < 0:
-                break
-            forced += 1
-        for k in range(NUM_ACTIONS):
-            masks[i, k] = s.legal[k] != 0
-        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
-        current[i] = s.current
-        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-    keep_alive(H)
-    keep_alive(ws)
+# --------------------------------------------------------------------------- the step driver's hooks
+# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
+# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
+# the same in every game (cardenvs/core/step_driver.py). The driver takes the rows of its
+# outputs without reference counts ("borrow_outputs", core/borrow.py).
+DRIVER_OPTIONS = ("borrow_outputs",)
+start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
+refresh = T.recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back
 
 
-@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
-    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
-    n = states.shape[0]
-    chunks = min(n, 256)
-    for k in prange(chunks):
-        lo = k * n // chunks
-        hi = (k + 1) * n // chunks
-        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], mode)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def new_workspace():
+    """The step's work arrays (WORKSPACE_DTYPE), one record reused by every game of a batch."""
+    return np.zeros(1, dtype=WORKSPACE_DTYPE)
 
 
-reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def apply_legal_action(s, a, ws):
+    """Apply the action (``ws.H``: a hand's counts to work on); True when a round ended."""
+    return apply_action(s, a, ws.H)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def observe_batch(states, viewer, obs):
-    """Observation of seat ``viewer[i]`` in game i."""
-    for i in range(states.shape[0]):
-        observe(states[i], viewer[i], obs[i])
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def legal_mask(s, ws):
+    """The legal actions of the player to move, into ``s.legal``."""
+    _mask(s, ws.H, ws.rows)

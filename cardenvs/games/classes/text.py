@@ -3,6 +3,8 @@ checks and the table as text (the rules themselves are the kernels of ``rules.py
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from cardenvs.core.cards import RANKS, SUITS, card_id, card_str, standard_deck_counts
@@ -11,7 +13,6 @@ from cardenvs.core.protocol import (
     check_int_option,
 )
 from cardenvs.core.step import check_playable
-from cardenvs.games.classes import rules
 from cardenvs.games.classes.rules import (
     ADD0,
     CLOSE,
@@ -324,7 +325,7 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: the player to move holds no card")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
         raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
-    check_playable(rules, rec)  # the position must leave the player to move a legal action
+    check_playable(sys.modules[__package__], rec)  # the position must leave the player to move a legal action
 
 
 ROUND_POINTS_CAP = 13 * 20  # the most points a round leaves in one hand: 13 cards at most, a 2 is 20

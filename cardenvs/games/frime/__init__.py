@@ -1,6 +1,7 @@
 """Frime, a rummy of eleven rounds with buys, flocons and a pot, for 4 to 6 players
-(docs/games/frime.md): the rules in ``rules.py``, the text side in ``text.py``, the buys and
-the going out told at the table in ``narration.py``.
+(docs/games/frime.md): the rules in ``rules.py`` (the batch step generated into
+``driver.py``), the text side in ``text.py``, the buys and the going out told at the table
+in ``narration.py``.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ import sys
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.frime import narration, rules, text
+from cardenvs.games.frime.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.frime.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, observe_batch, refresh_batch,
-    reset_batch, step_batch, step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
 )
 from cardenvs.games.frime.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts,

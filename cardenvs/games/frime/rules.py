@@ -2,9 +2,9 @@
 
 Reads like the rule book (``docs/games/frime.md`` gives the rules in full): state layout,
 deal, legal actions, apply an action, the end of a round and of the match, observation,
-then the batch kernels and the Python side. The table, the deal and the draw/discard
-mechanics are the rummy layer's (:mod:`cardenvs.rummy.table`); whether a hand can be laid
-entirely is :func:`cardenvs.rummy.split.split_all`.
+then the hooks of the batch step (``driver.py``, generated around them). The table, the
+deal and the draw/discard mechanics are the rummy layer's (:mod:`cardenvs.rummy.table`);
+whether a hand can be laid entirely is :func:`cardenvs.rummy.split.split_all`.
 
 A turn is draw (stock top, discard top, or buy the card under the discard top), then one
 discard. Then, while nobody has gone out this round, a player whose every card left
@@ -19,26 +19,11 @@ card, a meld reaching three cards).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from cardenvs.core.borrow import borrowed, keep_alive
 from cardenvs.core.cards import JOKER
-from cardenvs.core.protocol import (
-    ACT_HOLD,
-    ACT_REFRESH,
-    ACT_RESET,
-    EVENT_FORCED_SHIFT,
-    EVENT_ILLEGAL,
-    EVENT_REWARD,
-    EVENT_ROUND_END,
-    EVENT_TERMINATED,
-    EVENT_TRUNCATED,
-    FORCED_LIMIT,
-    MODE_AUTO_FORCED,
-    MODE_AUTO_RESET,
-)
+from cardenvs.core.protocol import EVENT_REWARD
 from cardenvs.core.rng import rand_below
-from cardenvs.core.step import close_step, only_legal, reset_drivers
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, frime_penalty
@@ -178,7 +163,7 @@ SEAT_FEATURES = 10  # present, held, money, flocons, score, out first, last turn
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
 
 
-# The step's work arrays, one record per batch call (``step_batch`` owns it): the split
+# The step's work arrays, one record per batch call (the step driver owns it: new_workspace): the split
 # search's (cardenvs.rummy.split.SPLIT_DTYPE), a hand's counts, the meld search's stack
 # and a meld's extensions. The mask and search kernels take it as one pointer and
 # allocate nothing, so they compile without numba's reference counting (``_nrt=False``):
@@ -851,90 +836,37 @@ def _has_last_turn(s, q):
     return d < (np.int64(s.out_player) - np.int64(s.current)) % P
 
 
-# --------------------------------------------------------------------------- batch kernels
-@njit(cache=True, no_cfunc_wrapper=True)
-def step_batch(states, actions, masks, obs, rewards, events, current, mode):
-    """Step every game of the batch by its action (one compiled call): apply it (or
-    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
-    that follow (MODE_AUTO_FORCED), then the next mask and the observation of the player
-    to move. ACT_HOLD leaves a game alone (see core.protocol)."""
-    auto_reset = (mode & MODE_AUTO_RESET) != 0
-    auto_forced = (mode & MODE_AUTO_FORCED) != 0
-    owner = np.zeros(1, dtype=WORKSPACE_DTYPE)
-    ws = owner[0]
-    before = np.zeros(MAX_PLAYERS, dtype=np.float32)
-    obs = borrowed(obs)
-    rewards = borrowed(rewards)
-    for i in range(states.shape[0]):
-        s = states[i]
-        a = actions[i]
-        rewards[i, :] = 0.0
-        current[i] = s.current
-        if a == ACT_HOLD:
-            events[i] = 0
-            continue
-        ev = 0
-        forced = 0
-        while True:
-            if a == ACT_RESET:
-                new_match(s)
-            elif a == ACT_REFRESH:
-                T.recount(s)
-            elif s.phase == PHASE_OVER:
-                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-            else:
-                for q in range(MAX_PLAYERS):
-                    s.rewards[q] = 0.0
-                if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                    if apply_action(s, a, ws):
-                        ev |= EVENT_ROUND_END
-                else:
-                    penalise(s, s.current)
-                    ev |= EVENT_ILLEGAL
-                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-                if s.truncated and s.pot > 0:  # cut by max_steps: paid out all the same
-                    for q in range(MAX_PLAYERS):
-                        before[q] = s.rewards[q]
-                    _pay_out_truncated(s)
-                    for q in range(s.num_players):
-                        rewards[i, q] += s.rewards[q] - before[q]
-                        if s.rewards[q] != before[q]:
-                            ev |= EVENT_REWARD
-                if (s.terminated or s.truncated) and auto_reset:
-                    new_match(s)
-            _mask(s, ws)
-            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
-                break
-            a = only_legal(s.legal, NUM_ACTIONS)
-            if a < 0:
-                break
-            forced += 1
-        for k in range(NUM_ACTIONS):
-            masks[i, k] = s.legal[k] != 0
-        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
-        current[i] = s.current
-        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-    keep_alive(owner)
-    keep_alive(before)
+# --------------------------------------------------------------------------- the step driver's hooks
+# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
+# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
+# the same in every game (cardenvs/core/step_driver.py). The driver takes the rows of its
+# outputs without reference counts ("borrow_outputs", core/borrow.py).
+DRIVER_OPTIONS = ("borrow_outputs",)
+start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
+refresh = T.recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back
+apply_legal_action = apply_action  # True when a round ended
+legal_mask = _mask  # the legal actions of the player to move, into s.legal
 
 
-@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
-    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
-    n = states.shape[0]
-    chunks = min(n, 256)
-    for k in prange(chunks):
-        lo = k * n // chunks
-        hi = (k + 1) * n // chunks
-        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], mode)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def new_workspace():
+    """The step's work arrays (WORKSPACE_DTYPE), one record reused by every game of a batch."""
+    return np.zeros(1, dtype=WORKSPACE_DTYPE)
 
 
-reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def observe_batch(states, viewer, obs):
-    """Observation of seat ``viewer[i]`` in game i."""
-    for i in range(states.shape[0]):
-        observe(states[i], viewer[i], obs[i])
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def after_close(s, rewards_row):
+    """A match cut short by ``max_steps`` is paid out all the same: the pay-out's rewards
+    are added to the step's (``close_step`` has added the rest). Returns EVENT_REWARD
+    when it gave any."""
+    ev = 0
+    if s.truncated and s.pot > 0:
+        before = np.empty(MAX_PLAYERS, dtype=np.float32)  # rare: once in a truncated match
+        for q in range(MAX_PLAYERS):
+            before[q] = s.rewards[q]
+        _pay_out_truncated(s)
+        for q in range(s.num_players):
+            rewards_row[q] += s.rewards[q] - before[q]
+            if s.rewards[q] != before[q]:
+                ev |= EVENT_REWARD
+    return ev

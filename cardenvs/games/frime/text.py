@@ -3,6 +3,8 @@ checks and the table as text (the rules themselves are the kernels of ``rules.py
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
@@ -11,7 +13,6 @@ from cardenvs.core.protocol import (
     check_int_option,
 )
 from cardenvs.core.step import check_playable
-from cardenvs.games.frime import rules
 from cardenvs.games.frime.rules import (
     ADD0,
     ANTE,
@@ -296,7 +297,7 @@ def validate_state(rec) -> None:
         raise ValueError("scenario: cards are added only in a last turn, to the melds of the player who went out")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase != PHASE_DISCARD:
         raise ValueError("scenario: the stock and the discard pile cannot both be empty (nobody could draw)")
-    check_playable(rules, rec)  # the position must leave the player to move a legal action
+    check_playable(sys.modules[__package__], rec)  # the position must leave the player to move a legal action
 
 
 MAX_DEBT = 10**8  # cents: a loaded player's money is within +-MAX_DEBT (the buys are not bounded by the rules)

@@ -1,6 +1,6 @@
 """Odin, a climbing game of 54 cards in six colours for 2 to 6 players (docs/games/odin.md):
-the rules in ``rules.py``, its text side in ``text.py``, its events at the table in
-``narration.py``.
+the rules in ``rules.py`` (the batch step generated into ``driver.py``), its text side in
+``text.py``, its events at the table in ``narration.py``.
 """
 
 from __future__ import annotations
@@ -9,9 +9,10 @@ import sys
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.odin import narration, rules, text
+from cardenvs.games.odin.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.odin.rules import (
     MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS, deal_unseen_batch,
-    mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
+    mask_batch,
 )
 from cardenvs.games.odin.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, action_to_str, deck_counts, make_template, observation_bounds,

@@ -1,8 +1,9 @@
 """Odin: the rules as numba kernels over a record per game.
 
 Reads like the rule book (the rules as ``docs/games/odin.md`` gives them): state
-layout, deal, legal actions, apply an action, scoring, observation. The
-player-facing page is ``docs/games/odin.md``.
+layout, deal, legal actions, apply an action, scoring, observation, the hooks of the
+batch step (``driver.py``, generated around them). The player-facing page is
+``docs/games/odin.md``.
 
 A play is a set of cards, so one decision per play would need an action per legal
 subset. Instead the player to move builds the play card by card: ``select c`` adds
@@ -16,25 +17,11 @@ legal play, and a commit only when the selection is a legal play.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from cardenvs.core.bits import bit, bits_of, low_index, popcount, scatter
 from cardenvs.core.cards import NUM_ODIN, ODIN_COLOURS, ODIN_VALUES
-from cardenvs.core.protocol import (
-    ACT_HOLD,
-    ACT_REFRESH,
-    ACT_RESET,
-    EVENT_FORCED_SHIFT,
-    EVENT_ILLEGAL,
-    EVENT_ROUND_END,
-    EVENT_TERMINATED,
-    EVENT_TRUNCATED,
-    FORCED_LIMIT,
-    MODE_AUTO_FORCED,
-    MODE_AUTO_RESET,
-)
 from cardenvs.core.rng import rand_below, shuffle, shuffle_by_keys
-from cardenvs.core.step import close_step, reset_drivers
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
@@ -630,69 +617,19 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
             k += 1
 
 
-# --------------------------------------------------------------------------- batch kernels
-# One compiled function holds the whole per-game step; resets and loaded states go through
-# it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
-# the rules would compile them all again (docs/adding-a-game.md, "cold compile").
-@njit(cache=True, no_cfunc_wrapper=True)
-def step_batch(states, actions, masks, obs, rewards, events, current, mode):
-    """Step every game of the batch by its action (one compiled call): apply it (or
-    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
-    that follow (MODE_AUTO_FORCED), then the next mask (kept in the state and copied out)
-    and the observation of the player to move. Stepping a finished game (no auto-reset)
-    changes nothing; its all-false mask and its observation are written again (the
-    output rows are fresh buffers). ACT_HOLD leaves a game alone (its rewards row and
-    events zeroed, its mask and observation rows not written)."""
-    auto_reset = (mode & MODE_AUTO_RESET) != 0
-    auto_forced = (mode & MODE_AUTO_FORCED) != 0
-    for i in range(states.shape[0]):
-        s = states[i]
-        a = actions[i]
-        rewards[i, :] = 0.0
-        current[i] = s.current
-        if a == ACT_HOLD:
-            events[i] = 0
-            continue
-        ev = 0
-        forced = 0
-        while True:
-            if a == ACT_RESET:
-                new_match(s)
-            elif a == ACT_REFRESH:
-                recount(s)
-            elif s.phase == PHASE_OVER:
-                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-            else:
-                s.rewards[:] = 0.0
-                if is_legal(s, a):
-                    if apply_action(s, a):
-                        ev |= EVENT_ROUND_END
-                else:
-                    penalise(s, s.current)
-                    ev |= EVENT_ILLEGAL
-                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-                if (s.terminated or s.truncated) and auto_reset:
-                    new_match(s)
-            legal_mask(s)
-            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
-                break
-            a = _only_legal(s)
-            if a < 0:
-                break
-            forced += 1
-        mask = masks[i]
-        mask[:] = False
-        mask[PASS] = s.legal_pass != 0
-        mask[PLAY] = s.legal_play != 0
-        scatter(mask, np.int64(SELECT0), s.legal_select, np.bool_(True))
-        scatter(mask, np.int64(TAKE0), s.legal_take, np.bool_(True))
-        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
-        current[i] = s.current
+# --------------------------------------------------------------------------- the step driver's hooks
+# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
+# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
+# the same in every game (cardenvs/core/step_driver.py). Odin keeps its legal actions as
+# card bits (``legal_mask``), not as a row of flags, so it says how to read and write them.
+start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
+refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived fields back
+apply_legal_action = apply_action  # True when a round ended
+# is_legal(s, a) (above): is the action in the legal sets
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _only_legal(s):
+def only_legal_action(s):
     """The one legal action computed by :func:`legal_mask`, or -1 when there are none or
     several (MODE_AUTO_FORCED plays it for the player)."""
     n = np.int64(s.legal_pass) + s.legal_play + popcount(s.legal_select) + popcount(s.legal_take)
@@ -707,26 +644,14 @@ def _only_legal(s):
     return TAKE0 + low_index(s.legal_take)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
-    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
-    n = states.shape[0]
-    chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
-    for k in prange(chunks):
-        lo = k * n // chunks
-        hi = (k + 1) * n // chunks
-        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], mode)
-
-
-reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def observe_batch(states, viewer, obs):
-    """Observation of seat ``viewer[i]`` in game i."""
-    for i in range(states.shape[0]):
-        observe(states[i], viewer[i], obs[i])
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def write_mask(s, mask_row):
+    """The legal sets as the mask row the agents see (inlined into the driver: a few stores)."""
+    mask_row[:] = False
+    mask_row[PASS] = s.legal_pass != 0
+    mask_row[PLAY] = s.legal_play != 0
+    scatter(mask_row, np.int64(SELECT0), s.legal_select, np.bool_(True))
+    scatter(mask_row, np.int64(TAKE0), s.legal_take, np.bool_(True))
 
 
 @njit(cache=True, no_cfunc_wrapper=True)

@@ -1,6 +1,7 @@
 """Président (trou de cul), a climbing game for 4 to 10 players (docs/games/president.md):
-the rules as compiled kernels in ``rules.py``, moves, options and the table as text in
-``text.py``, what a person at the table is told in ``narration.py``.
+the rules as compiled kernels in ``rules.py`` (the batch step generated into ``driver.py``),
+moves, options and the table as text in ``text.py``, what a person at the table is told in
+``narration.py``.
 """
 
 from __future__ import annotations
@@ -9,9 +10,9 @@ import sys
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.president import narration, rules, text
+from cardenvs.games.president.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.president.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, observe_batch, refresh_batch,
-    reset_batch, step_batch, step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
 )
 from cardenvs.games.president.text import (
     REST_FIELD, STATE_FIELDS, action_to_str, complete_scenario, deck_counts, make_template, observation_bounds,

@@ -1,8 +1,9 @@
 """Président (trou de cul): the rules as numba kernels over a record per game.
 
 Reads like the rule book (the rules as ``docs/games/president.md`` gives them):
-state layout, deal, legal actions, apply an action, scoring, observation. The
-player-facing page is ``docs/games/president.md``.
+state layout, deal, legal actions, apply an action, scoring, observation, the hooks
+of the batch step (``driver.py``, generated around them). The player-facing page is
+``docs/games/president.md``.
 
 Suits carry no meaning in Président once the first lead (which must hold the 3♣)
 is made, so a play is named by its rank and its number of cards; the cards leave
@@ -13,25 +14,11 @@ the 3♣ into a lead of threes.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from cardenvs.core.cards import RANKS
-from cardenvs.core.protocol import (
-    ACT_HOLD,
-    ACT_REFRESH,
-    ACT_RESET,
-    EVENT_FORCED_SHIFT,
-    EVENT_ILLEGAL,
-    EVENT_ROUND_END,
-    EVENT_TERMINATED,
-    EVENT_TRUNCATED,
-    FORCED_LIMIT,
-    MODE_AUTO_FORCED,
-    MODE_AUTO_RESET,
-)
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
-from cardenvs.core.step import close_step, only_legal, reset_drivers
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 10
@@ -546,80 +533,11 @@ def observe(s, viewer, out):
         out[o + 7] = s.current == q and s.phase != PHASE_OVER
 
 
-# --------------------------------------------------------------------------- batch kernels
-# One compiled function holds the whole per-game step; resets and loaded states go through
-# it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
-# the rules would compile them all again (docs/adding-a-game.md, "cold compile").
-@njit(cache=True, no_cfunc_wrapper=True)
-def step_batch(states, actions, masks, obs, rewards, events, current, mode):
-    """Step every game of the batch by its action (one compiled call): apply it (or
-    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
-    that follow (MODE_AUTO_FORCED), then the next mask (kept in the state and copied out)
-    and the observation of the player to move. Stepping a finished game (no auto-reset)
-    changes nothing; its all-false mask and its observation are written again (the
-    output rows are fresh buffers). ACT_HOLD leaves a game alone (its rewards row and
-    events zeroed, its mask and observation rows not written)."""
-    auto_reset = (mode & MODE_AUTO_RESET) != 0
-    auto_forced = (mode & MODE_AUTO_FORCED) != 0
-    for i in range(states.shape[0]):
-        s = states[i]
-        a = actions[i]
-        rewards[i, :] = 0.0
-        current[i] = s.current
-        if a == ACT_HOLD:
-            events[i] = 0
-            continue
-        ev = 0
-        forced = 0
-        while True:
-            if a == ACT_RESET:
-                new_match(s)
-            elif a == ACT_REFRESH:
-                recount(s)
-            elif s.phase == PHASE_OVER:
-                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-            else:
-                s.rewards[:] = 0.0
-                if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                    if apply_action(s, a):
-                        ev |= EVENT_ROUND_END
-                else:
-                    penalise(s, s.current)
-                    ev |= EVENT_ILLEGAL
-                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-                if (s.terminated or s.truncated) and auto_reset:
-                    new_match(s)
-            legal_mask(s)
-            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
-                break
-            a = only_legal(s.legal, NUM_ACTIONS)
-            if a < 0:
-                break
-            forced += 1
-        for k in range(NUM_ACTIONS):
-            masks[i, k] = s.legal[k] != 0
-        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
-        current[i] = s.current
-
-
-@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
-    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
-    n = states.shape[0]
-    chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
-    for k in prange(chunks):
-        lo = k * n // chunks
-        hi = (k + 1) * n // chunks
-        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], mode)
-
-
-reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def observe_batch(states, viewer, obs):
-    """Observation of seat ``viewer[i]`` in game i."""
-    for i in range(states.shape[0]):
-        observe(states[i], viewer[i], obs[i])
+# --------------------------------------------------------------------------- the step driver's hooks
+# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
+# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
+# the same in every game (cardenvs/core/step_driver.py). Président needs no work arrays and
+# keeps its mask in ``s.legal``, so the rest is the driver's default.
+start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
+refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back
+apply_legal_action = apply_action  # True when a round ended

@@ -1,7 +1,7 @@
 """Rami 51, a rummy with a 51-point opening for 2 to 6 players (docs/games/rami51.md): the
 rules in ``rules.py``, with the turn planner they ask which melds a hand can still make in
-``plan.py``; moves, scenarios and the table as text in ``text.py``; the events a person is
-told are the rummy layer's.
+``plan.py``, and the batch step generated into ``driver.py``; moves, scenarios and the table
+as text in ``text.py``; the events a person is told are the rummy layer's.
 """
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ import sys
 
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.rami51 import rules, text
+from cardenvs.games.rami51.driver import (
+    mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
+)
 from cardenvs.games.rami51.rules import (
     CACHE_FIELDS, MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS,
-    deal_unseen_batch, mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
+    deal_unseen_batch,
 )
 from cardenvs.games.rami51.text import (
     LINE_FINISHER, LINE_OPENER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario,

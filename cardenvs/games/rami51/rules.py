@@ -1,8 +1,9 @@
 """Rami 51: the rules as numba kernels over a record per game.
 
 Reads like the rule book (the rules as ``docs/games/rami51.md`` gives them): state
-layout, deal, legal actions, apply an action, scoring, observation, then the batch
-kernels and the Python side. The player-facing page is ``docs/games/rami51.md``.
+layout, deal, legal actions, apply an action, scoring, observation, then the hooks of
+the batch step (``driver.py``, generated around them). The player-facing page is
+``docs/games/rami51.md``.
 
 A turn is a short sequence of atomic actions by the same player: draw (stock or the
 discard top), then any number of melds and lay-offs, then a discard. A new meld is
@@ -18,26 +19,11 @@ of the rummy layer (:mod:`cardenvs.rummy`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read
 from cardenvs.core.cards import JOKER
-from cardenvs.core.protocol import (
-    ACT_HOLD,
-    ACT_REFRESH,
-    ACT_RESET,
-    EVENT_FORCED_SHIFT,
-    EVENT_ILLEGAL,
-    EVENT_ROUND_END,
-    EVENT_TERMINATED,
-    EVENT_TRUNCATED,
-    FORCED_LIMIT,
-    MODE_AUTO_FORCED,
-    MODE_AUTO_RESET,
-)
 from cardenvs.core.rng import rand_below
 from cardenvs.core.seats import count_clear, next_seat
-from cardenvs.core.step import close_step, only_legal, reset_drivers
 from cardenvs.games.rami51 import plan as P
 from cardenvs.games.rami51.plan import (
     B_HI,
@@ -552,7 +538,7 @@ def _keep_witnesses(s, ws, found):
 
 
 # --------------------------------------------------------------------------- legal actions
-# The mask of each phase; step_batch picks the phase's (the draw phase's is two lines there).
+# The mask of each phase; legal_mask (a hook of the step driver, at the end) picks the phase's.
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _mask_play(s, p, ws, trusted):
     """Discards, a new meld, lay-offs. ``trusted``: the position was reached by legal
@@ -1103,141 +1089,76 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
         s.wit_valid = False  # the mover's hand may have changed: its masks are searched anew
 
 
-# --------------------------------------------------------------------------- batch kernels
-# One compiled function holds the whole per-game step, and the resets and loaded states go
-# through it as pseudo-actions: numba links, re-optimises and emits every callee into each
-# compiled function that calls it, so each layer above the turn planner cost seconds of
-# cold compile (the other games are small enough to keep per-step helpers).
+# --------------------------------------------------------------------------- the step driver's hooks
+# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
+# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
+# the same in every game (cardenvs/core/step_driver.py). numba links, re-optimises and
+# emits every callee into each compiled function that calls it, so each layer above the
+# turn planner costs seconds of cold compile: the hooks that reach the planner are
+# inlined into the driver (``inline="always"``), which is then the one function above it.
+# The big record is read at scattered offsets: the driver fetches the next game's record
+# ahead ("prefetch") and takes its output rows without reference counts ("borrow_outputs").
+DRIVER_OPTIONS = ("borrow_outputs", "prefetch")
 # Pseudo-actions (core.protocol): ACT_RESET starts a new match, ACT_REFRESH takes a state
 # loaded from outside (its masks searched in full), and here ACT_MASK recomputes the mask
-# only, without the observation (mask_batch).
+# only, without the observation (driver.mask_batch).
 ACT_MASK = -4
+new_workspace = workspace  # the planner's work arrays: one record
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def step_batch(states, actions, masks, obs, rewards, events, current, mode):
-    """Step every game of the batch by its action (one compiled call): apply it (or
-    penalise it), start the next turn, auto-reset a finished match (MODE_AUTO_RESET), play
-    the forced moves that follow (MODE_AUTO_FORCED), then the next mask (kept in the state
-    and copied out) and the observation of the player to move. ACT_HOLD leaves a game alone (its
-    rewards row and events zeroed, its mask and observation rows not written)."""
-    auto_reset = (mode & MODE_AUTO_RESET) != 0
-    auto_forced = (mode & MODE_AUTO_FORCED) != 0
-    owner = workspace()
-    ws = owner[0]
-    obs = borrowed(obs)  # the caller's arrays live through the call: no reference counts for their rows
-    rewards = borrowed(rewards)
-    n = states.shape[0]
-    row = np.int64(states.itemsize)
-    for i in range(n):
-        if i + 1 < n:  # the next game's state row into the caches meanwhile
-            prefetch_read(states, (i + 1) * row, (i + 2) * row)
-        s = states[i]
-        a = actions[i]
-        rewards[i, :] = 0.0
-        current[i] = s.current
-        if a == ACT_HOLD:
-            events[i] = 0
-            continue
-        ev = 0
-        forced = 0
-        trusted = True
-        while True:  # the action, then each forced move after it (MODE_AUTO_FORCED)
-            if a == ACT_RESET:
-                new_match(s)
-                _enter_turn(s, np.int64(s.current), ws)
-            elif a == ACT_REFRESH:
-                T.recount(s)
-                s.wit_valid = False
-                trusted = False
-            elif a == ACT_MASK:
-                pass
-            elif s.phase == PHASE_OVER:
-                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
-            else:
-                for q in range(MAX_PLAYERS):
-                    s.rewards[q] = 0.0
-                if 0 <= a < NUM_ACTIONS and s.legal[a]:
-                    ended, q = apply_action(s, a, ws)
-                    if q >= 0 and _enter_turn(s, q, ws):
-                        ended = True
-                    if ended:
-                        ev |= EVENT_ROUND_END
-                else:
-                    penalise(s, s.current)
-                    ev |= EVENT_ILLEGAL
-                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-                if (s.terminated or s.truncated) and auto_reset:
-                    new_match(s)
-                    _enter_turn(s, np.int64(s.current), ws)
-            # the legal actions of the player to move, kept in the state and copied out
-            for k in range(NUM_ACTIONS):  # constant bounds: stores, not a memset call
-                s.legal[k] = 0
-            p = np.int64(s.current)
-            if s.phase == PHASE_DRAW:
-                if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
-                    s.legal[DRAW_STOCK] = 1
-                P.record_witnesses(ws[0], TRUE)
-                found = _take_ok(s, p, ws)
-                _keep_witnesses(s, ws, found)
-                if found:
-                    s.legal[TAKE_DISCARD] = 1
-            elif s.phase == PHASE_PLAY:
-                _mask_play(s, p, ws, trusted)
-            elif s.phase == PHASE_BUILD:
-                _mask_build(s, p, ws, trusted)
-            elif s.phase == PHASE_LAYOFF:  # the cards (a joker standing for one) that extend the meld
-                m = np.int64(s.target)
-                ext = ws[3]
-                for e in range(T.table_extensions(RULES, s, m, ext)):
-                    c = ext[e, 0]
-                    if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[e, 1], FALSE, ws):
-                        s.legal[ADD0 + c] = 1
-                    if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[e, 1], TRUE, ws):
-                        s.legal[JOKER0 + c] = 1
-            if (not auto_forced or a == ACT_REFRESH or a == ACT_MASK or s.phase == PHASE_OVER
-                    or forced >= FORCED_LIMIT):
-                break
-            a = only_legal(s.legal, NUM_ACTIONS)
-            if a < 0:
-                break
-            forced += 1
-            trusted = True
-        for k in range(NUM_ACTIONS):
-            masks[i, k] = s.legal[k] != 0
-        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
-        current[i] = s.current
-        if a != ACT_MASK:
-            observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-    keep_alive(owner)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def start_match(s, ws):
+    """A new match (ACT_RESET, MODE_AUTO_RESET), whose first turn starts with its check."""
+    new_match(s)
+    _enter_turn(s, np.int64(s.current), ws)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
-    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games)."""
-    n = states.shape[0]
-    chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
-    for k in prange(chunks):
-        lo = k * n // chunks
-        hi = (k + 1) * n // chunks
-        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], mode)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def refresh(s):
+    """ACT_REFRESH: a state loaded from outside gets its derived counts back; the witnesses
+    it may carry are not believed (the driver's ``trusted`` is False for its mask)."""
+    T.recount(s)
+    s.wit_valid = False
 
 
-reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def apply_legal_action(s, a, ws):
+    """Apply the action, then start the next player's turn here, not in ``apply_action``:
+    its check uses the planner, which would compile once more inside ``apply_action``.
+    Returns True when a round ended."""
+    ended, q = apply_action(s, a, ws)
+    if q >= 0 and _enter_turn(s, q, ws):
+        ended = True
+    return ended
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def observe_batch(states, viewer, obs):
-    """Observation of seat ``viewer[i]`` in game i."""
-    for i in range(states.shape[0]):
-        observe(states[i], viewer[i], obs[i])
-
-
-def mask_batch(states) -> None:
-    """Recompute the legal mask of every game in place (``states["legal"]``), nothing else:
-    to measure the mask's cost."""
-    n = states.shape[0]
-    step_batch(states, np.full(n, ACT_MASK, dtype=np.int64), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
-               np.empty((n, 0), dtype=OBS_DTYPE), np.empty((n, MAX_PLAYERS), dtype=np.float32),
-               np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), 0)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def legal_mask(s, ws, trusted):
+    """The legal actions of the player to move, into ``s.legal``. ``trusted``: the
+    witnesses kept in the state by earlier steps may be used (not after ACT_REFRESH).
+    The draw and lay-off phases' masks are written here, in the driver, rather than in
+    a function of their own above the planner."""
+    for k in range(NUM_ACTIONS):  # constant bounds: stores, not a memset call
+        s.legal[k] = 0
+    p = np.int64(s.current)
+    if s.phase == PHASE_DRAW:
+        if s.stock_n > 0 or s.pile_n >= 2:  # an empty stock is rebuilt when drawn from
+            s.legal[DRAW_STOCK] = 1
+        P.record_witnesses(ws[0], TRUE)
+        found = _take_ok(s, p, ws)
+        _keep_witnesses(s, ws, found)
+        if found:
+            s.legal[TAKE_DISCARD] = 1
+    elif s.phase == PHASE_PLAY:
+        _mask_play(s, p, ws, trusted)
+    elif s.phase == PHASE_BUILD:
+        _mask_build(s, p, ws, trusted)
+    elif s.phase == PHASE_LAYOFF:  # the cards (a joker standing for one) that extend the meld
+        m = np.int64(s.target)
+        ext = ws[3]
+        for e in range(T.table_extensions(RULES, s, m, ext)):
+            c = ext[e, 0]
+            if s.hands[p, c] and _layoff_ok(s, p, m, c, ext[e, 1], FALSE, ws):
+                s.legal[ADD0 + c] = 1
+            if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[e, 1], TRUE, ws):
+                s.legal[JOKER0 + c] = 1

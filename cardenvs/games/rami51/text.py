@@ -3,6 +3,8 @@ checks and the table as text (the rules themselves are the kernels of ``rules.py
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
@@ -11,7 +13,6 @@ from cardenvs.core.protocol import (
     check_int_option,
 )
 from cardenvs.core.step import check_playable
-from cardenvs.games.rami51 import rules
 from cardenvs.games.rami51.plan import (
     rami_penalty,
 )
@@ -345,7 +346,7 @@ def validate_state(rec) -> None:
         raise ValueError(f"scenario: the card taken from the discard ({card_str(pend)}) must still be in hand")
     if rec["stock_n"] == 0 and rec["pile_n"] == 0 and phase == PHASE_DRAW:
         raise ValueError("scenario: the player to move cannot draw (no stock, no discard pile)")
-    check_playable(rules, rec)  # the position must leave the player to move a legal action
+    check_playable(sys.modules[__package__], rec)  # the position must leave the player to move a legal action
 
 
 def observation_bounds(template) -> tuple[float, float]:

@@ -17,6 +17,7 @@ import pytest
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
+from cardenvs.games.classes import driver as GD
 from cardenvs.games.classes import rules as G
 from cardenvs.games.classes import text as GT
 from cardenvs.rummy import melds as M
@@ -459,7 +460,7 @@ class _Walker:
     def step(self, state, a):
         nxt = state.copy()
         self.act[0] = a
-        G.step_batch(nxt, self.act, self.masks, self.obs, self.rew, self.ev, self.cur, 0)
+        GD.step_batch(nxt, self.act, self.masks, self.obs, self.rew, self.ev, self.cur, 0)
         return nxt
 
 

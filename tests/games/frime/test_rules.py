@@ -16,6 +16,7 @@ import pytest
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
+from cardenvs.games.frime import driver as FD
 from cardenvs.games.frime import rules as F
 from cardenvs.games.frime import text as FT
 from cardenvs.rummy import melds as M
@@ -489,7 +490,7 @@ def _mask_outcomes(env):
         for a in legal_:
             nxt = state.copy()
             act_[0] = a
-            F.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
+            FD.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
             dfs(nxt)
 
     dfs(env._state.copy())
@@ -617,7 +618,7 @@ def _last_turn_outcomes(env):
             if a == F.END_TURN:
                 record(nxt[0])
                 continue
-            F.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
+            FD.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
             if int(nxt[0]["current"]) != me:
                 record_after = nxt[0].copy()
                 record_after["hands"][me] = nxt[0]["hands"][me]

@@ -18,6 +18,7 @@ import pytest
 import cardenvs
 from cardenvs.core.cards import odin_card_id, odin_card_str
 from cardenvs.core.vector import RandomSampler
+from cardenvs.games.odin import driver as odin_driver
 from cardenvs.games.odin import rules as odin
 from cardenvs.games.odin import text as odin_text
 from tests.games.table import legal, st
@@ -104,12 +105,12 @@ class Kernel:
         self.a = np.zeros(1, dtype=np.int64)
 
     def refresh(self, arr) -> np.ndarray:
-        odin.refresh_batch(arr, self.mask, self.obs, self.cur)
+        odin_driver.refresh_batch(arr, self.mask, self.obs, self.cur)
         return self.mask[0].copy()
 
     def step(self, arr, a: int) -> np.ndarray:
         self.a[0] = a
-        odin.step_batch(arr, self.a, self.mask, self.obs, self.rew, self.ev, self.cur, 0)
+        odin_driver.step_batch(arr, self.a, self.mask, self.obs, self.rew, self.ev, self.cur, 0)
         return self.mask[0].copy()
 
 

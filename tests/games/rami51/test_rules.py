@@ -21,6 +21,7 @@ import cardenvs
 from cardenvs.core.borrow import keep_alive
 from cardenvs.core.cards import JOKER, card_id, card_str
 from cardenvs.core.vector import RandomSampler
+from cardenvs.games.rami51 import driver as RD
 from cardenvs.games.rami51 import plan as P
 from cardenvs.games.rami51 import rules as R
 from cardenvs.games.rami51 import text as RT
@@ -679,7 +680,7 @@ def mask_outcomes(env):
                 continue
             nxt = state.copy()
             act_[0] = a
-            R.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
+            RD.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
             dfs(nxt)
 
     dfs(env._state.copy())
@@ -1039,7 +1040,7 @@ def test_masks_in_play_match_masks_searched_afresh():
     afresh = positions.copy()
     n = len(afresh)
     masks = np.zeros((n, R.NUM_ACTIONS), dtype=np.bool_)
-    R.refresh_batch(afresh, masks, np.zeros((n, R.OBS_SIZE), dtype=R.OBS_DTYPE), np.zeros(n, dtype=np.int32))
+    RD.refresh_batch(afresh, masks, np.zeros((n, R.OBS_SIZE), dtype=R.OBS_DTYPE), np.zeros(n, dtype=np.int32))
     bad = np.flatnonzero((masks != positions["legal"].astype(bool)).any(axis=1))
     assert not len(bad), RT.render_text(positions[bad[0]])
     # witnesses no longer valid are ignored: claiming every card changes nothing
@@ -1047,5 +1048,5 @@ def test_masks_in_play_match_masks_searched_afresh():
     stale["wit_valid"] = False
     stale["wit_nat"] = -1
     stale["wit_wild"] = -1
-    R.mask_batch(stale)
+    RD.mask_batch(stale)
     assert (stale["legal"] == positions[building]["legal"]).all()

@@ -1,0 +1,483 @@
+"""The batch driver, written once: the template of every game's ``step_batch``,
+``step_batch_parallel`` and ``observe_batch``, and the generator that writes each game's
+``cardenvs/games/<game>/driver.py`` from it.
+
+Why generated: numba caches no function that takes another compiled function as an
+argument or closes over one (docs/adding-a-game.md, "Why each game has its own
+(generated) batch drivers"), so a game's driver must call the game's kernels as module
+globals, in a module of its own. The driver is the same in every game; the games differ
+only in the hooks it calls, which each ``rules.py`` defines in its last section ("the step
+driver's hooks"):
+
+======================  ========  ===========================================================
+hook                    needed    called
+======================  ========  ===========================================================
+``new_workspace()``     optional  once per call: the work arrays, a one-record array (``ws``)
+``start_match``         yes       ACT_RESET, and auto-reset of a finished match
+``refresh``             yes       ACT_REFRESH: a state loaded from outside (derived fields)
+``is_legal``            optional  is the action legal? (default: ``s.legal[a]``)
+``apply_legal_action``  yes       a legal action; returns True when a round ended
+``penalise(s, who)``    yes       an illegal action (``illegal_action="penalty"``)
+``after_close``         optional  after ``close_step``; returns more EVENT_* flags
+``legal_mask``          yes       the legal actions of the player to move, into the state
+``only_legal_action``   optional  the single legal action or -1 (default: over ``s.legal``)
+``write_mask``          optional  the mask row out (default: copied from ``s.legal``)
+``observe(s, v, out)``  yes       the observation of the player to move
+======================  ========  ===========================================================
+
+A hook is a function of ``rules.py`` or a name bound to one (``start_match = new_match``).
+Its parameter names say what the driver passes (the generator reads them from the
+source): ``s`` the game's record, ``a`` the action, ``ws`` the work arrays' record,
+``trusted`` (False after ACT_REFRESH: what earlier steps kept in the state is not to be
+believed), ``rewards_row`` the game's row of the step's rewards, ``mask_row`` its row of
+the masks. A hook that is a few lines around the game's kernels is ``inline="always"``,
+so the compiled driver is what a hand-written one would be: a wrapper compiled on its
+own above a big kernel would compile that kernel once more (docs/adding-a-game.md,
+"Keeping the cold compile short").
+
+The rest is chosen per game by ``DRIVER_OPTIONS`` in ``rules.py`` (a tuple of names, the
+performance tricks that the game measured worth it; each is explained where the template
+uses it): ``"borrow_outputs"``, ``"prefetch"``; and by what the rules define: a module
+constant ``ACT_MASK`` (a pseudo-action that only recomputes the mask, and ``mask_batch``).
+
+    python cardenvs/core/step_driver.py           # write every game's driver.py
+    python cardenvs/core/step_driver.py --check   # exit 1 if one is stale (the test does this)
+
+The generator reads the rules' source (``ast``): it imports no game (core stays below the
+games) and compiles nothing, and run as a script it imports nothing of cardenvs, so it
+works while a driver is missing or out of date.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import io
+import re
+import sys
+import tokenize
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent  # cardenvs/
+GAMES_DIR = PACKAGE_DIR / "games"
+COMMAND = "python cardenvs/core/step_driver.py"
+
+# hook -> required; a hook is called with its own parameter names (VOCABULARY), except the
+# fixed ones (FIXED: called as the template writes it); DEFAULTS: the code used when absent
+HOOKS = {
+    "new_workspace": False,
+    "start_match": True,
+    "refresh": True,
+    "is_legal": False,
+    "apply_legal_action": True,
+    "penalise": True,
+    "after_close": False,
+    "legal_mask": True,
+    "only_legal_action": False,
+    "write_mask": False,
+    "observe": True,
+}
+FIXED = {"new_workspace": (), "penalise": ("s", "offender"), "observe": ("s", "viewer", "out")}
+DEFAULTS = {
+    "is_legal": "0 <= a < NUM_ACTIONS and s.legal[a]",
+    "only_legal_action": "only_legal(s.legal, NUM_ACTIONS)",
+}
+# what a hook parameter of that name receives from the driver
+VOCABULARY = {
+    "s": "s",
+    "a": "a",
+    "ws": "ws",
+    "trusted": "trusted",
+    "rewards_row": "rewards[i]",
+    "mask_row": "masks[i]",
+}
+OPTIONS = ("borrow_outputs", "prefetch")
+
+# ----------------------------------------------------------------------------- the template
+# Lines ``#if NAME`` / ``#else`` / ``#end`` (at the start of a line) keep what they enclose
+# for the games that have that feature; ``${hook}`` is the call of that hook.
+TEMPLATE = '''\
+# GENERATED by `${command}` (the template is there) from the hooks at the end of
+# cardenvs/games/${game}/rules.py. Do not edit: change those and run the command again
+# (tests/core/test_step_driver.py fails while this file is stale).
+"""The batch driver of ${game}: every game of a batch stepped in one compiled call,
+around the rules' hooks (``rules.py``, "the step driver's hooks")."""
+
+from __future__ import annotations
+
+${imports}
+
+
+# One compiled function holds the whole per-game step; resets and loaded states go through
+# it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
+# the rules would compile them all again (docs/adding-a-game.md, "cold compile").
+@njit(cache=True, no_cfunc_wrapper=True)
+def step_batch(states, actions, masks, obs, rewards, events, current, mode):
+    """Step every game of the batch by its action (one compiled call): apply it (or
+    penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
+    that follow (MODE_AUTO_FORCED), then the next mask (kept in the state and copied out)
+    and the observation of the player to move. Stepping a finished game (no auto-reset)
+    changes nothing; its all-false mask and its observation are written again (the
+    output rows are fresh buffers). ACT_HOLD leaves a game alone (its rewards row and
+    events zeroed, its mask and observation rows not written)."""
+    auto_reset = (mode & MODE_AUTO_RESET) != 0
+    auto_forced = (mode & MODE_AUTO_FORCED) != 0
+#if workspace
+    # the work arrays, reused by every game of the batch: one record (passed as one pointer,
+    # its arrays without reference counts), held by a one-element array
+    owner = new_workspace()
+    ws = owner[0]
+#end
+#if borrow_outputs
+    # the caller's arrays live through the call: their rows are taken without reference
+    # counts (core/borrow.py)
+    obs = borrowed(obs)
+    rewards = borrowed(rewards)
+#end
+    n = states.shape[0]
+#if prefetch
+    row = np.int64(states.itemsize)
+#end
+    for i in range(n):
+#if prefetch
+        if i + 1 < n:  # the next game's state row into the caches meanwhile (a big record)
+            prefetch_read(states, (i + 1) * row, (i + 2) * row)
+#end
+        s = states[i]
+        a = actions[i]
+        rewards[i, :] = 0.0
+        current[i] = s.current
+        if a == ACT_HOLD:
+            events[i] = 0
+            continue
+        ev = 0
+        forced = 0
+#if trusted
+        trusted = True
+#end
+        while True:  # the action, then each forced move after it (MODE_AUTO_FORCED)
+            if a == ACT_RESET:
+                ${start_match}
+            elif a == ACT_REFRESH:
+                ${refresh}
+#if trusted
+                trusted = False  # nothing kept in a loaded state is believed
+#end
+#if act_mask
+            elif a == ACT_MASK:
+                pass
+#end
+            elif s.phase == PHASE_OVER:
+                ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
+            else:
+                for q in range(MAX_PLAYERS):  # constant bounds: stores, not a memset call
+                    s.rewards[q] = 0.0
+                if ${is_legal}:
+                    if ${apply_legal_action}:
+                        ev |= EVENT_ROUND_END
+                else:
+                    penalise(s, s.current)
+                    ev |= EVENT_ILLEGAL
+                ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
+#if after_close
+                ev |= ${after_close}
+#end
+                if (s.terminated or s.truncated) and auto_reset:
+                    ${start_match}
+            ${legal_mask}
+#if act_mask
+            if (not auto_forced or a == ACT_REFRESH or a == ACT_MASK or s.phase == PHASE_OVER
+                    or forced >= FORCED_LIMIT):
+#else
+            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
+#end
+                break
+            a = ${only_legal_action}
+            if a < 0:
+                break
+            forced += 1
+#if trusted
+            trusted = True
+#end
+#if write_mask
+        ${write_mask}
+#else
+        for k in range(NUM_ACTIONS):
+            masks[i, k] = s.legal[k] != 0
+#end
+        events[i] = ev | (forced << EVENT_FORCED_SHIFT)
+        current[i] = s.current
+#if act_mask
+        if a != ACT_MASK:
+            observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
+#else
+        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
+#end
+#if workspace
+    keep_alive(owner)  # a use after the loop: its record ws does not keep it from being freed
+#end
+
+
+@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
+def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
+    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games).
+    The prange body stays a plain call of step_batch: writes into records from inlined
+    code in a prange body have been lost (numba issues #5872, #7135, #10338)."""
+    n = states.shape[0]
+    chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
+    for k in prange(chunks):
+        lo = k * n // chunks
+        hi = (k + 1) * n // chunks
+        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
+                   current[lo:hi], mode)
+
+
+reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def observe_batch(states, viewer, obs):
+    """Observation of seat ``viewer[i]`` in game i."""
+    for i in range(states.shape[0]):
+        observe(states[i], viewer[i], obs[i])
+#if act_mask
+
+
+def mask_batch(states) -> None:
+    """Recompute the legal mask of every game in place (``states["legal"]``), nothing else
+    (the pseudo-action ACT_MASK): to measure the mask's cost."""
+    n = states.shape[0]
+    step_batch(states, np.full(n, ACT_MASK, dtype=np.int64), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
+               np.empty((n, 0), dtype=OBS_DTYPE), np.empty((n, MAX_PLAYERS), dtype=np.float32),
+               np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), 0)
+#end
+'''
+
+# where the names the driver may use come from (the rules' names are added per game)
+LIBRARY = {
+    "numpy": ("np",),
+    "numba": ("njit", "prange"),
+    "cardenvs.core.borrow": ("borrowed", "keep_alive", "prefetch_read"),
+    "cardenvs.core.protocol": ("ACT_HOLD", "ACT_REFRESH", "ACT_RESET", "EVENT_FORCED_SHIFT", "EVENT_ILLEGAL",
+                               "EVENT_ROUND_END", "EVENT_TERMINATED", "EVENT_TRUNCATED", "FORCED_LIMIT",
+                               "MODE_AUTO_FORCED", "MODE_AUTO_RESET"),
+    "cardenvs.core.step": ("close_step", "only_legal", "reset_drivers"),
+}
+RULES_CONSTANTS = ("ACT_MASK", "MAX_PLAYERS", "NUM_ACTIONS", "OBS_DTYPE", "PHASE_OVER")
+
+
+class HookError(ValueError):
+    """A game's rules do not give the driver what it needs."""
+
+
+@dataclass
+class Game:
+    """What the generator read from one ``rules.py``."""
+
+    name: str
+    hooks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # hook -> parameter names
+    options: tuple[str, ...] = ()
+    act_mask: bool = False
+
+
+def _module_file(module: str) -> Path:
+    """The source file of a module of this package, found without importing it."""
+    parts = module.split(".")
+    if parts[0] != PACKAGE_DIR.name:
+        raise HookError(f"{module}: a hook must be defined in this package")
+    base = PACKAGE_DIR.joinpath(*parts[1:])
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    raise HookError(f"{module}: no source file")
+
+
+def _parse(path: Path) -> ast.Module:
+    return ast.parse(path.read_text(), filename=str(path))
+
+
+def _params(tree: ast.Module, path: Path, name: str, seen: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """Parameter names of the function that ``name`` is at the top level of ``tree``: a
+    ``def``, or a name bound to one (of this module, or of a module it imports)."""
+    if name in seen:
+        raise HookError(f"{path}: {name} is bound to itself")
+    imports: dict[str, str] = {}  # local name -> module, for ``from x import y as T`` / ``import x.y as T``
+    found = None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            found = node
+        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
+            found = node.value
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            for alias in node.names:
+                imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    imports[alias.asname] = alias.name
+    if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        args = found.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
+            raise HookError(f"{path}: {name} must take plain positional parameters")
+        return tuple(a.arg for a in args.args)
+    if isinstance(found, ast.Name):
+        if found.id in imports:  # ``hook = f`` with f imported from another module
+            module, _, attr = imports[found.id].rpartition(".")
+            other = _module_file(module)
+            return _params(_parse(other), other, attr, seen + (name,))
+        return _params(tree, path, found.id, seen + (name,))
+    if isinstance(found, ast.Attribute) and isinstance(found.value, ast.Name) and found.value.id in imports:
+        other = _module_file(imports[found.value.id])  # ``hook = T.recount``
+        return _params(_parse(other), other, found.attr, seen + (name,))
+    if found is None:
+        raise HookError(f"{path}: no {name}")
+    raise HookError(f"{path}: {name} must be a function, or a name bound to one")
+
+
+def read_game(game_dir: Path) -> Game:
+    """The hooks, options and features of one game, from its ``rules.py``."""
+    path = game_dir / "rules.py"
+    tree = _parse(path)
+    top = set()
+    options: tuple[str, ...] = ()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            top.add(node.name)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    top.add(t.id)
+                    if t.id == "DRIVER_OPTIONS":
+                        options = tuple(ast.literal_eval(node.value))
+    game = Game(game_dir.name, options=options, act_mask="ACT_MASK" in top)
+    for opt in options:
+        if opt not in OPTIONS:
+            raise HookError(f"{path}: DRIVER_OPTIONS: unknown {opt!r} (known: {', '.join(OPTIONS)})")
+    for hook, required in HOOKS.items():
+        if hook not in top:
+            if required:
+                raise HookError(f"{path}: the step driver needs the hook {hook} (see cardenvs/core/step_driver.py)")
+            continue
+        params = _params(tree, path, hook)
+        if hook in FIXED:
+            if len(params) != len(FIXED[hook]):
+                raise HookError(f"{path}: {hook} takes {len(FIXED[hook])} parameters ({', '.join(FIXED[hook])})")
+        else:
+            for p in params:
+                if p not in VOCABULARY:
+                    raise HookError(f"{path}: {hook}({', '.join(params)}): the driver has no {p!r} "
+                                    f"(it passes {', '.join(VOCABULARY)})")
+            if "ws" in params and "new_workspace" not in top:
+                raise HookError(f"{path}: {hook} takes ws but there is no new_workspace")
+            if "trusted" in params and hook != "legal_mask":
+                raise HookError(f"{path}: only legal_mask takes trusted")
+        game.hooks[hook] = params
+    return game
+
+
+def _features(game: Game) -> set[str]:
+    features = set(game.options)
+    if "new_workspace" in game.hooks:
+        features.add("workspace")
+    if "trusted" in game.hooks["legal_mask"]:
+        features.add("trusted")
+    if game.act_mask:
+        features.add("act_mask")
+    for hook in ("after_close", "write_mask"):
+        if hook in game.hooks:
+            features.add(hook)
+    return features
+
+
+def _select(template: str, features: set[str]) -> str:
+    """Keep the lines of the ``#if``/``#else``/``#end`` blocks that apply."""
+    out = []
+    stack: list[bool] = []
+    for line in template.splitlines(keepends=True):
+        word = line.split(None, 2)
+        if line.startswith("#if "):
+            stack.append(word[1] in features)
+        elif line.startswith("#else"):
+            stack[-1] = not stack[-1]
+        elif line.startswith("#end"):
+            stack.pop()
+        elif all(stack):
+            out.append(line)
+    if stack:
+        raise AssertionError("template: an #if without #end")
+    return "".join(out)
+
+
+def _imports_block(game: Game, body: str) -> str:
+    """The imports the generated body uses, in the order ruff's isort keeps them."""
+    used = {tok.string for tok in tokenize.generate_tokens(io.StringIO(body).readline) if tok.type == tokenize.NAME}
+
+    def names_from(candidates) -> list[str]:
+        # ruff's isort order: constants, then classes, then the rest, each alphabetical
+        return sorted((n for n in candidates if n in used), key=lambda n: (not n.isupper(), n))
+
+    def line(module: str, names: list[str]) -> str:
+        one = f"from {module} import {', '.join(names)}"
+        if len(one) <= 120:
+            return one
+        return f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
+
+    rules = f"cardenvs.games.{game.name}.rules"
+    blocks = ["import numpy as np", line("numba", names_from(LIBRARY["numba"])), ""]
+    for module in ("cardenvs.core.borrow", "cardenvs.core.protocol", "cardenvs.core.step"):
+        names = names_from(LIBRARY[module])
+        if names:
+            blocks.append(line(module, names))
+    blocks.append(line(rules, names_from(set(RULES_CONSTANTS) | set(game.hooks))))
+    return "\n".join(blocks)
+
+
+def _call(hook: str, params: tuple[str, ...]) -> str:
+    return f"{hook}({', '.join(VOCABULARY[p] for p in params)})"
+
+
+def render(game: Game) -> str:
+    """The source of the game's ``driver.py``."""
+    body = _select(TEMPLATE, _features(game))
+    calls = {"command": COMMAND, "game": game.name}
+    for hook in HOOKS:
+        if hook in FIXED:
+            continue  # written out in the template
+        if hook in game.hooks:
+            calls[hook] = _call(hook, game.hooks[hook])
+        elif hook in DEFAULTS:
+            calls[hook] = DEFAULTS[hook]
+    body = re.sub(r"\$\{(\w+)\}", lambda m: calls[m.group(1)] if m.group(1) != "imports" else m.group(0), body)
+    head, _, _ = body.partition("${imports}")
+    return body.replace("${imports}", _imports_block(game, body[len(head):]))
+
+
+def game_dirs() -> list[Path]:
+    """Every game folder (one with a ``rules.py``), in name order."""
+    return sorted(p.parent for p in GAMES_DIR.glob("*/rules.py"))
+
+
+def stale() -> list[Path]:
+    """The generated drivers that differ from what the template and the hooks give now."""
+    return [d / "driver.py" for d in game_dirs()
+            if not (d / "driver.py").is_file() or (d / "driver.py").read_text() != render(read_game(d))]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a driver.py is stale")
+    args = ap.parse_args(argv)
+    out = stale()
+    if args.check:
+        for path in out:
+            print(f"stale: {path.relative_to(PACKAGE_DIR.parent)} (run `{COMMAND}`)", file=sys.stderr)
+        return 1 if out else 0
+    for path in out:
+        path.write_text(render(read_game(path.parent)))
+        print(f"wrote {path.relative_to(PACKAGE_DIR.parent)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
