@@ -1,4 +1,5 @@
-"""Rami 51: the rules as numba kernels over a record per game.
+"""Rami 51: the rules as numba kernels over a record per game. (One concern, kept whole past
+1,000 lines: the rule book of a turn whose masks are exact reads in one place.)
 
 Reads like the rule book (the rules as ``docs/games/rami51.md`` gives them): state
 layout, deal, legal actions, apply an action, scoring, observation, then the hooks of
