@@ -223,7 +223,7 @@ def test_rules_pages_print_and_ship_with_the_package():
 
 def test_a_compile_notice_until_the_kernels_are_cached(capsys, monkeypatch):
     from cardenvs.core import jitcache
-    from cardenvs.games.odin import rules as odin
+    from cardenvs.games import odin
 
     marker = jitcache._marker(odin)
     assert marker is not None and jitcache.kernel_stamp()[:16] in marker.name

@@ -87,7 +87,7 @@ def test_a_rollout_of_the_heuristics_move_ends_as_its_round_did():
         acts.append(a[live])
         seats.append(np.stack([live, cur[live]], 1))
     seats_of = np.concatenate(seats)
-    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states),
+    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states),
                                   np.concatenate(acts).astype(np.int64), seats_of[:, 1].astype(np.int64))
     game, seat = seats_of[:, 0], seats_of[:, 1]
     winner = final["winner"][game]
@@ -127,7 +127,7 @@ def test_each_hints_figures_are_how_its_round_ended(labelled):
         states += [st] * len(others)
         actions += list(act[others])
         rows += list(others)
-    win, pts = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states), np.array(actions, np.int64),
+    win, pts = rollout_figures(RAMI.module, heuristic, np.concatenate(states), np.array(actions, np.int64),
                                np.zeros(len(actions), np.int64))
     np.testing.assert_allclose(win, d["win"][rows].astype(np.float32), atol=1e-3)
     np.testing.assert_array_equal(pts, d["points"][rows])
@@ -186,7 +186,7 @@ def _assert_hints_are_their_rollouts(d, states: list, first: int) -> np.ndarray:
     pos, act, hint = d["position"], d["action"], d["hint"]
     rows = np.flatnonzero(act == hint[pos])
     assert np.array_equal(pos[rows], np.arange(len(hint)))
-    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states), hint.astype(np.int64),
+    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states), hint.astype(np.int64),
                                   ((d["match"] - first) % 4).astype(np.int64))
     np.testing.assert_allclose(d["win"][rows].astype(np.float32), win, atol=1e-3)
     np.testing.assert_array_equal(d["points"][rows], points)
@@ -263,7 +263,7 @@ def test_with_the_heuristic_in_the_labelled_seat_the_policys_move_is_labelled_be
     rows_per_position = np.bincount(pos, minlength=len(hint))
     np.testing.assert_array_equal(rows_per_position, np.where(differ & (legal > 2), 3, 2))
     pick_rows = np.array([np.flatnonzero((pos == k) & (act == picks[k]))[0] for k in np.flatnonzero(differ)])
-    win, points = rollout_figures(RAMI.module.rules, heuristic, np.concatenate(states)[differ], picks[differ],
+    win, points = rollout_figures(RAMI.module, heuristic, np.concatenate(states)[differ], picks[differ],
                                   seat[d["match"][differ] - first].astype(np.int64))
     np.testing.assert_allclose(d["win"][pick_rows].astype(np.float32), win, atol=1e-3)
     np.testing.assert_array_equal(d["points"][pick_rows], points)
