@@ -12,7 +12,7 @@ File format (``cardenvs-policy/1``): ``meta`` (a JSON string: ``format``, ``env_
 (``OBS_SIZE`` float32: the input is ``clip((obs - mean) / std, -5, 5)``), and
 ``w0, b0, w1, b1, ...``: ``layers`` dense layers, ``x @ w + b``, the activation between
 them, the last one giving ``NUM_ACTIONS`` logits. With ``heuristic_input`` true in the
-meta (``cardenvs train --heuristic-input``), the input also holds the game's heuristic
+meta (``cardenvs train ppo --heuristic-input``), the input also holds the game's heuristic
 player's move in the same position, one-hot over ``NUM_ACTIONS`` after the normalised
 observation: the network learns when to play it and when to play something else. Such
 a policy may also carry ``hint_bonus`` in the meta (``cardenvs train search``):
@@ -264,7 +264,7 @@ def baseline_path(spec: GameSpec) -> Path:
     if not path.is_file():
         have = sorted(p.stem for p in BASELINES.glob("*.npz"))
         raise ValueError(f"no shipped ppo baseline for {spec.name!r} (baselines: {', '.join(have) or 'none'}); "
-                         "train one with `cardenvs train` and use ppo:PATH")
+                         "train one with `cardenvs train ppo GAME` and use ppo:PATH")
     return path
 
 

@@ -11,7 +11,7 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    heuristic player too, in the later ones the previous iteration's scorer, so that the
    scorer learns in the positions its own play leads to (``labelled_seat="heuristic"``, a
    trial's setting: the seat plays the heuristic's moves and the previous scorer's move is
-   played out besides; it did not gain over the iterations, ``docs/training.md``). A worker
+   played out besides; it did not gain over the iterations, ``docs/notes/rami51-scorer.md``). A worker
    plays ``batch`` rounds together: the rollouts of a step go to the rules' kernels in one
    call. At each decision of that seat
    with more than one legal action, the move played, ``actions_per_position`` other
@@ -25,7 +25,7 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    position, it is the round itself. A position costs the drawn actions' rollouts and,
    where the moves differ, the heuristic move's. One or two actions drawn from each of three
    to six times as many positions taught the scorer more than every action of fewer
-   positions, at the same cost (``docs/training.md``). Each rollout gives two figures: the win (1 for the
+   positions, at the same cost (``docs/notes/rami51-scorer.md``). Each rollout gives two figures: the win (1 for the
    winner, -1/(P-1) for the others: -1/3 at 4 players; 0 in a void round) and the penalty
    points the seat holds when the round ends (0 when it wins). The rollouts read every
    card, but the scorer does not: it sees the seat's observation, so over positions that
@@ -38,10 +38,10 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
    are a training target only: the evaluation measures the win. The last fit of a run of
    several iterations weighs them by ``last_points_weight`` (0.1 by default): at the
    defaults it reads three iterations' labels over its longer budget, and a fit that
-   leans on the win itself there won more in trials (``docs/training.md``). The later iterations'
+   leans on the win itself there won more in trials (``docs/notes/rami51-scorer.md``). The later iterations'
    fits go on from the previous scorer, on the labels of the last ``fit_window``
    iterations (3 by default: its own and the two before): in trials the scorer's gain
-   followed the positions each fit saw (``docs/training.md``). The fit plans its
+   followed the positions each fit saw (``docs/notes/rami51-scorer.md``). The fit plans its
    minibatches from the pace of its first steps (the last epoch may be part of one), so
    that its learning rate falls to its floor within its part of the budget. The
    positions of a tenth of the matches are held out (whole
@@ -663,7 +663,7 @@ def fit_shares(cfg: ScorerConfig) -> list[float]:
     """Each iteration's part of ``fit_minutes``: the last fit ``last_fit_share``, the
     earlier ones the rest in the proportions of :func:`iteration_shares`; with
     ``last_fit_share`` None (or one iteration), those proportions alone. A longer last fit
-    over the last iterations' labels gained about 0.3 points in trials (docs/training.md)."""
+    over the last iterations' labels gained about 0.3 points in trials (docs/notes/rami51-scorer.md)."""
     shares = iteration_shares(cfg)
     if cfg.iterations == 1 or cfg.last_fit_share is None:
         return shares

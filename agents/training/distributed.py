@@ -427,7 +427,7 @@ def rollouts(game: str, policy: Any = "random", workers: int = 2, decisions: int
 
 # --------------------------------------------------------------------------- the trainer's workers
 class TrainerWorker:
-    """One sampling worker of ``cardenvs train --workers K``: a :class:`cardenvs.agents.training.trainer.Trainer`
+    """One sampling worker of ``cardenvs train ppo --workers K``: a :class:`cardenvs.agents.training.trainer.Trainer`
     of its own (its share of the matches, its tables, heuristic and random players, its seed)
     whose networks, observation statistics and opponent pool are the driver's, sent every
     round. It returns the batch of :meth:`Trainer._rollout`, what it saw of the observations
@@ -517,7 +517,7 @@ class RecordingStats(RunningStats):
 
 
 class TrainerWorkers:
-    """The driver's side of ``cardenvs train --workers K [--ray ADDRESS]``: K
+    """The driver's side of ``cardenvs train ppo --workers K [--ray ADDRESS]``: K
     :class:`TrainerWorker` sharing the run's matches, one round per iteration."""
 
     def __init__(self, trainer: Trainer):

@@ -171,8 +171,8 @@ def add_scorer_parser(methods: Any, epilog: str | None) -> None:
                         help="the last iteration's points weight, with several iterations (default 0.1)")
     scorer.add_argument("--labelled-seat", choices=("scorer", "heuristic"),
                         help="the later iterations' labelled seat plays the previous scorer's moves (scorer, "
-                        "the default) or the heuristic's, the scorer's move played out besides (heuristic: a "
-                        "trial's setting, weaker)")
+                        "the default) or the heuristic's, the scorer's move played out besides (heuristic: an "
+                        "experimental setting, weaker)")
     scorer.add_argument("--fit-window", type=int, metavar="N",
                         help="each fit reads N iterations' labels, its own and those before (default 3)")
     scorer.add_argument("--actions-per-position", type=int, metavar="N",

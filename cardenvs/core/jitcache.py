@@ -1,7 +1,7 @@
 """numba's on-disk cache, keyed on every kernel source of the package.
 
 numba keys a cached function on its own file only: after an edit of a helper in
-``core/bits.py``, a cached caller in ``games/odin.py`` keeps the old machine code (it
+``core/bits.py``, a cached caller in ``games/odin/rules.py`` keeps the old machine code (it
 inlined or linked the helper when it was compiled). That would let a developer after an
 edit, or a user after an upgrade, run stale kernels.
 

@@ -26,7 +26,7 @@ ACT_RESET = -2
 ACT_REFRESH = -3
 # Leave the game as it is: its rewards row and events are zeroed, its mask and observation
 # rows are not written (the caller keeps its own). Lets a driver step only some games of a
-# batch in one call, such as the opponents' games in cardenvs.training.LearnerVecEnv.
+# batch in one call, such as the opponents' games in cardenvs.integrations.gym.LearnerVecEnv.
 ACT_HOLD = -5
 
 # The ``mode`` argument of step_batch: bit flags
@@ -605,6 +605,8 @@ def check_actions(actions: Any, num_envs: int, name: str = "actions") -> np.ndar
         raise TypeError(f"{name} must be integers of shape ({num_envs},), got dtype {given.dtype}")
     if given.size != num_envs or given.ndim > 2 or (given.ndim == 2 and 1 not in given.shape):
         raise ValueError(f"{name} must have shape ({num_envs},), got {given.shape}")
+    if given.dtype.kind == "u" and given.size and given.max() > np.iinfo(np.int64).max:
+        raise ValueError(f"{name} must be action ids, got {int(given.max())}")  # no wrap to a negative id
     return np.ascontiguousarray(given.reshape(num_envs), dtype=np.int64)
 
 
