@@ -21,6 +21,8 @@ from cardenvs.core.protocol import (
     MODE_AUTO_FORCED,
     MODE_AUTO_RESET,
     GameSpec,
+    check_actions,
+    check_flag,
     check_game_index,
     check_options,
     state_from_dict,
@@ -102,8 +104,7 @@ class VecEnv(PicklesBySpec):
         self.auto_reset = bool(auto_reset)
         for name, value in (("auto_reset", auto_reset), ("auto_play_forced", auto_play_forced),
                             ("final_observation", final_observation)):
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(f"{name} must be True or False, got {value!r}")
+            check_flag(name, value)
         if final_observation and not auto_reset:
             raise ValueError("final_observation=True needs auto_reset=True (without it, a finished game stays "
                              "as it ended: observe it with observe(viewer))")
@@ -155,12 +156,7 @@ class VecEnv(PicklesBySpec):
         """One decision in every game (the player to move in each plays ``actions[i]``)."""
         if self._state is None:
             raise RuntimeError("call reset() before step()")
-        given = np.asarray(actions)
-        if given.dtype.kind not in "iu":  # a float, bool or string array would be read as other actions
-            raise TypeError(f"actions must be an integer array of shape ({self.num_envs},), got dtype {given.dtype}")
-        actions = np.ascontiguousarray(given, dtype=np.int64)
-        if actions.shape != (self.num_envs,):
-            raise ValueError(f"actions must have shape ({self.num_envs},), got {actions.shape}")
+        actions = check_actions(actions, self.num_envs)  # a float, bool or string array is no action
         if self.illegal_action == "raise":
             self._check_legal(actions)  # finished games (no auto-reset) take any action: they ignore it
         if actions.min() < -1:
