@@ -1,7 +1,7 @@
 """What Odin's legal mask costs per step, and how the card-by-card encoding behaves.
 
 Positions are collected from play (random agents, then the heuristic), stored, and
-the mask kernel alone (``odin.mask_batch``: the legal sets as bit masks, the form the
+the mask kernel alone (``legal_sets_batch`` of the rules: the legal sets as bit masks, the form the
 step keeps), the observation alone, and a whole vector step are timed over them, in
 ns per game (one core, best of several repeats; CPU time, so other processes on a
 shared machine disturb it less). Also counted: legal actions per decision, decisions
@@ -19,8 +19,8 @@ import time
 import numpy as np
 
 import cardenvs
+import cardenvs.games.odin as odin_driver
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games.odin import driver as odin_driver
 from cardenvs.games.odin import rules as odin
 
 
@@ -98,7 +98,7 @@ def main() -> None:
         venv, states, stats = collect(args.players, args.batch, agent)
         N = len(states)
         work = states.copy()
-        t_mask = best_time(lambda: odin.mask_batch(work)) / N * 1e9  # noqa: B023
+        t_mask = best_time(lambda: odin.legal_sets_batch(work)) / N * 1e9  # noqa: B023
         obs = np.empty((N, odin.OBS_SIZE), np.float32)
         viewer = states["current"].astype(np.int64)
         t_obs = best_time(lambda: odin_driver.observe_batch(work, viewer, obs)) / N * 1e9  # noqa: B023

@@ -24,6 +24,9 @@ from cardenvs.core.cards import card_str, counts_to_cards, odin_card_str, parse_
 # one compiled function holds each game's whole step (see docs/adding-a-game.md).
 ACT_RESET = -2
 ACT_REFRESH = -3
+# Recompute the mask only, without the observation (a game's ``mask_batch``: to measure the
+# mask's cost).
+ACT_MASK = -4
 # Leave the game as it is: its rewards row and events are zeroed, its mask and observation
 # rows are not written (the caller keeps its own). Lets a driver step only some games of a
 # batch in one call, such as the opponents' games in cardenvs.integrations.gym.LearnerVecEnv.

@@ -1,118 +1,145 @@
-"""The batch driver, written once: the template of every game's ``step_batch``,
-``step_batch_parallel`` and ``observe_batch``, and the generator that writes each game's
-``cardenvs/games/<game>/driver.py`` from it.
+"""The batch driver, written once: every game's ``step_batch``, ``step_batch_parallel``,
+``observe_batch``, ``mask_batch``, ``reset_batch`` and ``refresh_batch``, around the
+hooks that the last section of the game's ``rules.py`` defines ("the step driver's hooks").
 
-Why generated: numba caches no function that takes another compiled function as an
-argument or closes over one (docs/adding-a-game.md, "Why each game has its own
-(generated) batch drivers"), so a game's driver must call the game's kernels as module
-globals, in a module of its own. The driver is the same in every game; the games differ
-only in the hooks it calls, which each ``rules.py`` defines in its last section ("the step
-driver's hooks"):
+How one driver serves every game: numba reads a compiled function's global names when it
+compiles it, from the function's globals. :func:`bind` makes, for one game, copies of the
+driver functions below whose globals are this module's names with the game's hooks and
+constants put over them, and compiles those; the copies are cached under names of their own
+(``<game>.step_batch``). Passing the hooks as arguments would not do: numba caches no
+function that takes a compiled function as an argument or closes over one
+(docs/adding-a-game.md, "One driver, bound to each game's hooks").
+
+The hooks, each called with the parameters it is written with below (a game's hook takes
+the same ones, used or not):
 
 ======================  ========  ===========================================================
 hook                    needed    called
 ======================  ========  ===========================================================
-``new_workspace()``     optional  once per call: the work arrays, a one-record array (``ws``)
+``new_workspace()``     optional  once per call: the work arrays, a one-record array (``ws``
+                                  is its record)
 ``start_match``         yes       ACT_RESET, and auto-reset of a finished match
 ``refresh``             yes       ACT_REFRESH: a state loaded from outside (derived fields)
 ``is_legal``            optional  is the action legal? (default: ``s.legal[a]``)
 ``apply_legal_action``  yes       a legal action; returns True when a round ended
-``penalise(s, who)``    yes       an illegal action (``illegal_action="penalty"``)
+``penalise``            yes       an illegal action (``illegal_action="penalty"``)
 ``after_close``         optional  after ``close_step``; returns more EVENT_* flags
 ``legal_mask``          yes       the legal actions of the player to move, into the state
 ``only_legal_action``   optional  the single legal action or -1 (default: over ``s.legal``)
 ``write_mask``          optional  the mask row out (default: copied from ``s.legal``)
-``observe(s, v, out)``  yes       the observation of the player to move
+``observe``             yes       the observation of seat ``viewer``, into ``out``
 ======================  ========  ===========================================================
 
-A hook is a function of ``rules.py`` or a name bound to one (``start_match = new_match``).
-Its parameter names say what the driver passes (the generator reads them from the
-source): ``s`` the game's record, ``a`` the action, ``ws`` the work arrays' record,
-``trusted`` (False after ACT_REFRESH: what earlier steps kept in the state is not to be
-believed), ``rewards_row`` the game's row of the step's rewards, ``mask_row`` its row of
-the masks. A hook that is a few lines around the game's kernels is ``inline="always"``,
-so the compiled driver is what a hand-written one would be: a wrapper compiled on its
-own above a big kernel would compile that kernel once more (docs/adding-a-game.md,
-"Keeping the cold compile short").
+``trusted`` (of ``legal_mask``) is False after ACT_REFRESH: what earlier steps kept in the
+state is not to be believed. A hook that is a few lines around the game's kernels is
+``inline="always"``, so that the compiled driver is what a hand-written one would be: a
+wrapper compiled on its own above a big kernel would compile that kernel once more
+(docs/adding-a-game.md, "Keeping the cold compile short").
 
-The rest is chosen per game by ``DRIVER_OPTIONS`` in ``rules.py`` (a tuple of names, the
-performance tricks that the game measured worth it; each is explained where the template
-uses it): ``"borrow_outputs"``, ``"prefetch"``; and by what the rules define: a module
-constant ``ACT_MASK`` (a pseudo-action that only recomputes the mask, and ``mask_batch``).
-
-    python cardenvs/core/step_driver.py           # write every game's driver.py
-    python cardenvs/core/step_driver.py --check   # exit 1 if one is stale (the test does this)
-
-The generator reads the rules' source (``ast``): it imports no game (core stays below the
-games) and compiles nothing, and run as a script it imports nothing of cardenvs, so it
-works while a driver is missing or out of date.
+A game's ``DRIVER_OPTIONS`` (a tuple of names, the performance tricks the game measured
+worth it; each is explained where the driver uses it) turns on ``"borrow_outputs"`` and
+``"prefetch"``.
 """
 
 from __future__ import annotations
 
-import argparse
-import ast
-import io
-import re
-import sys
-import tokenize
-from dataclasses import dataclass, field
-from pathlib import Path
+import inspect
+import types
+from collections.abc import Callable
+from typing import Any, NamedTuple
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent  # cardenvs/
-GAMES_DIR = PACKAGE_DIR / "games"
-COMMAND = "python cardenvs/core/step_driver.py"
+import numpy as np
+from numba import njit, prange
 
-# hook -> required; a hook is called with its own parameter names (VOCABULARY), except the
-# fixed ones (FIXED: called as the template writes it); DEFAULTS: the code used when absent
-HOOKS = {
-    "new_workspace": False,
-    "start_match": True,
-    "refresh": True,
-    "is_legal": False,
-    "apply_legal_action": True,
-    "penalise": True,
-    "after_close": False,
-    "legal_mask": True,
-    "only_legal_action": False,
-    "write_mask": False,
-    "observe": True,
-}
-FIXED = {"new_workspace": (), "penalise": ("s", "offender"), "observe": ("s", "viewer", "out")}
-DEFAULTS = {
-    "is_legal": "0 <= a < NUM_ACTIONS and s.legal[a]",
-    "only_legal_action": "only_legal(s.legal, NUM_ACTIONS)",
-}
-# what a hook parameter of that name receives from the driver
-VOCABULARY = {
-    "s": "s",
-    "a": "a",
-    "ws": "ws",
-    "trusted": "trusted",
-    "rewards_row": "rewards[i]",
-    "mask_row": "masks[i]",
-}
+from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read
+from cardenvs.core.protocol import (
+    ACT_HOLD,
+    ACT_MASK,
+    ACT_REFRESH,
+    ACT_RESET,
+    EVENT_FORCED_SHIFT,
+    EVENT_ILLEGAL,
+    EVENT_ROUND_END,
+    EVENT_TERMINATED,
+    EVENT_TRUNCATED,
+    FORCED_LIMIT,
+    MODE_AUTO_FORCED,
+    MODE_AUTO_RESET,
+)
+from cardenvs.core.step import close_step, only_legal, reset_drivers
+
 OPTIONS = ("borrow_outputs", "prefetch")
 
-# ----------------------------------------------------------------------------- the template
-# Lines ``#if NAME`` / ``#else`` / ``#end`` (at the start of a line) keep what they enclose
-# for the games that have that feature; ``${hook}`` is the call of that hook.
-TEMPLATE = '''\
-# GENERATED by `${command}` (the template is there) from the hooks at the end of
-# cardenvs/games/${game}/rules.py. Do not edit: change those and run the command again
-# (tests/core/test_step_driver.py fails while this file is stale).
-"""The batch driver of ${game}: every game of a batch stepped in one compiled call,
-around the rules' hooks (``rules.py``, "the step driver's hooks")."""
-
-from __future__ import annotations
-
-${imports}
+# ----------------------------------------------------------------- what bind() puts in per game
+# The game's constants (of its rules.py) and options; these stand-ins are never compiled.
+MAX_PLAYERS = NUM_ACTIONS = PHASE_OVER = 0
+OBS_DTYPE = np.dtype(np.float32)
+BORROW_OUTPUTS = PREFETCH = False
 
 
+# The hooks a game must define: these say how the driver calls them (never compiled).
+def start_match(s, ws):
+    """A new match in ``s`` (its rng and options already set)."""
+    raise NotImplementedError
+
+
+def refresh(s):
+    """A state loaded from outside gets its derived fields back."""
+    raise NotImplementedError
+
+
+def apply_legal_action(s, a, ws):
+    """Apply the legal action ``a``; True when a round ended."""
+    raise NotImplementedError
+
+
+def penalise(s, offender):
+    """The penalty of an illegal action by seat ``offender``."""
+    raise NotImplementedError
+
+
+def legal_mask(s, ws, trusted):
+    """The legal actions of the player to move, into the state."""
+    raise NotImplementedError
+
+
+def observe(s, viewer, out):
+    """The observation of seat ``viewer``, into ``out``."""
+    raise NotImplementedError
+
+
+# The hooks a game may define; these defaults are bound like the driver (inlined into it).
+def new_workspace():
+    """No work arrays: a one-element stand-in, so that ``ws`` exists."""
+    return np.zeros(1, dtype=np.int8)
+
+
+def is_legal(s, a):
+    return 0 <= a < NUM_ACTIONS and s.legal[a] != 0
+
+
+def after_close(s, rewards_row):
+    return 0
+
+
+def only_legal_action(s):
+    return only_legal(s.legal, NUM_ACTIONS)
+
+
+def write_mask(s, mask_row):
+    for k in range(NUM_ACTIONS):
+        mask_row[k] = s.legal[k] != 0
+
+
+REQUIRED = ("start_match", "refresh", "apply_legal_action", "penalise", "legal_mask", "observe")
+OPTIONAL = ("new_workspace", "is_legal", "after_close", "only_legal_action", "write_mask")
+CONSTANTS = ("MAX_PLAYERS", "NUM_ACTIONS", "PHASE_OVER", "OBS_DTYPE")
+
+
+# ----------------------------------------------------------------------------- the driver
 # One compiled function holds the whole per-game step; resets and loaded states go through
-# it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH): each compiled layer above
-# the rules would compile them all again (docs/adding-a-game.md, "cold compile").
-@njit(cache=True, no_cfunc_wrapper=True)
+# it as pseudo-actions (core.protocol.ACT_RESET/ACT_REFRESH/ACT_MASK): each compiled layer
+# above the rules would compile them all again (docs/adding-a-game.md, "cold compile").
 def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     """Step every game of the batch by its action (one compiled call): apply it (or
     penalise it), auto-reset a finished match (MODE_AUTO_RESET), play the forced moves
@@ -120,30 +147,24 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     and the observation of the player to move. Stepping a finished game (no auto-reset)
     changes nothing; its all-false mask and its observation are written again (the
     output rows are fresh buffers). ACT_HOLD leaves a game alone (its rewards row and
-    events zeroed, its mask and observation rows not written)."""
+    events zeroed, its mask and observation rows not written); ACT_MASK recomputes the
+    mask only (no observation)."""
     auto_reset = (mode & MODE_AUTO_RESET) != 0
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
-#if workspace
     # the work arrays, reused by every game of the batch: one record (passed as one pointer,
     # its arrays without reference counts), held by a one-element array
     owner = new_workspace()
     ws = owner[0]
-#end
-#if borrow_outputs
-    # the caller's arrays live through the call: their rows are taken without reference
-    # counts (core/borrow.py)
-    obs = borrowed(obs)
-    rewards = borrowed(rewards)
-#end
+    if BORROW_OUTPUTS:
+        # the caller's arrays live through the call: their rows are taken without
+        # reference counts (core/borrow.py)
+        obs = borrowed(obs)
+        rewards = borrowed(rewards)
     n = states.shape[0]
-#if prefetch
     row = np.int64(states.itemsize)
-#end
     for i in range(n):
-#if prefetch
-        if i + 1 < n:  # the next game's state row into the caches meanwhile (a big record)
+        if PREFETCH and i + 1 < n:  # the next game's state row into the caches meanwhile (a big record)
             prefetch_read(states, (i + 1) * row, (i + 2) * row)
-#end
         s = states[i]
         a = actions[i]
         rewards[i, :] = 0.0
@@ -153,73 +174,47 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
             continue
         ev = 0
         forced = 0
-#if trusted
         trusted = True
-#end
         while True:  # the action, then each forced move after it (MODE_AUTO_FORCED)
             if a == ACT_RESET:
-                ${start_match}
+                start_match(s, ws)
             elif a == ACT_REFRESH:
-                ${refresh}
-#if trusted
+                refresh(s)
                 trusted = False  # nothing kept in a loaded state is believed
-#end
-#if act_mask
             elif a == ACT_MASK:
                 pass
-#end
             elif s.phase == PHASE_OVER:
                 ev = EVENT_TERMINATED if s.terminated else EVENT_TRUNCATED
             else:
                 for q in range(MAX_PLAYERS):  # constant bounds: stores, not a memset call
                     s.rewards[q] = 0.0
-                if ${is_legal}:
-                    if ${apply_legal_action}:
+                if is_legal(s, a):
+                    if apply_legal_action(s, a, ws):
                         ev |= EVENT_ROUND_END
                 else:
                     penalise(s, s.current)
                     ev |= EVENT_ILLEGAL
                 ev |= close_step(s, rewards[i], np.int8(PHASE_OVER))
-#if after_close
-                ev |= ${after_close}
-#end
+                ev |= after_close(s, rewards[i])
                 if (s.terminated or s.truncated) and auto_reset:
-                    ${start_match}
-            ${legal_mask}
-#if act_mask
+                    start_match(s, ws)
+            legal_mask(s, ws, trusted)
             if (not auto_forced or a == ACT_REFRESH or a == ACT_MASK or s.phase == PHASE_OVER
                     or forced >= FORCED_LIMIT):
-#else
-            if not auto_forced or a == ACT_REFRESH or s.phase == PHASE_OVER or forced >= FORCED_LIMIT:
-#end
                 break
-            a = ${only_legal_action}
+            a = only_legal_action(s)
             if a < 0:
                 break
             forced += 1
-#if trusted
             trusted = True
-#end
-#if write_mask
-        ${write_mask}
-#else
-        for k in range(NUM_ACTIONS):
-            masks[i, k] = s.legal[k] != 0
-#end
+        write_mask(s, masks[i])
         events[i] = ev | (forced << EVENT_FORCED_SHIFT)
         current[i] = s.current
-#if act_mask
         if a != ACT_MASK:
             observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-#else
-        observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-#end
-#if workspace
     keep_alive(owner)  # a use after the loop: its record ws does not keep it from being freed
-#end
 
 
-@njit(cache=True, no_cfunc_wrapper=True, parallel=True)
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
     """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games).
     The prange body stays a plain call of step_batch: writes into records from inlined
@@ -233,15 +228,10 @@ def step_batch_parallel(states, actions, masks, obs, rewards, events, current, m
                    current[lo:hi], mode)
 
 
-reset_batch, refresh_batch = reset_drivers(step_batch, MAX_PLAYERS)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
 def observe_batch(states, viewer, obs):
     """Observation of seat ``viewer[i]`` in game i."""
     for i in range(states.shape[0]):
         observe(states[i], viewer[i], obs[i])
-#if act_mask
 
 
 def mask_batch(states) -> None:
@@ -251,233 +241,74 @@ def mask_batch(states) -> None:
     step_batch(states, np.full(n, ACT_MASK, dtype=np.int64), np.empty((n, NUM_ACTIONS), dtype=np.bool_),
                np.empty((n, 0), dtype=OBS_DTYPE), np.empty((n, MAX_PLAYERS), dtype=np.float32),
                np.empty(n, dtype=np.int32), np.empty(n, dtype=np.int32), 0)
-#end
-'''
-
-# where the names the driver may use come from (the rules' names are added per game)
-LIBRARY = {
-    "numpy": ("np",),
-    "numba": ("njit", "prange"),
-    "cardenvs.core.borrow": ("borrowed", "keep_alive", "prefetch_read"),
-    "cardenvs.core.protocol": ("ACT_HOLD", "ACT_REFRESH", "ACT_RESET", "EVENT_FORCED_SHIFT", "EVENT_ILLEGAL",
-                               "EVENT_ROUND_END", "EVENT_TERMINATED", "EVENT_TRUNCATED", "FORCED_LIMIT",
-                               "MODE_AUTO_FORCED", "MODE_AUTO_RESET"),
-    "cardenvs.core.step": ("close_step", "only_legal", "reset_drivers"),
-}
-RULES_CONSTANTS = ("ACT_MASK", "MAX_PLAYERS", "NUM_ACTIONS", "OBS_DTYPE", "PHASE_OVER")
 
 
+# ----------------------------------------------------------------------------- binding
 class HookError(ValueError):
     """A game's rules do not give the driver what it needs."""
 
 
-@dataclass
-class Game:
-    """What the generator read from one ``rules.py``."""
+class Driver(NamedTuple):
+    """A game's batch driver (what its package exports under these names)."""
 
-    name: str
-    hooks: dict[str, tuple[str, ...]] = field(default_factory=dict)  # hook -> parameter names
-    options: tuple[str, ...] = ()
-    act_mask: bool = False
-
-
-def _module_file(module: str) -> Path:
-    """The source file of a module of this package, found without importing it."""
-    parts = module.split(".")
-    if parts[0] != PACKAGE_DIR.name:
-        raise HookError(f"{module}: a hook must be defined in this package")
-    base = PACKAGE_DIR.joinpath(*parts[1:])
-    for path in (base.with_suffix(".py"), base / "__init__.py"):
-        if path.is_file():
-            return path
-    raise HookError(f"{module}: no source file")
+    step_batch: Callable
+    step_batch_parallel: Callable
+    observe_batch: Callable
+    mask_batch: Callable
+    reset_batch: Callable
+    refresh_batch: Callable
 
 
-def _parse(path: Path) -> ast.Module:
-    return ast.parse(path.read_text(), filename=str(path))
+def _params(func: Any) -> list[str]:
+    return list(inspect.signature(getattr(func, "py_func", func)).parameters)
 
 
-def _params(tree: ast.Module, path: Path, name: str, seen: tuple[str, ...] = ()) -> tuple[str, ...]:
-    """Parameter names of the function that ``name`` is at the top level of ``tree``: a
-    ``def``, or a name bound to one (of this module, or of a module it imports)."""
-    if name in seen:
-        raise HookError(f"{path}: {name} is bound to itself")
-    imports: dict[str, str] = {}  # local name -> module, for ``from x import y as T`` / ``import x.y as T``
-    found = None
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            found = node
-        elif isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            found = node.value
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            for alias in node.names:
-                imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                if alias.asname:
-                    imports[alias.asname] = alias.name
-    if isinstance(found, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        args = found.args
-        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or args.defaults:
-            raise HookError(f"{path}: {name} must take plain positional parameters")
-        return tuple(a.arg for a in args.args)
-    if isinstance(found, ast.Name):
-        if found.id in imports:  # ``hook = f`` with f imported from another module
-            module, _, attr = imports[found.id].rpartition(".")
-            other = _module_file(module)
-            return _params(_parse(other), other, attr, seen + (name,))
-        return _params(tree, path, found.id, seen + (name,))
-    if isinstance(found, ast.Attribute) and isinstance(found.value, ast.Name) and found.value.id in imports:
-        other = _module_file(imports[found.value.id])  # ``hook = T.recount``
-        return _params(_parse(other), other, found.attr, seen + (name,))
-    if found is None:
-        raise HookError(f"{path}: no {name}")
-    raise HookError(f"{path}: {name} must be a function, or a name bound to one")
+def _copy(func: types.FunctionType, names: dict[str, Any], game: str) -> types.FunctionType:
+    """``func`` reading its global names from ``names``, named after the game (numba's
+    cache keeps a compiled function under its file and qualified name)."""
+    copy = types.FunctionType(func.__code__, names, func.__name__, func.__defaults__, func.__closure__)
+    copy.__qualname__ = f"{game}.{func.__qualname__}"
+    copy.__doc__ = func.__doc__
+    return copy
 
 
-def read_game(game_dir: Path) -> Game:
-    """The hooks, options and features of one game, from its ``rules.py``."""
-    path = game_dir / "rules.py"
-    tree = _parse(path)
-    top = set()
-    options: tuple[str, ...] = ()
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            top.add(node.name)
-        elif isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    top.add(t.id)
-                    if t.id == "DRIVER_OPTIONS":
-                        options = tuple(ast.literal_eval(node.value))
-    game = Game(game_dir.name, options=options, act_mask="ACT_MASK" in top)
+def bind(rules: types.ModuleType) -> Driver:
+    """The batch driver of the game whose kernels are ``rules`` (its ``rules.py``): the
+    functions above, compiled (on first use, then from numba's cache) around its hooks.
+    HookError when a hook is missing or takes other parameters than the driver passes."""
+    game = rules.__name__.split(".")[-2] if rules.__name__.endswith(".rules") else rules.__name__
+    here = globals()
+    options = tuple(getattr(rules, "DRIVER_OPTIONS", ()))
     for opt in options:
         if opt not in OPTIONS:
-            raise HookError(f"{path}: DRIVER_OPTIONS: unknown {opt!r} (known: {', '.join(OPTIONS)})")
-    for hook, required in HOOKS.items():
-        if hook not in top:
-            if required:
-                raise HookError(f"{path}: the step driver needs the hook {hook} (see cardenvs/core/step_driver.py)")
-            continue
-        params = _params(tree, path, hook)
-        if hook in FIXED:
-            if len(params) != len(FIXED[hook]):
-                raise HookError(f"{path}: {hook} takes {len(FIXED[hook])} parameters ({', '.join(FIXED[hook])})")
-        else:
-            for p in params:
-                if p not in VOCABULARY:
-                    raise HookError(f"{path}: {hook}({', '.join(params)}): the driver has no {p!r} "
-                                    f"(it passes {', '.join(VOCABULARY)})")
-            if "ws" in params and "new_workspace" not in top:
-                raise HookError(f"{path}: {hook} takes ws but there is no new_workspace")
-            if "trusted" in params and hook != "legal_mask":
-                raise HookError(f"{path}: only legal_mask takes trusted")
-        game.hooks[hook] = params
-    return game
-
-
-def _features(game: Game) -> set[str]:
-    features = set(game.options)
-    if "new_workspace" in game.hooks:
-        features.add("workspace")
-    if "trusted" in game.hooks["legal_mask"]:
-        features.add("trusted")
-    if game.act_mask:
-        features.add("act_mask")
-    for hook in ("after_close", "write_mask"):
-        if hook in game.hooks:
-            features.add(hook)
-    return features
-
-
-def _select(template: str, features: set[str]) -> str:
-    """Keep the lines of the ``#if``/``#else``/``#end`` blocks that apply."""
-    out = []
-    stack: list[bool] = []
-    for line in template.splitlines(keepends=True):
-        word = line.split(None, 2)
-        if line.startswith("#if "):
-            stack.append(word[1] in features)
-        elif line.startswith("#else"):
-            stack[-1] = not stack[-1]
-        elif line.startswith("#end"):
-            stack.pop()
-        elif all(stack):
-            out.append(line)
-    if stack:
-        raise AssertionError("template: an #if without #end")
-    return "".join(out)
-
-
-def _imports_block(game: Game, body: str) -> str:
-    """The imports the generated body uses, in the order ruff's isort keeps them."""
-    used = {tok.string for tok in tokenize.generate_tokens(io.StringIO(body).readline) if tok.type == tokenize.NAME}
-
-    def names_from(candidates) -> list[str]:
-        # ruff's isort order: constants, then classes, then the rest, each alphabetical
-        return sorted((n for n in candidates if n in used), key=lambda n: (not n.isupper(), n))
-
-    def line(module: str, names: list[str]) -> str:
-        one = f"from {module} import {', '.join(names)}"
-        if len(one) <= 120:
-            return one
-        return f"from {module} import (\n" + "".join(f"    {n},\n" for n in names) + ")"
-
-    rules = f"cardenvs.games.{game.name}.rules"
-    blocks = ["import numpy as np", line("numba", names_from(LIBRARY["numba"])), ""]
-    for module in ("cardenvs.core.borrow", "cardenvs.core.protocol", "cardenvs.core.step"):
-        names = names_from(LIBRARY[module])
-        if names:
-            blocks.append(line(module, names))
-    blocks.append(line(rules, names_from(set(RULES_CONSTANTS) | set(game.hooks))))
-    return "\n".join(blocks)
-
-
-def _call(hook: str, params: tuple[str, ...]) -> str:
-    return f"{hook}({', '.join(VOCABULARY[p] for p in params)})"
-
-
-def render(game: Game) -> str:
-    """The source of the game's ``driver.py``."""
-    body = _select(TEMPLATE, _features(game))
-    calls = {"command": COMMAND, "game": game.name}
-    for hook in HOOKS:
-        if hook in FIXED:
-            continue  # written out in the template
-        if hook in game.hooks:
-            calls[hook] = _call(hook, game.hooks[hook])
-        elif hook in DEFAULTS:
-            calls[hook] = DEFAULTS[hook]
-    body = re.sub(r"\$\{(\w+)\}", lambda m: calls[m.group(1)] if m.group(1) != "imports" else m.group(0), body)
-    head, _, _ = body.partition("${imports}")
-    return body.replace("${imports}", _imports_block(game, body[len(head):]))
-
-
-def game_dirs() -> list[Path]:
-    """Every game folder (one with a ``rules.py``), in name order."""
-    return sorted(p.parent for p in GAMES_DIR.glob("*/rules.py"))
-
-
-def stale() -> list[Path]:
-    """The generated drivers that differ from what the template and the hooks give now."""
-    return [d / "driver.py" for d in game_dirs()
-            if not (d / "driver.py").is_file() or (d / "driver.py").read_text() != render(read_game(d))]
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog=COMMAND, description=__doc__.splitlines()[0])
-    ap.add_argument("--check", action="store_true", help="write nothing; exit 1 if a driver.py is stale")
-    args = ap.parse_args(argv)
-    out = stale()
-    if args.check:
-        for path in out:
-            print(f"stale: {path.relative_to(PACKAGE_DIR.parent)} (run `{COMMAND}`)", file=sys.stderr)
-        return 1 if out else 0
-    for path in out:
-        path.write_text(render(read_game(path.parent)))
-        print(f"wrote {path.relative_to(PACKAGE_DIR.parent)}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+            raise HookError(f"{rules.__name__}: DRIVER_OPTIONS: unknown {opt!r} (known: {', '.join(OPTIONS)})")
+    names = dict(here)
+    names["__name__"] = rules.__name__.rpartition(".")[0] or rules.__name__
+    names["BORROW_OUTPUTS"] = "borrow_outputs" in options
+    names["PREFETCH"] = "prefetch" in options
+    for const in CONSTANTS:
+        if not hasattr(rules, const):
+            raise HookError(f"{rules.__name__}: the step driver needs the constant {const}")
+        names[const] = getattr(rules, const)
+    for hook in REQUIRED + OPTIONAL:
+        wanted = _params(here[hook])
+        if hasattr(rules, hook):
+            given = getattr(rules, hook)
+            if not hasattr(given, "py_func"):
+                raise HookError(f"{rules.__name__}: {hook} must be a compiled function (numba.njit)")
+            if len(_params(given)) != len(wanted):
+                raise HookError(f"{rules.__name__}: {hook}({', '.join(_params(given))}): the driver calls "
+                                f"{hook}({', '.join(wanted)})")
+            names[hook] = given
+        elif hook in REQUIRED:
+            raise HookError(f"{rules.__name__}: the step driver needs the hook {hook}({', '.join(wanted)}) "
+                            "(see cardenvs/core/step_driver.py)")
+        else:  # the default, compiled into the driver with the game's constants
+            names[hook] = njit(inline="always", no_cfunc_wrapper=True)(_copy(here[hook], names, game))
+    jit = dict(cache=True, no_cfunc_wrapper=True)
+    names["step_batch"] = njit(**jit)(_copy(step_batch, names, game))
+    names["step_batch_parallel"] = njit(parallel=True, **jit)(_copy(step_batch_parallel, names, game))
+    names["observe_batch"] = njit(**jit)(_copy(observe_batch, names, game))
+    reset_batch, refresh_batch = reset_drivers(names["step_batch"], names["MAX_PLAYERS"])
+    return Driver(names["step_batch"], names["step_batch_parallel"], names["observe_batch"],
+                  _copy(mask_batch, names, game), reset_batch, refresh_batch)

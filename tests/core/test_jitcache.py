@@ -56,7 +56,7 @@ def test_edit_of_a_helper_reaches_a_cached_caller(tmp_path):
 def test_stamp_covers_every_kernel_file():
     names = {p.relative_to(REPO).as_posix() for p in jitcache.kernel_sources()}
     for expected in ("cardenvs/core/bits.py", "cardenvs/core/vector.py", "cardenvs/games/odin/rules.py",
-                     "cardenvs/games/odin/driver.py",
+                     "cardenvs/core/step_driver.py",
                      "agents/heuristics/odin.py"):
         assert expected in names
     assert "cardenvs/envs.py" not in names  # no kernels: editing it recompiles nothing

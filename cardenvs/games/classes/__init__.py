@@ -1,6 +1,6 @@
 """Classes, a rummy of ten contracts ("classes") for 2 to 6 players (docs/games/classes.md):
 the rules in ``rules.py`` (the contract search is the rummy layer's; the batch step is
-generated into ``driver.py``), the text side in ``text.py``; the events a person is told
+core's driver, bound to its hooks), the text side in ``text.py``; the events a person is told
 are the rummy layer's.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 
 from cardenvs.core.protocol import GameSpec
+from cardenvs.core.step_driver import bind
 from cardenvs.games.classes import rules, text
-from cardenvs.games.classes.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.classes.rules import (
     MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
 )
@@ -20,6 +20,9 @@ from cardenvs.games.classes.text import (
     round_info, str_to_action, timeout_actions, validate_state,
 )
 from cardenvs.rummy import narration  # the rummies' events, shared
+
+# the batch step: the one driver of core/step_driver.py, around the hooks at the end of rules.py
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(rules)
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(

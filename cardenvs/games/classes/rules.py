@@ -2,7 +2,7 @@
 
 Reads like the rule book (``docs/games/classes.md`` gives the rules in full): state
 layout, deal, legal actions, apply an action, the end of a round and of the match,
-observation, then the hooks of the batch step (``driver.py``, generated around them). The
+observation, then the hooks of the batch step (core/step_driver.py binds the game's driver to them). The
 table, the deal and the draw/discard mechanics are the rummy layer's
 (:mod:`cardenvs.rummy.table`); whether a hand holds a contract, and whether a contract or
 meld being built can be finished, is :func:`cardenvs.rummy.contract.contract_search`.
@@ -789,12 +789,11 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- the step driver's hooks
-# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
-# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
-# the same in every game (cardenvs/core/step_driver.py). The driver takes the rows of its
+# The batch driver (cardenvs/core/step_driver.py, the same for every game: holds, resets,
+# finished matches, penalties, forced moves, outputs) steps a batch of games around these,
+# each called with the driver's parameters (used or not). The driver takes the rows of its
 # outputs without reference counts ("borrow_outputs", core/borrow.py).
 DRIVER_OPTIONS = ("borrow_outputs",)
-start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
 refresh = T.recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back
 
 
@@ -805,12 +804,18 @@ def new_workspace():
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def start_match(s, ws):
+    """ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)."""
+    new_match(s)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def apply_legal_action(s, a, ws):
     """Apply the action (``ws.H``: a hand's counts to work on); True when a round ended."""
     return apply_action(s, a, ws.H)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
-def legal_mask(s, ws):
+def legal_mask(s, ws, trusted):
     """The legal actions of the player to move, into ``s.legal``."""
     _mask(s, ws.H, ws.rows)

@@ -1,6 +1,6 @@
 """Frime, a rummy of eleven rounds with buys, flocons and a pot, for 4 to 6 players
-(docs/games/frime.md): the rules in ``rules.py`` (the batch step generated into
-``driver.py``), the text side in ``text.py``, the buys and the going out told at the table
+(docs/games/frime.md): the rules in ``rules.py`` (the batch step: core's driver
+bound to its hooks), the text side in ``text.py``, the buys and the going out told at the table
 in ``narration.py``.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 
 from cardenvs.core.protocol import GameSpec
+from cardenvs.core.step_driver import bind
 from cardenvs.games.frime import narration, rules, text
-from cardenvs.games.frime.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.frime.rules import (
     MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
 )
@@ -19,6 +19,9 @@ from cardenvs.games.frime.text import (
     custom_from_dict, custom_to_dict, deck_counts, make_template, observation_bounds, prepare_scenario, render_text,
     round_info, str_to_action, timeout_actions, validate_state,
 )
+
+# the batch step: the one driver of core/step_driver.py, around the hooks at the end of rules.py
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(rules)
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(

@@ -2,7 +2,7 @@
 
 Reads like the rule book (the rules as ``docs/games/odin.md`` gives them): state
 layout, deal, legal actions, apply an action, scoring, observation, the hooks of the
-batch step (``driver.py``, generated around them). The player-facing page is
+batch step (core/step_driver.py binds the game's driver to them). The player-facing page is
 ``docs/games/odin.md``.
 
 A play is a set of cards, so one decision per play would need an action per legal
@@ -330,7 +330,7 @@ def _completable(s, H, c):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def legal_mask(s):
+def legal_sets(s):
     """Compute the current player's legal actions into ``legal_pass``, ``legal_play``,
     ``legal_select`` and ``legal_take``."""
     s.legal_pass = 0
@@ -378,7 +378,7 @@ def legal_mask(s):
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def is_legal(s, a):
-    """Whether action ``a`` is in the legal set computed by :func:`legal_mask`."""
+    """Whether action ``a`` is in the legal set computed by :func:`legal_sets`."""
     if a == PASS:
         return s.legal_pass != 0
     if a == PLAY:
@@ -618,19 +618,37 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
 
 
 # --------------------------------------------------------------------------- the step driver's hooks
-# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
-# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
-# the same in every game (cardenvs/core/step_driver.py). Odin keeps its legal actions as
-# card bits (``legal_mask``), not as a row of flags, so it says how to read and write them.
-start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
+# The batch driver (cardenvs/core/step_driver.py, the same for every game: holds, resets,
+# finished matches, penalties, forced moves, outputs) steps a batch of games around these,
+# each called with the driver's parameters (used or not). Odin keeps its legal actions as
+# card bits (``legal_sets``), not as a row of flags, so it says how to read and write them.
 refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived fields back
-apply_legal_action = apply_action  # True when a round ended
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def start_match(s, ws):
+    """ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)."""
+    new_match(s)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def apply_legal_action(s, a, ws):
+    """Apply the action; True when a round ended."""
+    return apply_action(s, a)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def legal_mask(s, ws, trusted):
+    """The legal actions of the player to move, as card bits in the state."""
+    legal_sets(s)
+
+
 # is_legal(s, a) (above): is the action in the legal sets
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def only_legal_action(s):
-    """The one legal action computed by :func:`legal_mask`, or -1 when there are none or
+    """The one legal action computed by :func:`legal_sets`, or -1 when there are none or
     several (MODE_AUTO_FORCED plays it for the player)."""
     n = np.int64(s.legal_pass) + s.legal_play + popcount(s.legal_select) + popcount(s.legal_take)
     if n != 1:
@@ -655,10 +673,10 @@ def write_mask(s, mask_row):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def mask_batch(states):
+def legal_sets_batch(states):
     """Recompute the legal mask of every game in place (for measuring the mask's cost)."""
     n = 0
     for i in range(states.shape[0]):
-        legal_mask(states[i])
+        legal_sets(states[i])
         n += states[i].legal_play
     return n

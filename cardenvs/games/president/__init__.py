@@ -1,5 +1,5 @@
 """Président (trou de cul), a climbing game for 4 to 10 players (docs/games/president.md):
-the rules as compiled kernels in ``rules.py`` (the batch step generated into ``driver.py``),
+the rules as compiled kernels in ``rules.py`` (the batch step: core's driver bound to its hooks),
 moves, options and the table as text in ``text.py``, what a person at the table is told in
 ``narration.py``.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 import sys
 
 from cardenvs.core.protocol import GameSpec
+from cardenvs.core.step_driver import bind
 from cardenvs.games.president import narration, rules, text
-from cardenvs.games.president.driver import observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel
 from cardenvs.games.president.rules import (
     MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
 )
@@ -18,6 +18,9 @@ from cardenvs.games.president.text import (
     REST_FIELD, STATE_FIELDS, action_to_str, complete_scenario, deck_counts, make_template, observation_bounds,
     public_action_str, render_text, round_info, str_to_action, validate_state,
 )
+
+# the batch step: the one driver of core/step_driver.py, around the hooks at the end of rules.py
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(rules)
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(

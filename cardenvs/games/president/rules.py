@@ -2,7 +2,7 @@
 
 Reads like the rule book (the rules as ``docs/games/president.md`` gives them):
 state layout, deal, legal actions, apply an action, scoring, observation, the hooks
-of the batch step (``driver.py``, generated around them). The player-facing page is
+of the batch step (core/step_driver.py binds the game's driver to them). The player-facing page is
 ``docs/games/president.md``.
 
 Suits carry no meaning in Président once the first lead (which must hold the 3♣)
@@ -256,7 +256,7 @@ def new_match(s):
 
 # --------------------------------------------------------------------------- legal actions
 @njit(cache=True, no_cfunc_wrapper=True)
-def legal_mask(s):
+def compute_legal(s):
     """Compute the current player's legal actions into ``s.legal``."""
     mask = s.legal
     mask[:] = 0
@@ -534,10 +534,26 @@ def observe(s, viewer, out):
 
 
 # --------------------------------------------------------------------------- the step driver's hooks
-# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
-# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
-# the same in every game (cardenvs/core/step_driver.py). Président needs no work arrays and
+# The batch driver (cardenvs/core/step_driver.py, the same for every game: holds, resets,
+# finished matches, penalties, forced moves, outputs) steps a batch of games around these,
+# each called with the driver's parameters (used or not). Président needs no work arrays and
 # keeps its mask in ``s.legal``, so the rest is the driver's default.
-start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
 refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back
-apply_legal_action = apply_action  # True when a round ended
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def start_match(s, ws):
+    """ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)."""
+    new_match(s)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def apply_legal_action(s, a, ws):
+    """Apply the action; True when a round ended."""
+    return apply_action(s, a)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+def legal_mask(s, ws, trusted):
+    """The legal actions of the player to move, into ``s.legal``."""
+    compute_legal(s)

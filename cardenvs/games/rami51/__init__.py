@@ -1,6 +1,6 @@
 """Rami 51, a rummy with a 51-point opening for 2 to 6 players (docs/games/rami51.md): the
 rules in ``rules.py``, with the turn planner they ask which melds a hand can still make in
-``plan.py``, and the batch step generated into ``driver.py``; moves, scenarios and the table
+``plan.py``, and the batch step: core's driver bound to its hooks; moves, scenarios and the table
 as text in ``text.py``; the events a person is told are the rummy layer's.
 """
 
@@ -9,10 +9,8 @@ from __future__ import annotations
 import sys
 
 from cardenvs.core.protocol import GameSpec
+from cardenvs.core.step_driver import bind
 from cardenvs.games.rami51 import rules, text
-from cardenvs.games.rami51.driver import (
-    mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
-)
 from cardenvs.games.rami51.rules import (
     CACHE_FIELDS, MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS,
     deal_unseen_batch,
@@ -23,6 +21,9 @@ from cardenvs.games.rami51.text import (
     prepare_scenario, render_text, round_info, str_to_action, timeout_actions, validate_state,
 )
 from cardenvs.rummy import narration  # the rummies' events, shared
+
+# the batch step: the one driver of core/step_driver.py, around the hooks at the end of rules.py
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(rules)
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(

@@ -3,7 +3,7 @@
 
 Reads like the rule book (the rules as ``docs/games/rami51.md`` gives them): state
 layout, deal, legal actions, apply an action, scoring, observation, then the hooks of
-the batch step (``driver.py``, generated around them). The player-facing page is
+the batch step (core/step_driver.py binds the game's driver to them). The player-facing page is
 ``docs/games/rami51.md``.
 
 A turn is a short sequence of atomic actions by the same player: draw (stock or the
@@ -1091,19 +1091,15 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
 
 
 # --------------------------------------------------------------------------- the step driver's hooks
-# driver.py (generated: python cardenvs/core/step_driver.py) steps a batch of games around
-# these; its own part (holds, resets, finished matches, penalties, forced moves, outputs) is
-# the same in every game (cardenvs/core/step_driver.py). numba links, re-optimises and
+# The batch driver (cardenvs/core/step_driver.py, the same for every game: holds, resets,
+# finished matches, penalties, forced moves, outputs) steps a batch of games around these,
+# each called with the driver's parameters (used or not). numba links, re-optimises and
 # emits every callee into each compiled function that calls it, so each layer above the
 # turn planner costs seconds of cold compile: the hooks that reach the planner are
 # inlined into the driver (``inline="always"``), which is then the one function above it.
 # The big record is read at scattered offsets: the driver fetches the next game's record
 # ahead ("prefetch") and takes its output rows without reference counts ("borrow_outputs").
 DRIVER_OPTIONS = ("borrow_outputs", "prefetch")
-# Pseudo-actions (core.protocol): ACT_RESET starts a new match, ACT_REFRESH takes a state
-# loaded from outside (its masks searched in full), and here ACT_MASK recomputes the mask
-# only, without the observation (driver.mask_batch).
-ACT_MASK = -4
 new_workspace = workspace  # the planner's work arrays: one record
 
 

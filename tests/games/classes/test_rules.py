@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import cardenvs
+import cardenvs.games.classes as GD
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games.classes import driver as GD
 from cardenvs.games.classes import rules as G
 from cardenvs.games.classes import text as GT
 from cardenvs.rummy import melds as M

@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 import cardenvs
+import cardenvs.games.frime as FD
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games.frime import driver as FD
 from cardenvs.games.frime import rules as F
 from cardenvs.games.frime import text as FT
 from cardenvs.rummy import melds as M

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 import cardenvs
+import cardenvs.games.odin as odin_driver
 from cardenvs.core.cards import odin_card_id, odin_card_str
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games.odin import driver as odin_driver
 from cardenvs.games.odin import rules as odin
 from cardenvs.games.odin import text as odin_text
 from tests.games.table import legal, st

@@ -18,10 +18,10 @@ import pytest
 from numba import njit
 
 import cardenvs
+import cardenvs.games.rami51 as RD
 from cardenvs.core.borrow import keep_alive
 from cardenvs.core.cards import JOKER, card_id, card_str
 from cardenvs.core.vector import RandomSampler
-from cardenvs.games.rami51 import driver as RD
 from cardenvs.games.rami51 import plan as P
 from cardenvs.games.rami51 import rules as R
 from cardenvs.games.rami51 import text as RT
