@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from numba import njit
 
+from cardenvs.core.jitcache import bound_copy
 from cardenvs.core.protocol import GameSpec
 from cardenvs.core.registry import PicklesBySpec
 
@@ -56,21 +58,48 @@ class Agent(PicklesBySpec):
         return f"{type(self).__name__}({self.spec.env_id!r}, seed={self.seed!r})"
 
 
+def decide(obs, mask, layout, tuning):
+    """Stand-in for a heuristic's own ``decide``, which :func:`_decide_rows` is bound to."""
+    raise NotImplementedError
+
+
+def _decide_rows(obs, masks, layout, tuning, out):
+    """``decide`` over the rows of a batch: compiled once per heuristic, bound to its
+    ``decide`` (:func:`cardenvs.core.jitcache.bound_copy`)."""
+    for i in range(obs.shape[0]):
+        out[i] = decide(obs[i], masks[i], layout, tuning)
+
+
 class CompiledHeuristic(Agent):
     """A rule-based agent whose decision is a numba kernel ``decide(obs, mask, layout,
-    tuning)``; subclasses set ``decide``, ``decide_batch`` (the same over rows),
-    ``layout(game)`` (the observation offsets it reads, passed as an array so that the
-    cached kernel never holds stale globals), ``default_tuning`` and, where the kernels
-    read another dtype than float32, ``obs_dtype``. Deterministic."""
+    tuning)``; subclasses set ``decide``, ``layout_names`` (the names of the game's
+    constants it reads, offsets into the observation and action ids: passed to the
+    kernel as an array ``layout``, in that order, so that the cached kernel never holds
+    stale globals), ``default_tuning`` and, where the kernel reads another dtype than
+    float32, ``obs_dtype``. ``decide_batch`` (the same over rows) is made from ``decide``.
+    Deterministic."""
 
     name = "heuristic"
     default_tuning: tuple[int, ...] = ()
     decide: Any = None
     decide_batch: Any = None
-    layout: Any = None
+    layout_names: tuple[str, ...] = ()
     #: the dtype the kernels read observations as (a subclass whose kernel only compares
     #: counts can take the game's own observation dtype, and skip a conversion a step)
     obs_dtype: Any = np.float32
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("decide")
+        if own is not None and "decide_batch" not in cls.__dict__:
+            names = dict(globals(), decide=own.__func__ if isinstance(own, staticmethod) else own)
+            rows = bound_copy(_decide_rows, names, f"{cls.__name__}.decide_batch")
+            cls.decide_batch = staticmethod(njit(cache=True, no_cfunc_wrapper=True)(rows))
+
+    @classmethod
+    def layout(cls, rules: Any) -> np.ndarray:
+        """The game's constants named by ``layout_names``, as the kernel's ``layout`` array."""
+        return np.array([int(getattr(rules, name)) for name in cls.layout_names], dtype=np.int64)
 
     def __init__(
         self,

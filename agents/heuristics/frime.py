@@ -19,42 +19,24 @@ ids passed in as an array); ``act_batch`` runs it over the batch in one call.
 
 from __future__ import annotations
 
-from typing import Any
-
-import numpy as np
 from numba import njit
 
 from cardenvs.agents.base import CompiledHeuristic
 from cardenvs.agents.heuristics.rummy import run_partners
 
-_HAND, _TOP, _UNDER, _DRAW, _TAKE, _BUY, _DISCARD0, _OUT, _END, _SET, _RUN, _LAYOFF0, _ADD0, _FRIME0, _CLOSE, \
-    _MAX_MELDS = range(16)
-_LAYOUT_SIZE = 16
+# the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
+LAYOUT = (
+    "OBS_HAND", "OBS_TOP", "OBS_UNDER", "DRAW_STOCK", "TAKE_DISCARD", "BUY", "DISCARD0", "GO_OUT", "END_TURN",
+    "NEW_SET", "NEW_RUN", "LAYOFF0", "ADD0", "FRIME0", "CLOSE", "MAX_MELDS",
+)
+(
+    _HAND, _TOP, _UNDER, _DRAW, _TAKE, _BUY, _DISCARD0, _OUT, _END, _SET, _RUN, _LAYOFF0, _ADD0, _FRIME0,
+    _CLOSE, _MAX_MELDS,
+) = range(len(LAYOUT))
 
 _W_PARTNER = 0  # per partner of a card
 _W_POINTS = 1  # per point of a card (a tie-break: shed expensive cards)
 DEFAULT_TUNING = (100, 1)
-
-
-def _layout(game: Any) -> np.ndarray:
-    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
-    L[_HAND] = game.OBS_HAND
-    L[_TOP] = game.OBS_TOP
-    L[_UNDER] = game.OBS_UNDER
-    L[_DRAW] = game.DRAW_STOCK
-    L[_TAKE] = game.TAKE_DISCARD
-    L[_BUY] = game.BUY
-    L[_DISCARD0] = game.DISCARD0
-    L[_OUT] = game.GO_OUT
-    L[_END] = game.END_TURN
-    L[_SET] = game.NEW_SET
-    L[_RUN] = game.NEW_RUN
-    L[_LAYOFF0] = game.LAYOFF0
-    L[_ADD0] = game.ADD0
-    L[_FRIME0] = game.FRIME0
-    L[_CLOSE] = game.CLOSE
-    L[_MAX_MELDS] = game.MAX_MELDS
-    return L
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -129,16 +111,9 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _decide_batch(obs, masks, L, T, out):
-    for i in range(obs.shape[0]):
-        out[i] = _decide(obs[i], masks[i], L, T)
-
-
 class FrimeHeuristic(CompiledHeuristic):
     """Greedy Frime player (see the module docstring)."""
 
     decide = staticmethod(_decide)
-    decide_batch = staticmethod(_decide_batch)
-    layout = staticmethod(_layout)
+    layout_names = LAYOUT
     default_tuning = DEFAULT_TUNING

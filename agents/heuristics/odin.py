@@ -24,18 +24,18 @@ cache would keep another module's globals stale).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit
 
 from cardenvs.agents.base import CompiledHeuristic
 from cardenvs.core.bits import bits_of, has, popcount
 
-# indices into the layout array
-_HAND, _SELECTED, _TABLE, _SEATS, _SEAT_FEATURES, _MAX_PLAYERS = range(6)
-_PASS, _PLAY, _SELECT0, _TAKE0 = range(6, 10)
-_LAYOUT_SIZE = 10
+# the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
+LAYOUT = (
+    "OBS_HAND", "OBS_SELECTED", "OBS_TABLE", "OBS_SEATS", "SEAT_FEATURES", "MAX_PLAYERS", "PASS", "PLAY",
+    "SELECT0", "TAKE0",
+)
+_HAND, _SELECTED, _TABLE, _SEATS, _SEAT_FEATURES, _MAX_PLAYERS, _PASS, _PLAY, _SELECT0, _TAKE0 = range(len(LAYOUT))
 
 # indices into the tuning array (integers, scaled by 100 where fractional)
 _W_SHED = 0  # per net card shed
@@ -49,21 +49,6 @@ DEFAULT_TUNING = (300, 60, 8, 8, 1000, 2, 0)
 
 NV = 9
 NC = 6
-
-
-def _layout(game: Any) -> np.ndarray:
-    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
-    L[_HAND] = game.OBS_HAND
-    L[_SELECTED] = game.OBS_SELECTED
-    L[_TABLE] = game.OBS_TABLE
-    L[_SEATS] = game.OBS_SEATS
-    L[_SEAT_FEATURES] = game.SEAT_FEATURES
-    L[_MAX_PLAYERS] = game.MAX_PLAYERS
-    L[_PASS] = game.PASS
-    L[_PLAY] = game.PLAY
-    L[_SELECT0] = game.SELECT0
-    L[_TAKE0] = game.TAKE0
-    return L
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -244,16 +229,9 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _decide_batch(obs, masks, L, T, out):
-    for i in range(obs.shape[0]):
-        out[i] = _decide(obs[i], masks[i], L, T)
-
-
 class OdinHeuristic(CompiledHeuristic):
     """Rule-based Odin player (see the module docstring); deterministic."""
 
     decide = staticmethod(_decide)
-    decide_batch = staticmethod(_decide_batch)
-    layout = staticmethod(_layout)
+    layout_names = LAYOUT
     default_tuning = DEFAULT_TUNING

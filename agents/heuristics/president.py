@@ -19,17 +19,20 @@ as globals because numba's cache would keep stale globals of another module.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit
 
 from cardenvs.agents.base import CompiledHeuristic
 
-# indices into the layout array
-_HAND, _PILE_RANK, _PILE_COUNT, _RUN_COUNT, _PHASE, _SEATS, _SEAT_FEATURES, _MAX_PLAYERS = range(8)
-_NUM_RANKS, _MAX_PER_RANK, _PASS, _PLAY0, _GIVE0, _TWO = range(8, 14)
-_LAYOUT_SIZE = 14
+# the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
+LAYOUT = (
+    "OBS_HAND", "OBS_PILE_RANK", "OBS_PILE_COUNT", "OBS_RUN_COUNT", "OBS_PHASE", "OBS_SEATS", "SEAT_FEATURES",
+    "MAX_PLAYERS", "NUM_RANKS", "MAX_PER_RANK", "PASS", "PLAY0", "GIVE0", "TWO",
+)
+(
+    _HAND, _PILE_RANK, _PILE_COUNT, _RUN_COUNT, _PHASE, _SEATS, _SEAT_FEATURES, _MAX_PLAYERS, _NUM_RANKS,
+    _MAX_PER_RANK, _PASS, _PLAY0, _GIVE0, _TWO,
+) = range(len(LAYOUT))
 
 # indices into the tuning array
 _ENDGAME_HAND = 0  # my hand this small: spend 2s, aces and break groups freely
@@ -39,25 +42,6 @@ _SAME_COUNT_FIRST = 3  # 1: follow with the same count when a whole group of it 
 _OVERPLAY = 4  # 1: follow a smaller play with a bigger whole group (a pair on a single) before the endgame
 _LEAD_SINGLES = 5  # 1: lead the lowest single before any lower pair
 DEFAULT_TUNING = (5, 2, 11, 1, 1, 1)
-
-
-def _layout(game: Any) -> np.ndarray:
-    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
-    L[_HAND] = game.OBS_HAND
-    L[_PILE_RANK] = game.OBS_PILE_RANK
-    L[_PILE_COUNT] = game.OBS_PILE_COUNT
-    L[_RUN_COUNT] = game.OBS_RUN_COUNT
-    L[_PHASE] = game.OBS_PHASE
-    L[_SEATS] = game.OBS_SEATS
-    L[_SEAT_FEATURES] = game.SEAT_FEATURES
-    L[_MAX_PLAYERS] = game.MAX_PLAYERS
-    L[_NUM_RANKS] = game.NUM_RANKS
-    L[_MAX_PER_RANK] = game.MAX_PER_RANK
-    L[_PASS] = game.PASS
-    L[_PLAY0] = game.PLAY0
-    L[_GIVE0] = game.GIVE0
-    L[_TWO] = game.TWO
-    return L
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -196,16 +180,9 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _decide_batch(obs, masks, L, T, out):
-    for i in range(obs.shape[0]):
-        out[i] = _decide(obs[i], masks[i], L, T)
-
-
 class PresidentHeuristic(CompiledHeuristic):
     """Rule-based Président player (see the module docstring); deterministic."""
 
     decide = staticmethod(_decide)
-    decide_batch = staticmethod(_decide_batch)
-    layout = staticmethod(_layout)
+    layout_names = LAYOUT
     default_tuning = DEFAULT_TUNING

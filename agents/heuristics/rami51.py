@@ -20,16 +20,17 @@ cache would keep another module's globals stale).
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 from numba import njit
 
 from cardenvs.agents.base import CompiledHeuristic
 
-# indices into the layout array
-_HAND, _DRAW, _TAKE, _MELD, _LAYOFF0, _ADD0, _JOKER0, _CLOSE, _DISCARD0, _MAX_MELDS = range(10)
-_LAYOUT_SIZE = 10
+# the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
+LAYOUT = (
+    "OBS_HAND", "DRAW_STOCK", "TAKE_DISCARD", "NEW_MELD", "LAYOFF0", "ADD0", "JOKER0", "CLOSE", "DISCARD0",
+    "MAX_MELDS",
+)
+_HAND, _DRAW, _TAKE, _MELD, _LAYOFF0, _ADD0, _JOKER0, _CLOSE, _DISCARD0, _MAX_MELDS = range(len(LAYOUT))
 
 # indices into the tuning array
 _W_SET = 0  # per other card of the rank (distinct suit)
@@ -38,21 +39,6 @@ _W_GAP = 2  # per card of the suit two positions away
 _W_COST = 3  # per penalty point (a tie-break: shed expensive cards)
 _JOKER_LAST = 4  # 1: spend jokers only when nothing else is legal
 DEFAULT_TUNING = (30, 30, 12, 1, 1)
-
-
-def _layout(game: Any) -> np.ndarray:
-    L = np.zeros(_LAYOUT_SIZE, dtype=np.int64)
-    L[_HAND] = game.OBS_HAND
-    L[_DRAW] = game.DRAW_STOCK
-    L[_TAKE] = game.TAKE_DISCARD
-    L[_MELD] = game.NEW_MELD
-    L[_LAYOFF0] = game.LAYOFF0
-    L[_ADD0] = game.ADD0
-    L[_JOKER0] = game.JOKER0
-    L[_CLOSE] = game.CLOSE
-    L[_DISCARD0] = game.DISCARD0
-    L[_MAX_MELDS] = game.MAX_MELDS
-    return L
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -139,18 +125,11 @@ def _decide(obs, mask, L, T):
     return first
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _decide_batch(obs, masks, L, T, out):
-    for i in range(obs.shape[0]):
-        out[i] = _decide(obs[i], masks[i], L, T)
-
-
 class Rami51Heuristic(CompiledHeuristic):
     """Greedy Rami 51 player (see the module docstring)."""
 
     decide = staticmethod(_decide)
-    decide_batch = staticmethod(_decide_batch)
-    layout = staticmethod(_layout)
+    layout_names = LAYOUT
     default_tuning = DEFAULT_TUNING
     # the kernels only compare counts with 0: they read the game's int16 observation as it
     # is (a rollout of the card scorer's training steps 100,000 of them at once)

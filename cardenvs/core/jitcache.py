@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import types
 from functools import lru_cache
 from pathlib import Path
 
@@ -155,3 +156,18 @@ def install() -> None:
     classes = _CACHE_IMPL._locator_classes
     if ProjectCacheLocator not in classes:
         classes.insert(0, ProjectCacheLocator)
+
+
+def bound_copy(func: types.FunctionType, names: dict, qualname: str) -> types.FunctionType:
+    """A copy of ``func`` that reads its global names from ``names``, under ``qualname``.
+
+    numba reads a compiled function's globals when it compiles it, so compiling such
+    copies makes one function serve callers that differ only in the compiled functions it
+    calls (each game's hooks, each heuristic's ``decide``): passing those as arguments
+    would not do, as numba caches no function that takes a compiled function or closes
+    over one. numba keeps a cached function under its file and qualified name, so each
+    copy needs a ``qualname`` of its own."""
+    copy = types.FunctionType(func.__code__, names, func.__name__, func.__defaults__, func.__closure__)
+    copy.__qualname__ = qualname
+    copy.__doc__ = func.__doc__
+    return copy

@@ -52,6 +52,7 @@ import numpy as np
 from numba import njit, prange
 
 from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read
+from cardenvs.core.jitcache import bound_copy
 from cardenvs.core.protocol import (
     ACT_HOLD,
     ACT_MASK,
@@ -263,15 +264,6 @@ def _params(func: Any) -> list[str]:
     return list(inspect.signature(getattr(func, "py_func", func)).parameters)
 
 
-def _copy(func: types.FunctionType, names: dict[str, Any], game: str) -> types.FunctionType:
-    """``func`` reading its global names from ``names``, named after the game (numba's
-    cache keeps a compiled function under its file and qualified name)."""
-    copy = types.FunctionType(func.__code__, names, func.__name__, func.__defaults__, func.__closure__)
-    copy.__qualname__ = f"{game}.{func.__qualname__}"
-    copy.__doc__ = func.__doc__
-    return copy
-
-
 def bind(rules: types.ModuleType) -> Driver:
     """The batch driver of the game whose kernels are ``rules`` (its ``rules.py``): the
     functions above, compiled (on first use, then from numba's cache) around its hooks.
@@ -304,11 +296,10 @@ def bind(rules: types.ModuleType) -> Driver:
             raise HookError(f"{rules.__name__}: the step driver needs the hook {hook}({', '.join(wanted)}) "
                             "(see cardenvs/core/step_driver.py)")
         else:  # the default, compiled into the driver with the game's constants
-            names[hook] = njit(inline="always", no_cfunc_wrapper=True)(_copy(here[hook], names, game))
-    jit = dict(cache=True, no_cfunc_wrapper=True)
-    names["step_batch"] = njit(**jit)(_copy(step_batch, names, game))
-    names["step_batch_parallel"] = njit(parallel=True, **jit)(_copy(step_batch_parallel, names, game))
-    names["observe_batch"] = njit(**jit)(_copy(observe_batch, names, game))
+            names[hook] = njit(inline="always", no_cfunc_wrapper=True)(bound_copy(here[hook], names, f"{game}.{hook}"))
+    for name, parallel in (("step_batch", False), ("step_batch_parallel", True), ("observe_batch", False)):
+        copy = bound_copy(here[name], names, f"{game}.{name}")
+        names[name] = njit(cache=True, no_cfunc_wrapper=True, parallel=parallel)(copy)
     reset_batch, refresh_batch = reset_drivers(names["step_batch"], names["MAX_PLAYERS"])
     return Driver(names["step_batch"], names["step_batch_parallel"], names["observe_batch"],
-                  _copy(mask_batch, names, game), reset_batch, refresh_batch)
+                  bound_copy(mask_batch, names, f"{game}.mask_batch"), reset_batch, refresh_batch)
