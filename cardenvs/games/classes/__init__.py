@@ -9,10 +9,10 @@ from __future__ import annotations
 import sys
 
 from cardenvs.core.protocol import GameSpec
-from cardenvs.core.step_driver import bind
 from cardenvs.games.classes import rules, text
 from cardenvs.games.classes.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, mask_batch, observe_batch,
+    refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.classes.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts,
@@ -20,9 +20,6 @@ from cardenvs.games.classes.text import (
     round_info, str_to_action, timeout_actions, validate_state,
 )
 from cardenvs.rummy import narration  # the rummies' events, shared
-
-# the batch step: the one driver of core/step_driver.py, around the hooks at the end of rules.py
-step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(rules)
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(

@@ -19,10 +19,13 @@ round. The masks are exact: a step is legal only when what it starts can be fini
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
 from cardenvs.core.rng import rand_below
+from cardenvs.core.step_driver import bind
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
 from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, contract_search, run_cards_mask
@@ -819,3 +822,7 @@ def apply_legal_action(s, a, ws):
 def legal_mask(s, ws, trusted):
     """The legal actions of the player to move, into ``s.legal``."""
     _mask(s, ws.H, ws.rows)
+
+
+# The batch step: core's one driver, bound to the hooks above.
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(sys.modules[__name__])

@@ -9,19 +9,16 @@ from __future__ import annotations
 import sys
 
 from cardenvs.core.protocol import GameSpec
-from cardenvs.core.step_driver import bind
 from cardenvs.games.frime import narration, rules, text
 from cardenvs.games.frime.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, mask_batch, observe_batch,
+    refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.frime.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts,
     custom_from_dict, custom_to_dict, deck_counts, make_template, observation_bounds, prepare_scenario, render_text,
     round_info, str_to_action, timeout_actions, validate_state,
 )
-
-# the batch step: the one driver of core/step_driver.py, around the hooks at the end of rules.py
-step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(rules)
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(

@@ -18,12 +18,15 @@ card, a meld reaching three cards).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
 from cardenvs.core.cards import JOKER
 from cardenvs.core.protocol import EVENT_REWARD
 from cardenvs.core.rng import rand_below
+from cardenvs.core.step_driver import bind
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, frime_penalty
@@ -880,3 +883,7 @@ def after_close(s, rewards_row):
             if s.rewards[q] != before[q]:
                 ev |= EVENT_REWARD
     return ev
+
+
+# The batch step: core's one driver, bound to the hooks above.
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(sys.modules[__name__])

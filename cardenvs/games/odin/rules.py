@@ -16,12 +16,15 @@ legal play, and a commit only when the selection is a legal play.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
 from cardenvs.core.bits import bit, bits_of, low_index, popcount, scatter
 from cardenvs.core.cards import NUM_ODIN, ODIN_COLOURS, ODIN_VALUES
 from cardenvs.core.rng import rand_below, shuffle, shuffle_by_keys
+from cardenvs.core.step_driver import bind
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 6
@@ -680,3 +683,7 @@ def legal_sets_batch(states):
         legal_sets(states[i])
         n += states[i].legal_play
     return n
+
+
+# The batch step: core's one driver, bound to the hooks above.
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(sys.modules[__name__])

@@ -9,18 +9,15 @@ from __future__ import annotations
 import sys
 
 from cardenvs.core.protocol import GameSpec
-from cardenvs.core.step_driver import bind
 from cardenvs.games.president import narration, rules, text
 from cardenvs.games.president.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, mask_batch, observe_batch,
+    refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.president.text import (
     REST_FIELD, STATE_FIELDS, action_to_str, complete_scenario, deck_counts, make_template, observation_bounds,
     public_action_str, render_text, round_info, str_to_action, validate_state,
 )
-
-# the batch step: the one driver of core/step_driver.py, around the hooks at the end of rules.py
-step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(rules)
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(

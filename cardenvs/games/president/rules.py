@@ -13,12 +13,15 @@ the 3♣ into a lead of threes.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
 from cardenvs.core.cards import RANKS
 from cardenvs.core.rng import rand_below, shuffle
 from cardenvs.core.seats import count_clear, next_seat
+from cardenvs.core.step_driver import bind
 
 # --------------------------------------------------------------------------- layout
 MAX_PLAYERS = 10
@@ -557,3 +560,7 @@ def apply_legal_action(s, a, ws):
 def legal_mask(s, ws, trusted):
     """The legal actions of the player to move, into ``s.legal``."""
     compute_legal(s)
+
+
+# The batch step: core's one driver, bound to the hooks above.
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(sys.modules[__name__])

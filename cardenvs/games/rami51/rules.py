@@ -19,12 +19,15 @@ of the rummy layer (:mod:`cardenvs.rummy`).
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 from numba import njit
 
 from cardenvs.core.cards import JOKER
 from cardenvs.core.rng import rand_below
 from cardenvs.core.seats import count_clear, next_seat
+from cardenvs.core.step_driver import bind
 from cardenvs.games.rami51 import plan as P
 from cardenvs.games.rami51.plan import (
     B_HI,
@@ -1159,3 +1162,7 @@ def legal_mask(s, ws, trusted):
                 s.legal[ADD0 + c] = 1
             if s.hands[p, JOKER] and _layoff_ok(s, p, m, c, ext[e, 1], TRUE, ws):
                 s.legal[JOKER0 + c] = 1
+
+
+# The batch step: core's one driver, bound to the hooks above.
+step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(sys.modules[__name__])
