@@ -58,6 +58,15 @@ class Agent(PicklesBySpec):
         return f"{type(self).__name__}({self.spec.env_id!r}, seed={self.seed!r})"
 
 
+@njit(cache=True, no_cfunc_wrapper=True)
+def first_legal(mask):
+    """The lowest legal action, or -1 when none is legal (a heuristic's fallback)."""
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            return a
+    return -1
+
+
 def decide(obs, mask, layout, tuning):
     """Stand-in for a heuristic's own ``decide``, which :func:`_decide_rows` is bound to."""
     raise NotImplementedError

@@ -18,10 +18,12 @@ ids passed in as an array); ``act_batch`` runs it over the batch in one call.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from cardenvs.agents.base import CompiledHeuristic
-from cardenvs.agents.heuristics.rummy import run_partners
+from cardenvs.agents.base import CompiledHeuristic, first_legal
+from cardenvs.agents.heuristics.rummy import best_discard, one_hot_card, worth_taking
+from cardenvs.rummy.melds import classes_penalty
 
 # the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
 LAYOUT = (
@@ -37,40 +39,16 @@ _W_POINTS = 1  # per point of a card (a tie-break: shed expensive cards)
 DEFAULT_TUNING = (100, 1)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _wild(c):
-    return c // 4 == 1
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def _points(c):
-    """Ace 15, T J Q K 10, 3-9 5, 2 20."""
-    r = c // 4
-    if r == 0:
-        return 15
-    if r == 1:
-        return 20
-    return 10 if r >= 9 else 5
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def _top(obs, L):
-    for c in range(52):
-        if obs[L[_TOP] + c] > 0.5:
-            return c
-    return -1
+# per card: the 2s are wild; the points a card left in hand costs
+WILD = np.array([c // 4 == 1 for c in range(52)])
+POINTS = np.array([classes_penalty.py_func(c) for c in range(52)], dtype=np.int64)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
-    first = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            first = a
-            break
+    first = first_legal(mask)
     if mask[L[_DRAW]] or mask[L[_TAKE]]:
-        top = _top(obs, L)
-        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or run_partners(obs, L[_HAND], top) >= 2):
+        if mask[L[_TAKE]] and worth_taking(obs, L[_HAND], one_hot_card(obs, L[_TOP], 52), WILD):
             return L[_TAKE]
         if mask[L[_DRAW]]:
             return L[_DRAW]
@@ -91,15 +69,7 @@ def _decide(obs, mask, L, T):
     for m in range(L[_MAX_MELDS]):
         if mask[L[_LAYOFF0] + m]:
             return L[_LAYOFF0] + m
-    best = -1
-    best_score = 1 << 30
-    for c in range(52):
-        a = L[_DISCARD0] + c
-        if not mask[a]:
-            continue
-        sc = (1 << 20) if _wild(c) else run_partners(obs, L[_HAND], c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
-        if sc < best_score:
-            best, best_score = a, sc
+    best = best_discard(obs, mask, L[_HAND], L[_DISCARD0], WILD, POINTS, T[_W_PARTNER], T[_W_POINTS])
     if best >= 0:
         return best
     return first

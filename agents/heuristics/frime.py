@@ -19,10 +19,12 @@ ids passed in as an array); ``act_batch`` runs it over the batch in one call.
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from cardenvs.agents.base import CompiledHeuristic
-from cardenvs.agents.heuristics.rummy import run_partners
+from cardenvs.agents.base import CompiledHeuristic, first_legal
+from cardenvs.agents.heuristics.rummy import best_discard, one_hot_card, worth_taking
+from cardenvs.rummy.melds import frime_penalty
 
 # the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
 LAYOUT = (
@@ -39,55 +41,26 @@ _W_POINTS = 1  # per point of a card (a tie-break: shed expensive cards)
 DEFAULT_TUNING = (100, 1)
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
-def _wild(c):
-    return c == 52 or c // 4 == 1
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def _points(c):
-    if _wild(c):
-        return 0
-    r = c // 4
-    return 1 if r == 0 else min(r + 1, 10)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def _one_hot(obs, base):
-    for c in range(53):
-        if obs[base + c] > 0.5:
-            return c
-    return -1
+# per card (52: the joker): the frimes (2s, jokers) are wild; the points a card left in hand costs
+WILD = np.array([c == 52 or c // 4 == 1 for c in range(53)])
+POINTS = np.array([frime_penalty.py_func(c) for c in range(53)], dtype=np.int64)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
-    first = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            first = a
-            break
+    first = first_legal(mask)
     if mask[L[_DRAW]] or mask[L[_TAKE]]:
-        top = _one_hot(obs, L[_TOP])
-        under = _one_hot(obs, L[_UNDER])
-        if mask[L[_TAKE]] and top >= 0 and (_wild(top) or run_partners(obs, L[_HAND], top) >= 2):
+        if mask[L[_TAKE]] and worth_taking(obs, L[_HAND], one_hot_card(obs, L[_TOP], 53), WILD):
             return L[_TAKE]
-        if mask[L[_BUY]] and under >= 0 and _wild(under):
+        under = one_hot_card(obs, L[_UNDER], 53)
+        if mask[L[_BUY]] and under >= 0 and WILD[under]:
             return L[_BUY]
         if mask[L[_DRAW]]:
             return L[_DRAW]
         return L[_TAKE]
     if mask[L[_OUT]]:
         return L[_OUT]
-    best = -1
-    best_score = 1 << 30
-    for c in range(53):
-        a = L[_DISCARD0] + c
-        if not mask[a]:
-            continue
-        sc = (1 << 20) if _wild(c) else run_partners(obs, L[_HAND], c) * T[_W_PARTNER] - T[_W_POINTS] * _points(c)
-        if sc < best_score:
-            best, best_score = a, sc
+    best = best_discard(obs, mask, L[_HAND], L[_DISCARD0], WILD, POINTS, T[_W_PARTNER], T[_W_POINTS])
     if best >= 0:
         return best
     # laying: naturals first, then lay the meld, then frimes; new melds and lay-offs

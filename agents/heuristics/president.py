@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.agents.base import CompiledHeuristic
+from cardenvs.agents.base import CompiledHeuristic, first_legal
 
 # the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
 LAYOUT = (
@@ -59,11 +59,7 @@ def _stuck_after(hand, held, rank, count, two):
 @njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
     """The heuristic's action for one observation; -1 if nothing is legal."""
-    first = -1
-    for a in range(mask.shape[0]):
-        if mask[a]:
-            first = a
-            break
+    first = first_legal(mask)
     if first < 0:
         return -1
     R = L[_NUM_RANKS]

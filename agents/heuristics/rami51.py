@@ -23,7 +23,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cardenvs.agents.base import CompiledHeuristic
+from cardenvs.agents.base import CompiledHeuristic, first_legal
+from cardenvs.games.rami51.plan import rami_penalty
 
 # the game's constants the kernels read, in the order of the layout array (CompiledHeuristic)
 LAYOUT = (
@@ -39,16 +40,6 @@ _W_GAP = 2  # per card of the suit two positions away
 _W_COST = 3  # per penalty point (a tie-break: shed expensive cards)
 _JOKER_LAST = 4  # 1: spend jokers only when nothing else is legal
 DEFAULT_TUNING = (30, 30, 12, 1, 1)
-
-
-@njit(cache=True, no_cfunc_wrapper=True)
-def _penalty(c):
-    if c == 52:
-        return 20
-    r = c // 4
-    if r == 0:
-        return 11
-    return min(r + 1, 10)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
@@ -76,12 +67,7 @@ def _partners(obs, L, T, c):
 @njit(cache=True, no_cfunc_wrapper=True)
 def _decide(obs, mask, L, T):
     """The heuristic's action for one observation; -1 if nothing is legal."""
-    n = mask.shape[0]
-    first = -1
-    for a in range(n):
-        if mask[a]:
-            first = a
-            break
+    first = first_legal(mask)
     if first < 0:
         return -1
     if mask[L[_TAKE]]:
@@ -117,7 +103,7 @@ def _decide(obs, mask, L, T):
         if c == 52:
             sc = 1 << 20
         else:
-            sc = _partners(obs, L, T, c) * 100 - T[_W_COST] * _penalty(c)
+            sc = _partners(obs, L, T, c) * 100 - T[_W_COST] * rami_penalty(c)
         if sc < best_score:
             best, best_score = L[_DISCARD0] + c, sc
     if best >= 0:

@@ -22,3 +22,36 @@ def run_partners(obs, hand, c):
         if 2 <= q <= 13:
             n += obs[hand + (0 if q == 13 else q) * 4 + t]
     return n
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def one_hot_card(obs, base, n):
+    """The card set in the one-hot block ``obs[base:base + n]`` (a pile's top card), or -1."""
+    for c in range(n):
+        if obs[base + c] > 0.5:
+            return c
+    return -1
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def worth_taking(obs, hand, c, wild):
+    """Take the pile's top card ``c`` (-1: none): a wild card, or one with two partners in hand."""
+    return c >= 0 and (wild[c] or run_partners(obs, hand, c) >= 2)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def best_discard(obs, mask, hand, discard0, wild, points, w_partner, w_points):
+    """The legal discard (action ``discard0 + card``) that fits the hand least: the fewest
+    partners (weight ``w_partner``), the most points (``w_points``) among equals, a wild
+    card last. ``wild`` and ``points`` are per card, for the cards the game discards.
+    -1 when no discard is legal."""
+    best = -1
+    best_score = 1 << 30
+    for c in range(wild.shape[0]):
+        a = discard0 + c
+        if not mask[a]:
+            continue
+        sc = (1 << 20) if wild[c] else run_partners(obs, hand, c) * w_partner - w_points * points[c]
+        if sc < best_score:
+            best, best_score = a, sc
+    return best
