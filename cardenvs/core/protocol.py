@@ -304,6 +304,30 @@ def check_int_option(game: str, name: str, value: Any, low: int, high: int | Non
     return int(value)
 
 
+
+def check_bool_option(game: str, name: str, value: Any) -> bool:
+    """Validate a True/False constructor option (no truthy stand-in such as ``"false"``)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{game}: {name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_choice_option(game: str, name: str, value: Any, choices: tuple) -> int:
+    """Validate an option that is one of ``choices``; returns its index (what the state holds)."""
+    if isinstance(value, bool) or value not in choices:
+        raise ValueError(f"{game}: {name} must be one of {choices}, got {value!r}")
+    return choices.index(value)
+
+
+def options_record(dtype: np.dtype, **options: Any) -> np.ndarray:
+    """A game's template: a one-record state array, zero but for the options given (already
+    validated), which every reset copies into the state."""
+    template = np.zeros(1, dtype=dtype)
+    for name, value in options.items():
+        template[name] = value
+    return template
+
+
 # --------------------------------------------------------------------------- state I/O
 def _fmt_card(spec: GameSpec, c: int) -> str:
     return odin_card_str(c) if spec.odin_cards else card_str(c)

@@ -1,8 +1,8 @@
 """The table and the turn mechanics every rummy shares, as leaf kernels over a game's
 state record, plus their Python side (the table's scenario codec and text).
 
-**Fields a rummy record holds** (each game's ``STATE_DTYPE`` declares them, with its own
-sizes; the kernels read the sizes from the arrays):
+**Fields a rummy record holds** (each game's ``STATE_DTYPE`` takes them from
+:func:`table_fields`, with its own sizes; the kernels read the sizes from the arrays):
 
 =================== ========================================================================
 ``hands[P, 53]``    cards held by type (several decks: counts above 1); ``held[P]`` their sum
@@ -25,6 +25,9 @@ at least the largest set otherwise (20 in Frime: 8 naturals and 12 wilds).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -49,6 +52,25 @@ from cardenvs.rummy.melds import (
     extension_options,
     is_wild,
 )
+
+
+def table_fields(max_players: int, max_cards: int, max_melds: int, slots: int) -> list[tuple]:
+    """The record fields of the table (the hands, the stock, the discard pile and the
+    melds on the table), for a game's ``STATE_DTYPE``: the table above, in this order."""
+    return [
+        ("hands", np.uint8, (max_players, NUM_TYPES)),
+        ("stock", np.uint8, (max_cards,)),  # bottom first; the top is stock[stock_n - 1]
+        ("stock_n", np.int16),
+        ("pile", np.uint8, (max_cards,)),  # the discard pile, bottom first; the top is pile[pile_n - 1]
+        ("pile_n", np.int16),
+        ("meld_kind", np.int8, (max_melds,)),  # 0 empty slot, KIND_SET, KIND_RUN
+        ("meld_key", np.int8, (max_melds,)),  # set: rank; run: suit
+        ("meld_lo", np.int8, (max_melds,)),  # run: lowest position
+        ("meld_hi", np.int8, (max_melds,)),  # run: highest position
+        ("meld_slot", np.int8, (max_melds, slots)),  # the card in each slot, -1 empty
+        ("meld_owner", np.int8, (max_melds,)),
+        ("num_melds", np.int8),
+    ]
 
 
 # --------------------------------------------------------------------------- hands
@@ -599,6 +621,31 @@ def build_from_dict(rules: np.ndarray, rec, value, mixed: bool) -> None:
 
 
 # --------------------------------------------------------------------------- Python side: scenarios
+def table_codec(rules_of: Callable[[Any], tuple[np.ndarray, bool]]) -> tuple[Callable, Callable]:
+    """A game's ``custom_to_dict`` and ``custom_from_dict`` for its ``"melds"`` and
+    ``"build"`` fields, written with the codec above. ``rules_of(rec)``: the game's rules
+    array and whether its runs may mix suits, in that state (an option may decide)."""
+
+    def custom_to_dict(rec, name: str):
+        rules, mixed = rules_of(rec)
+        if name == "melds":
+            return melds_to_dict(rules, rec)
+        if name == "build":
+            return build_to_dict(rules, rec, mixed)
+        raise AssertionError(name)
+
+    def custom_from_dict(rec, name: str, value) -> None:
+        rules, mixed = rules_of(rec)
+        if name == "melds":
+            melds_from_dict(rules, rec, value, mixed)
+        elif name == "build":
+            build_from_dict(rules, rec, value, mixed)
+        else:
+            raise AssertionError(name)
+
+    return custom_to_dict, custom_from_dict
+
+
 def table_card_counts(rec, name: str) -> np.ndarray:
     """Card counts of the table ('melds') or of the meld being built ('build'), for card
     conservation (a game's ``custom_counts``)."""

@@ -107,18 +107,7 @@ STATE_DTYPE = np.dtype(
         ("round_points", np.int32, (MAX_PLAYERS,)),  # points of the last finished round
         ("void_rounds", np.int16),  # rounds of this match that ended void
         # round
-        ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
-        ("stock", np.uint8, (MAX_CARDS,)),
-        ("stock_n", np.int16),
-        ("pile", np.uint8, (MAX_CARDS,)),
-        ("pile_n", np.int16),
-        ("meld_kind", np.int8, (MAX_MELDS,)),
-        ("meld_key", np.int8, (MAX_MELDS,)),
-        ("meld_lo", np.int8, (MAX_MELDS,)),
-        ("meld_hi", np.int8, (MAX_MELDS,)),
-        ("meld_slot", np.int8, (MAX_MELDS, SLOTS)),
-        ("meld_owner", np.int8, (MAX_MELDS,)),
-        ("num_melds", np.int8),
+        *T.table_fields(MAX_PLAYERS, MAX_CARDS, MAX_MELDS, SLOTS),
         # turn
         ("phase", np.int8),
         ("current", np.int8),

@@ -8,10 +8,7 @@ import sys
 import numpy as np
 
 from cardenvs.core.cards import RANKS, SUITS, card_id, card_str, standard_deck_counts
-from cardenvs.core.protocol import (
-    Field,
-    check_int_option,
-)
+from cardenvs.core.protocol import Field, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.classes.rules import (
     ADD0,
@@ -121,25 +118,14 @@ def _is_wild(c: int) -> bool:
     return c // 4 == 1
 
 
-def _run_same_suit(rec) -> bool:
-    return bool(rec["run_same_suit"])
+def _table_rules(rec) -> tuple[np.ndarray, bool]:
+    """The rules array of the state's option, and whether its runs may mix suits."""
+    same_suit = bool(rec["run_same_suit"])
+    return RULES_BY_SUIT[int(same_suit)], not same_suit
 
 
-def custom_to_dict(rec, name: str):
-    if name == "melds":
-        return T.melds_to_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec)
-    if name == "build":
-        return T.build_to_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec, not _run_same_suit(rec))
-    raise AssertionError(name)
-
-
-def custom_from_dict(rec, name: str, value) -> None:
-    if name == "melds":
-        T.melds_from_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec, value, not _run_same_suit(rec))
-    elif name == "build":
-        T.build_from_dict(RULES_BY_SUIT[int(_run_same_suit(rec))], rec, value, not _run_same_suit(rec))
-    else:
-        raise AssertionError(name)
+# the table's melds and the meld being built
+custom_to_dict, custom_from_dict = T.table_codec(_table_rules)
 
 
 custom_counts = T.table_card_counts
@@ -210,20 +196,13 @@ def make_template(
         if not isinstance(value, (bool, np.bool_)):
             raise ValueError(f"classes: {name} must be True or False, got {value!r}")
     check_int_option("classes", "first_class", first_class, 1, NUM_CLASSES)
-    if reward_mode not in REWARD_MODES:
-        raise ValueError(f"classes: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_choice_option("classes", "reward_mode", reward_mode, REWARD_MODES)
     check_int_option("classes", "max_steps", max_steps, 0, 2**31 - 1)
     check_int_option("classes", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
-    t = np.zeros(1, dtype=STATE_DTYPE)
-    t["num_players"] = num_players
-    t["run_same_suit"] = bool(run_same_suit)
-    t["same_rank_sets"] = bool(same_rank_sets)
-    t["first_class"] = first_class
-    t["single_round"] = bool(single_round)
-    t["reward_mode"] = REWARD_MODES.index(reward_mode)
-    t["max_steps"] = max_steps
-    t["max_turns_per_round"] = max_turns_per_round
-    return t
+    return options_record(STATE_DTYPE, num_players=num_players, run_same_suit=bool(run_same_suit),
+                          same_rank_sets=bool(same_rank_sets), first_class=first_class,
+                          single_round=bool(single_round), reward_mode=REWARD_MODES.index(reward_mode),
+                          max_steps=max_steps, max_turns_per_round=max_turns_per_round)
 
 
 prepare_scenario = T.prepare_scenario
@@ -418,7 +397,7 @@ def render_text(rec, viewer: int | None = None) -> str:
     P = int(rec["num_players"])
     phase = int(rec["phase"])
     over = phase == PHASE_OVER
-    rules = RULES_BY_SUIT[int(_run_same_suit(rec))]
+    rules = _table_rules(rec)[0]
     lines = [f"Classes — round {int(rec['round'])}, phase {PHASE_NAMES[phase]}, turn {int(rec['turns']) + 1}"
              f"{' (match over)' if over else ''}"]
     pn = int(rec["pile_n"])

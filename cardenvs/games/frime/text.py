@@ -8,10 +8,7 @@ import sys
 import numpy as np
 
 from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
-from cardenvs.core.protocol import (
-    Field,
-    check_int_option,
-)
+from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.frime.rules import (
     ADD0,
@@ -133,21 +130,8 @@ def _is_wild(c: int) -> bool:
     return c == JOKER or c // 4 == 1
 
 
-def custom_to_dict(rec, name: str):
-    if name == "melds":
-        return T.melds_to_dict(RULES, rec)
-    if name == "build":
-        return T.build_to_dict(RULES, rec, False)
-    raise AssertionError(name)
-
-
-def custom_from_dict(rec, name: str, value) -> None:
-    if name == "melds":
-        T.melds_from_dict(RULES, rec, value, False)
-    elif name == "build":
-        T.build_from_dict(RULES, rec, value, False)
-    else:
-        raise AssertionError(name)
+# the table's melds and the meld being built (a run holds one suit)
+custom_to_dict, custom_from_dict = T.table_codec(lambda rec: (RULES, False))
 
 
 custom_counts = T.table_card_counts
@@ -210,20 +194,13 @@ def make_template(
     """
     check_int_option("frime", "num_players", num_players, 4, MAX_PLAYERS)
     check_int_option("frime", "first_round", first_round, 1, NUM_ROUNDS)
-    if not isinstance(single_round, (bool, np.bool_)):
-        raise ValueError(f"frime: single_round must be True or False, got {single_round!r}")
-    if reward_mode not in REWARD_MODES:
-        raise ValueError(f"frime: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_bool_option("frime", "single_round", single_round)
+    check_choice_option("frime", "reward_mode", reward_mode, REWARD_MODES)
     check_int_option("frime", "max_steps", max_steps, 0, 2**31 - 1)
     check_int_option("frime", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
-    t = np.zeros(1, dtype=STATE_DTYPE)
-    t["num_players"] = num_players
-    t["first_round"] = first_round
-    t["single_round"] = bool(single_round)
-    t["reward_mode"] = REWARD_MODES.index(reward_mode)
-    t["max_steps"] = max_steps
-    t["max_turns_per_round"] = max_turns_per_round
-    return t
+    return options_record(STATE_DTYPE, num_players=num_players, first_round=first_round,
+                          single_round=bool(single_round), reward_mode=REWARD_MODES.index(reward_mode),
+                          max_steps=max_steps, max_turns_per_round=max_turns_per_round)
 
 
 prepare_scenario = T.prepare_scenario

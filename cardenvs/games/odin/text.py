@@ -6,10 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.core.cards import ODIN_COLOURS, odin_card_id, odin_card_str, odin_deck_counts
-from cardenvs.core.protocol import (
-    Field,
-    check_int_option,
-)
+from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.games.odin.rules import (
     HAND_SIZE,
     MAX_PLAYERS,
@@ -148,21 +145,13 @@ def make_template(
     """
     check_int_option("odin", "num_players", num_players, 2, MAX_PLAYERS)
     check_int_option("odin", "two_player_colours", two_player_colours, 2, NUM_COLOURS)
-    if isinstance(target_score, bool) or target_score not in TARGET_SCORES:
-        raise ValueError(f"odin: target_score must be one of {TARGET_SCORES}, got {target_score!r}")
-    if not isinstance(single_round, (bool, np.bool_)):
-        raise ValueError(f"odin: single_round must be True or False, got {single_round!r}")
-    if reward_mode not in REWARD_MODES:
-        raise ValueError(f"odin: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_choice_option("odin", "target_score", target_score, TARGET_SCORES)
+    check_bool_option("odin", "single_round", single_round)
+    check_choice_option("odin", "reward_mode", reward_mode, REWARD_MODES)
     check_int_option("odin", "max_steps", max_steps, 0)
-    t = np.zeros(1, dtype=STATE_DTYPE)
-    t["num_players"] = num_players
-    t["two_player_colours"] = two_player_colours
-    t["target_score"] = target_score
-    t["single_round"] = bool(single_round)
-    t["reward_mode"] = REWARD_MODES.index(reward_mode)
-    t["max_steps"] = max_steps
-    return t
+    return options_record(STATE_DTYPE, num_players=num_players, two_player_colours=two_player_colours,
+                          target_score=target_score, single_round=bool(single_round),
+                          reward_mode=REWARD_MODES.index(reward_mode), max_steps=max_steps)
 
 
 def _ids(counts) -> list[int]:

@@ -6,10 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from cardenvs.core.cards import SUITS, card_str, standard_deck_counts
-from cardenvs.core.protocol import (
-    Field,
-    check_int_option,
-)
+from cardenvs.core.protocol import Field, check_choice_option, check_int_option, options_record
 from cardenvs.games.president.rules import (
     _STD_RANK,
     GIVE0,
@@ -157,21 +154,13 @@ def make_template(
     if NUM_CARDS * decks < 2 * num_players:
         raise ValueError(f"president: {decks} deck(s) are too few for {num_players} players")
     check_int_option("president", "target_score", target_score, 1, 10_000)
-    if completion_offers not in OFFER_MODES:
-        raise ValueError(f"president: completion_offers must be one of {OFFER_MODES}, got {completion_offers!r}")
-    if reward_mode not in REWARD_MODES:
-        raise ValueError(f"president: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_choice_option("president", "completion_offers", completion_offers, OFFER_MODES)
+    check_choice_option("president", "reward_mode", reward_mode, REWARD_MODES)
     check_int_option("president", "max_steps", max_steps, 0)
-    t = np.zeros(1, dtype=STATE_DTYPE)
-    t["num_players"] = num_players
-    t["decks"] = decks
-    t["target_score"] = target_score
-    t["single_round"] = bool(single_round)
-    t["reward_mode"] = REWARD_MODES.index(reward_mode)
-    t["two_is_highest"] = bool(two_is_highest)
-    t["completion_offers"] = OFFER_MODES.index(completion_offers)
-    t["max_steps"] = max_steps
-    return t
+    return options_record(STATE_DTYPE, num_players=num_players, decks=decks, target_score=target_score,
+                          single_round=bool(single_round), reward_mode=REWARD_MODES.index(reward_mode),
+                          two_is_highest=bool(two_is_highest),
+                          completion_offers=OFFER_MODES.index(completion_offers), max_steps=max_steps)
 
 
 def complete_scenario(rec, scenario: dict) -> None:

@@ -112,18 +112,7 @@ STATE_DTYPE = np.dtype(
         ("winner", np.int8),  # who won the last finished round (-1: none yet, or a void round)
         ("void_rounds", np.int16),  # rounds of this match that ended void
         # round
-        ("hands", np.uint8, (MAX_PLAYERS, NUM_TYPES)),
-        ("stock", np.uint8, (MAX_CARDS,)),  # bottom first; the top is stock[stock_n - 1]
-        ("stock_n", np.int16),
-        ("pile", np.uint8, (MAX_CARDS,)),  # the discard pile, bottom first; the top is pile[pile_n - 1]
-        ("pile_n", np.int16),
-        ("meld_kind", np.int8, (MAX_MELDS,)),  # 0 empty slot, KIND_SET, KIND_RUN
-        ("meld_key", np.int8, (MAX_MELDS,)),  # set: rank; run: suit
-        ("meld_lo", np.int8, (MAX_MELDS,)),  # run: lowest position
-        ("meld_hi", np.int8, (MAX_MELDS,)),  # run: highest position
-        ("meld_slot", np.int8, (MAX_MELDS, NUM_POS)),  # the card at each position (set: each suit), -1 empty
-        ("meld_owner", np.int8, (MAX_MELDS,)),
-        ("num_melds", np.int8),
+        *T.table_fields(MAX_PLAYERS, MAX_CARDS, MAX_MELDS, NUM_POS),
         ("opened", np.uint8, (MAX_PLAYERS,)),
         # turn
         ("phase", np.int8),

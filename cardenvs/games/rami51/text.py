@@ -8,10 +8,7 @@ import sys
 import numpy as np
 
 from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
-from cardenvs.core.protocol import (
-    Field,
-    check_int_option,
-)
+from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.rami51.plan import (
     rami_penalty,
@@ -281,23 +278,15 @@ def make_template(
     if num_players * HAND_SIZE + 2 > 54 * decks:
         raise ValueError(f"rami51: {decks} deck(s) are too few for {num_players} players")
     check_int_option("rami51", "opening_points", opening_points, 0, 1000)
-    if not isinstance(single_round, (bool, np.bool_)):
-        raise ValueError(f"rami51: single_round must be True or False, got {single_round!r}")
-    if reward_mode not in REWARD_MODES:
-        raise ValueError(f"rami51: reward_mode must be one of {REWARD_MODES}, got {reward_mode!r}")
+    check_bool_option("rami51", "single_round", single_round)
+    check_choice_option("rami51", "reward_mode", reward_mode, REWARD_MODES)
     check_int_option("rami51", "max_steps", max_steps, 0)
     check_int_option("rami51", "max_turns_per_round", max_turns_per_round, 0)
     check_int_option("rami51", "elimination_score", elimination_score, 1, 1_000_000)
-    t = np.zeros(1, dtype=STATE_DTYPE)
-    t["num_players"] = num_players
-    t["decks"] = decks
-    t["opening_points"] = opening_points
-    t["single_round"] = bool(single_round)
-    t["reward_mode"] = REWARD_MODES.index(reward_mode)
-    t["max_steps"] = max_steps
-    t["max_turns_per_round"] = max_turns_per_round
-    t["elimination_score"] = elimination_score
-    return t
+    return options_record(STATE_DTYPE, num_players=num_players, decks=decks, opening_points=opening_points,
+                          single_round=bool(single_round), reward_mode=REWARD_MODES.index(reward_mode),
+                          max_steps=max_steps, max_turns_per_round=max_turns_per_round,
+                          elimination_score=elimination_score)
 
 
 prepare_scenario = T.prepare_scenario
