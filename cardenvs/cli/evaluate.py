@@ -10,31 +10,19 @@ from typing import Any, TextIO
 import numpy as np
 
 from cardenvs.agents import make_agent
-from cardenvs.cli.common import (
-    MAX_TOGETHER,
-    CliError,
-    agent_list,
-    check_count,
-    check_seed_flag,
-    format_table,
-    game_and_options,
-    game_command,
-    policy_setup,
-    progress,
+from cardenvs.cli import common
+
+HELP = "measure agents against each other on the vector env"
+DESCRIPTION = (
+    "Play many matches on the vector env with the seats rotated every match, and report each "
+    "seat's share of the wins with a 95 % confidence interval and its mean score. Matches cut short by "
+    "max_steps are counted apart."
 )
 
 
 def add_parser(sub: Any, epilog: str | None) -> None:
     """``eval GAME --agents ...``: the agents, how many matches and how many at once."""
-    ev = game_command(
-        sub,
-        "eval",
-        epilog,
-        help="measure agents against each other on the vector env",
-        description="Play many matches on the vector env with the seats rotated every match, and report each "
-        "seat's share of the wins with a 95 % confidence interval and its mean score. Matches cut short by "
-        "max_steps are counted apart.",
-    )
+    ev = common.game_command(sub, "eval", epilog, help=HELP, description=DESCRIPTION)
     ev.add_argument("--agents", required=True,
                     help="comma-separated agents, the last one filling the remaining seats: random, heuristic, ppo "
                     "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH; rami51 also "
@@ -42,7 +30,7 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     ev.add_argument("--matches", type=int, default=4000, help="number of matches (default 4000)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
     ev.add_argument("--batch", type=int, default=1000,
-                    help=f"matches played together (default 1000, at most {MAX_TOGETHER:,})")
+                    help=f"matches played together (default 1000, at most {common.MAX_TOGETHER:,})")
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -50,32 +38,32 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from cardenvs.agents.evaluate import evaluate
 
     # the numbers and the agents' names first, before a game is built
-    check_count("--matches", args.matches)
-    check_count("--batch", args.batch, high=MAX_TOGETHER)
-    check_seed_flag(args.seed)  # the matches' seeds are drawn from its stream: one seed
-    wanted = agent_list(args.agents)
+    common.check_count("--matches", args.matches)
+    common.check_count("--batch", args.batch, high=common.MAX_TOGETHER)
+    common.check_seed_flag(args.seed)  # the matches' seeds are drawn from its stream: one seed
+    wanted = common.agent_list(args.agents)
     if not wanted:
-        raise CliError("--agents needs at least one agent name")
+        raise common.CliError("--agents needs at least one agent name")
     if "human" in wanted:
-        raise CliError("eval plays its matches unseen, with no person at the table: take human out of --agents "
+        raise common.CliError("eval plays its matches unseen, with no person at the table: take human out of --agents "
                        "(cardenvs play GAME --agents human,... seats you)")
-    spec, options = game_and_options(args)
-    policy_setup(spec, wanted, options, out)
+    spec, options = common.game_and_options(args)
+    common.policy_setup(spec, wanted, options, out)
     try:  # the options checked by the game before anything is played
         from cardenvs.core.vector import VecEnv
 
         num_players = VecEnv(spec, 1, **options).num_players
     except (ValueError, TypeError) as e:
-        raise CliError(str(e)) from None
+        raise common.CliError(str(e)) from None
     if len(wanted) > num_players:
-        raise CliError(f"{len(wanted)} agents for {num_players} seats")
+        raise common.CliError(f"{len(wanted)} agents for {num_players} seats")
     names = wanted + [wanted[-1]] * (num_players - len(wanted))  # the last agent fills the table
     slots = []
     for k, name in enumerate(names):
         try:
             slots.append(make_agent(name, spec, seed=args.seed * 1000 + k, options=options))
         except ValueError as e:
-            raise CliError(str(e)) from None
+            raise common.CliError(str(e)) from None
     print(f"{spec.env_id}: {num_players} players, seats {','.join(names)} (rotated every match); "
           f"{args.matches} matches from seed {args.seed}", file=out)
     start = time.perf_counter()
@@ -88,9 +76,9 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             part = evaluate(spec, slots, n, seed=args.seed, options=options, batch_size=n, first_match=done)
             results = part if results is None else [_merge(a, b) for a, b in zip(results, part, strict=True)]
             done += n
-            progress(done, args.matches, err)
+            common.progress(done, args.matches, err)
     except (ValueError, TypeError) as e:
-        raise CliError(str(e)) from None
+        raise common.CliError(str(e)) from None
     elapsed = time.perf_counter() - start
     assert results is not None
     truncated = results[0].truncated
@@ -102,7 +90,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         share = f"{r.win_rate:.1%} ± {r.ci95:.1%}" if r.finished > 1 else "-"
         score = "-" if np.isnan(r.mean_score) else f"{r.mean_score:.2f}"
         rows.append([str(k + 1), names[k], f"{r.wins:.1f}", share, score])
-    print(format_table(["seat", "agent", "wins", "win share (95 % CI)", "mean score"], rows, right=(2, 3, 4)),
+    print(common.format_table(["seat", "agent", "wins", "win share (95 % CI)", "mean score"], rows, right=(2, 3, 4)),
           file=out)
     print(f"win share: ties shared; score: the game's match score, {spec.score_sense} is better", file=out)
     return 0

@@ -35,18 +35,17 @@ from cardenvs.cli.common import (
 from cardenvs.cli.console import QuitRequested, play_match, readable_stdin
 from cardenvs.envs import make
 
+HELP = "play matches between agents (or you)"
+DESCRIPTION = (
+    "Play matches on the AEC env. Seats rotate by one between matches. The winner of a "
+    "match is the seat (or seats, sharing) with the highest total reward; the score is the game's "
+    "match score (infos['scores'])."
+)
+
 
 def add_parser(sub: Any, epilog: str | None) -> None:
     """``play GAME``: its agents, matches and what a person at the table sees."""
-    play = game_command(
-        sub,
-        "play",
-        epilog,
-        help="play matches between agents (or you)",
-        description="Play matches on the AEC env. Seats rotate by one between matches. The winner of a "
-        "match is the seat (or seats, sharing) with the highest total reward; the score is the game's "
-        "match score (infos['scores']).",
-    )
+    play = game_command(sub, "play", epilog, help=HELP, description=DESCRIPTION)
     play.add_argument(
         "--agents",
         help="comma-separated agents repeated to fill the seats: random, heuristic, human, ppo (the shipped "

@@ -75,6 +75,26 @@ SHARED_FLAGS: list[tuple[str, dict[str, Any], dict[str, str]]] = [
 ]
 
 
+PPO_HELP = "self-play masked PPO, any game"
+PPO_DESCRIPTION = (
+    "Self-play masked PPO on the vector env: one policy at every seat it is given, tables of "
+    "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
+    "checkpoint.pt and policy.npz into the output folder."
+)
+SEARCH_HELP = "a rollout search labels positions, a residual policy learns them (odin, rami51)"
+SEARCH_DESCRIPTION = (
+    "A rollout search over the heuristic labels positions and a residual policy learns its "
+    "action values, for games that can deal their unseen cards anew (odin, rami51). Writes policy.npz "
+    "(play it as ppo:PATH), fit.csv, margin.csv, eval.csv, summary.json and config.json."
+)
+SCORER_HELP = "Rami 51: a card scorer fitted to exact rollouts"
+SCORER_DESCRIPTION = (
+    "Rami 51 single rounds: a card scorer fitted to exact rollouts of the moves played and of "
+    "drawn legal actions, labelled and fitted in iterations. Writes scorer.npz (play it as scorer:PATH), "
+    "fit.csv, eval.csv, summary.json and config.json."
+)
+
+
 def add_shared_flags(cmd: argparse.ArgumentParser, method: str) -> None:
     """Add to ``cmd`` the shared flags that ``method`` takes."""
     for flag, settings, helps in SHARED_FLAGS:
@@ -98,16 +118,7 @@ def add_parser(sub: Any, epilog: str | None) -> None:
 
 
 def add_ppo_parser(methods: Any, epilog: str | None) -> None:
-    ppo = game_command(
-        methods,
-        "ppo",
-        epilog,
-        game_nargs="?",
-        help="self-play masked PPO, any game",
-        description="Self-play masked PPO on the vector env: one policy at every seat it is given, tables of "
-        "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
-        "checkpoint.pt and policy.npz into the output folder.",
-    )
+    ppo = game_command(methods, "ppo", epilog, game_nargs="?", help=PPO_HELP, description=PPO_DESCRIPTION)
     ppo.add_argument("--resume", metavar="FOLDER", help="continue the run in FOLDER (budgets are totals)")
     ppo.add_argument("--decisions", type=int, metavar="N", help="budget in the policy's decisions")
     add_shared_flags(ppo, "ppo")
@@ -130,15 +141,7 @@ def add_ppo_parser(methods: Any, epilog: str | None) -> None:
 
 
 def add_search_parser(methods: Any, epilog: str | None) -> None:
-    search = game_command(
-        methods,
-        "search",
-        epilog,
-        help="a rollout search labels positions, a residual policy learns them (odin, rami51)",
-        description="A rollout search over the heuristic labels positions and a residual policy learns its "
-        "action values, for games that can deal their unseen cards anew (odin, rami51). Writes policy.npz "
-        "(play it as ppo:PATH), fit.csv, margin.csv, eval.csv, summary.json and config.json.",
-    )
+    search = game_command(methods, "search", epilog, help=SEARCH_HELP, description=SEARCH_DESCRIPTION)
     add_shared_flags(search, "search")
     search.add_argument("--samples", type=int, metavar="N", help="deals of the unseen cards per position (default 8)")
     search.add_argument("--hands", choices=("sampled", "true"),
@@ -147,16 +150,8 @@ def add_search_parser(methods: Any, epilog: str | None) -> None:
 
 
 def add_scorer_parser(methods: Any, epilog: str | None) -> None:
-    scorer = game_command(
-        methods,
-        "scorer",
-        epilog,
-        players_help="number of players: 2, 3 or 4 (default 4)",
-        help="Rami 51: a card scorer fitted to exact rollouts",
-        description="Rami 51 single rounds: a card scorer fitted to exact rollouts of the moves played and of "
-        "drawn legal actions, labelled and fitted in iterations. Writes scorer.npz (play it as scorer:PATH), "
-        "fit.csv, eval.csv, summary.json and config.json.",
-    )
+    scorer = game_command(methods, "scorer", epilog, players_help="number of players: 2, 3 or 4 (default 4)",
+                          help=SCORER_HELP, description=SCORER_DESCRIPTION)
     add_shared_flags(scorer, "scorer")
     scorer.add_argument("--iterations", type=int, metavar="N",
                         help="label and fit N times (1 to 20), the later ones in the positions of the previous "
@@ -295,45 +290,53 @@ def cmd_train_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """``cardenvs train search``: search-labelled training (cardenvs.agents.training.expert)."""
+def _labelling_run(args: argparse.Namespace, module: str, kind: str,
+                   result: str) -> tuple[Any, Any, dict[str, Any], dict[str, Any]]:
+    """What ``train search`` and ``train scorer`` start alike: the method's module (its
+    trainer needs torch), the game and its options, the output folder (default
+    ``runs/GAME-KIND-SEED``, checked before anything is built, ``result`` the file a run
+    leaves there) and the shared settings of its config. Returns the module, the spec,
+    the options left and the config's shared settings."""
+    import importlib
+
     try:
-        from cardenvs.agents.training.expert import SearchConfig, check_new_folder, check_run, run_search
+        trainer = importlib.import_module(f"cardenvs.agents.training.{module}")
     except ImportError as e:  # pragma: no cover - depends on the install
         raise CliError(str(e)) from None
     spec, options = game_and_options(args)
     seed = 0 if args.seed is None else args.seed
-    folder = args.out if args.out is not None else f"runs/{spec.name}-search-{seed}"
-    check_out(args, folder, lambda path: check_new_folder(path, "policy.npz"))
+    folder = args.out if args.out is not None else f"runs/{spec.name}-{kind}-{seed}"
+    check_out(args, folder, lambda path: trainer.check_new_folder(path, result))
+    shared = {"game": spec.env_id, "seed": seed, "out": folder,
+              "workers": (os.cpu_count() or 1) if args.workers is None else args.workers}
+    return trainer, spec, options, shared
+
+
+def _check_and_run(trainer: Any, run: str, config: Any, out: TextIO, err: TextIO) -> int:
+    try:  # every setting is checked before the run starts; what fails later is no usage error
+        trainer.check_run(config)
+    except (ValueError, TypeError) as e:
+        raise CliError(str(e)) from None
+    getattr(trainer, run)(config, out=out, err=err)
+    return 0
+
+
+def cmd_train_search(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """``cardenvs train search``: search-labelled training (cardenvs.agents.training.expert)."""
+    trainer, spec, options, shared = _labelling_run(args, "expert", "search", "policy.npz")
     players = options.pop("num_players", None)
     single = single_round(args, options)
     settings = {"samples": args.samples, "hands": args.hands, "fit_minutes": args.fit_minutes,
-                "eval_matches": args.eval_matches,
-                "minutes": args.minutes, "torch_threads": args.threads}
-    config = SearchConfig(
-        game=spec.env_id, num_players=players, single_round=single, options=options, seed=seed, out=folder,
-        workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
-        **{k: v for k, v in settings.items() if v is not None},
-    )
-    try:  # every setting is checked before the run starts; what fails later is no usage error
-        check_run(config)
-    except (ValueError, TypeError) as e:
-        raise CliError(str(e)) from None
-    run_search(config, out=out, err=err)
-    return 0
+                "eval_matches": args.eval_matches, "minutes": args.minutes, "torch_threads": args.threads}
+    config = trainer.SearchConfig(num_players=players, single_round=single, options=options, **shared,
+                                  **{k: v for k, v in settings.items() if v is not None})
+    return _check_and_run(trainer, "run_search", config, out, err)
 
 
 def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """``cardenvs train scorer``: Rami 51's card scorer fitted to exact rollouts
     (cardenvs.agents.training.card_scorer)."""
-    try:
-        from cardenvs.agents.training.card_scorer import ScorerConfig, check_new_folder, check_run, run_scorer
-    except ImportError as e:  # pragma: no cover - depends on the install
-        raise CliError(str(e)) from None
-    spec, options = game_and_options(args)
-    seed = 0 if args.seed is None else args.seed
-    folder = args.out if args.out is not None else f"runs/{spec.name}-scorer-{seed}"
-    check_out(args, folder, lambda path: check_new_folder(path, "scorer.npz"))
+    trainer, spec, options, shared = _labelling_run(args, "card_scorer", "scorer", "scorer.npz")
     players = options.pop("num_players", None)
     if options.pop("single_round", True) is not True:
         raise CliError("the card scorer plays single rounds: drop single_round=false")
@@ -342,14 +345,5 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 "iterations": args.iterations, "actions_per_position": args.actions_per_position,
                 "fit_window": args.fit_window, "labelled_seat": args.labelled_seat,
                 "last_fit_share": args.last_fit_share, "last_points_weight": args.last_points_weight}
-    config = ScorerConfig(
-        game=spec.env_id, options=options, seed=seed, out=folder,
-        workers=(os.cpu_count() or 1) if args.workers is None else args.workers,
-        **{k: v for k, v in settings.items() if v is not None},
-    )
-    try:  # every setting is checked before the run starts; what fails later is no usage error
-        check_run(config)
-    except (ValueError, TypeError) as e:
-        raise CliError(str(e)) from None
-    run_scorer(config, out=out, err=err)
-    return 0
+    config = trainer.ScorerConfig(options=options, **shared, **{k: v for k, v in settings.items() if v is not None})
+    return _check_and_run(trainer, "run_scorer", config, out, err)

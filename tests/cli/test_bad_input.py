@@ -190,13 +190,13 @@ def test_train_numbers_are_checked_before_anything_is_built(argv, message, nothi
     (["soak", "president", "--matches", "-1"], "--matches must be at least 1, got -1"),
 ])
 def test_play_eval_and_soak_numbers_are_checked_before_a_game_is_built(argv, message, monkeypatch):
-    from cardenvs.cli import evaluate, play
+    from cardenvs.cli import common, play
 
     def built(*args, **kwargs):
         raise Built
 
     monkeypatch.setattr(play, "make", built)
-    monkeypatch.setattr(evaluate, "game_and_options", built)
+    monkeypatch.setattr(common, "game_and_options", built)  # eval's and soak's
     rc, _, err = run_cli(*argv)
     one_line_usage_error(rc, err, message)
 
