@@ -274,7 +274,9 @@ def test_the_default_out_is_checked_too(method, tmp_path, monkeypatch, nothing_i
     one_line_usage_error(rc, err, f"the output folder (--out): {default!r} holds a run already")
 
 
-def test_a_good_out_reaches_the_trainer_untouched(tmp_path, monkeypatch):
+@pytest.fixture
+def ppo_config(monkeypatch):
+    """What ``train ppo`` hands the trainer: ``seen["config"]``, the run stopped there."""
     pytest.importorskip("torch")
     from cardenvs.agents.training import trainer
 
@@ -285,9 +287,13 @@ def test_a_good_out_reaches_the_trainer_untouched(tmp_path, monkeypatch):
         raise Built
 
     monkeypatch.setattr(trainer.Trainer, "__init__", init)
+    return seen
+
+
+def test_a_good_out_reaches_the_trainer_untouched(tmp_path, ppo_config):
     with pytest.raises(Built):
         _train("ppo", str(tmp_path / "new" / "run"))
-    config = seen["config"]
+    config = ppo_config["config"]
     assert config.out == str(tmp_path / "new" / "run") and config.seed == 0 and config.num_envs == 256
     assert config.eval_every_minutes == 5.0 and not config.train_single_round
     assert not (tmp_path / "new").exists()  # the trainer makes it when the run starts
@@ -331,22 +337,12 @@ def test_option_before_or_after_the_game(argv):
     assert out.startswith("president_v0: 4 players") and "single_round=True" in out
 
 
-def test_option_before_the_game_in_train(monkeypatch, tmp_path):
-    pytest.importorskip("torch")
-    from cardenvs.agents.training import trainer
-
-    seen = {}
-
-    def init(self, config, out=None, err=None):
-        seen["config"] = config
-        raise Built
-
-    monkeypatch.setattr(trainer.Trainer, "__init__", init)
+def test_option_before_the_game_in_train(ppo_config, tmp_path):
     with pytest.raises(Built):
         main(["train", "ppo", "--option", "single_round=true", "target_score=5", "president", "--out",
               str(tmp_path / "r")], io.StringIO(), io.StringIO())
-    assert seen["config"].game == "president_v0" and seen["config"].single_round
-    assert seen["config"].options == {"target_score": 5}
+    assert ppo_config["config"].game == "president_v0" and ppo_config["config"].single_round
+    assert ppo_config["config"].options == {"target_score": 5}
 
 
 def test_a_word_after_the_options_that_is_no_option_is_refused_as_itself(capsys):

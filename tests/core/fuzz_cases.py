@@ -33,6 +33,13 @@ scalars = st.one_of(
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=5), max_leaves=12)
 
 
+def _drawn_position(spec, data, seeds: int, steps: int):
+    """An env after a drawn number of random steps from a drawn seed, and its state_dict."""
+    seed = data.draw(st.integers(0, seeds), label="seed")
+    env = _played_env(spec, seed, data.draw(st.integers(0, steps), label="steps"))
+    return env, env.state_dict()
+
+
 def _played_env(spec, seed: int, steps: int):
     env = cardenvs.make_raw(spec.env_id)
     env.reset(seed=seed)
@@ -58,8 +65,7 @@ def _mutate(scenario: dict, key: str, value, index: int | None):
 @FUZZ
 @given(data=st.data())
 def test_mutated_scenarios_load_or_are_refused(spec, data):
-    env = _played_env(spec, data.draw(st.integers(0, 50), label="seed"), data.draw(st.integers(0, 60), label="steps"))
-    before = env.state_dict()
+    env, before = _drawn_position(spec, data, 50, 60)
     key = data.draw(st.sampled_from(sorted(before)), label="key")
     scenario = _mutate(before, key, data.draw(values, label="value"),
                        data.draw(st.none() | st.integers(0, 10), label="index"))
@@ -242,8 +248,7 @@ COUNTERS = ("scores", "round_points", "flocons", "money", "pot", "turns", "num_s
 @FUZZ
 @given(data=st.data())
 def test_loaded_counters_keep_observations_in_space_and_rewards_finite(spec, data):
-    env = _played_env(spec, data.draw(st.integers(0, 20), label="seed"), data.draw(st.integers(0, 40), label="steps"))
-    before = env.state_dict()
+    env, before = _drawn_position(spec, data, 20, 40)
     keys = [k for k in COUNTERS if k in before]
     key = data.draw(st.sampled_from(keys), label="key")
     big = st.integers(-(2**33), 2**33) | st.integers(-5, 600) | st.floats(-1e40, 1e40)

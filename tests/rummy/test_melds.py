@@ -138,31 +138,31 @@ def test_frime_split_scripted():
     assert S.hand_splits(FRIME, counts("Kh Ah 2h"))  # K A + frime: Q K A
 
 
+def _splits_agree_with_brute_force(rules, hands, least: int) -> None:
+    """hand_splits against the brute-force reference on each hand; both answers (a split
+    or none) seen more than ``least`` times."""
+    seen = [0, 0]
+    for hand in hands:
+        want = ref_split(rules, hand)
+        assert S.hand_splits(rules, counts(hand)) == want, [card_str(c) for c in hand]
+        seen[want] += 1
+    assert min(seen) > least
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_frime_split_brute_force(seed):
     rng = np.random.default_rng(200 + seed)
-    seen = [0, 0]
-    for _ in range(150):
-        hand = random_hand(rng, int(rng.integers(3, 8)), ranks=[0, 1, 2, 3, 4, 12], suits=[0, 1], jokers=1)
-        got = S.hand_splits(FRIME, counts(hand))
-        want = ref_split(FRIME, hand)
-        assert got == want, [card_str(c) for c in hand]
-        seen[want] += 1
-    assert min(seen) > 10
+    hands = [random_hand(rng, int(rng.integers(3, 8)), ranks=[0, 1, 2, 3, 4, 12], suits=[0, 1], jokers=1)
+             for _ in range(150)]
+    _splits_agree_with_brute_force(FRIME, hands, 10)
 
 
 def test_split_other_rules_brute_force():
     """split_all is parameterised: rami51's and classes' rules too."""
     rng = np.random.default_rng(5)
     for rules in (RAMI, CLASSES):
-        seen = [0, 0]
-        for _ in range(150):
-            hand = meld_rich_hand(rules, rng, int(rng.integers(3, 8)))
-            got = S.hand_splits(rules, counts(hand))
-            want = ref_split(rules, hand)
-            assert got == want, [card_str(c) for c in hand]
-            seen[want] += 1
-        assert min(seen) > 5
+        _splits_agree_with_brute_force(rules, [meld_rich_hand(rules, rng, int(rng.integers(3, 8)))
+                                               for _ in range(150)], 5)
 
 
 def test_classes_melds():

@@ -22,7 +22,7 @@ from cardenvs.games.classes import rules as G
 from cardenvs.games.classes import text as GT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy.contract import CONTRACTS
-from tests.games.table import act, legal, st
+from tests.games.table import OneGame, act, legal, st
 
 
 def make(**options):
@@ -446,27 +446,9 @@ def _meld_outcome(rec, m, mixed):
     return ("set", int(rec["meld_key"][m]), tuple(nat) + (WILD,) * w)
 
 
-class _Walker:
-    """Depth-first over the legal steps on copies of a one-game state (the kernels)."""
-
-    def __init__(self):
-        self.masks = np.zeros((1, G.NUM_ACTIONS), dtype=np.bool_)
-        self.obs = np.zeros((1, G.OBS_SIZE), dtype=G.OBS_DTYPE)
-        self.rew = np.zeros((1, G.MAX_PLAYERS), dtype=np.float32)
-        self.ev = np.zeros(1, dtype=np.int32)
-        self.cur = np.zeros(1, dtype=np.int32)
-        self.act = np.zeros(1, dtype=np.int64)
-
-    def step(self, state, a):
-        nxt = state.copy()
-        self.act[0] = a
-        GD.step_batch(nxt, self.act, self.masks, self.obs, self.rew, self.ev, self.cur, 0)
-        return nxt
-
-
 def _contract_outcomes(env):
     """Every contract the masks reach from the play phase (no dead end on the way)."""
-    walker = _Walker()
+    walker = OneGame(GD)
     outs = set()
     mixed = not bool(env._state[0]["run_same_suit"])
     n0 = int(env._state[0]["num_melds"])
@@ -481,7 +463,7 @@ def _contract_outcomes(env):
         for a in legal_:
             if int(rec["phase"]) == G.PHASE_PLAY and a != G.CONTRACT:
                 continue  # the discards
-            dfs(walker.step(state, a))
+            dfs(walker.stepped(state, a))
 
     dfs(env._state.copy())
     return outs
@@ -526,7 +508,7 @@ def test_contract_masks_reach_exactly_every_contract(seed):
 
 def _laying_outcomes(env):
     """Every table the masks reach from the play phase laying further melds only."""
-    walker = _Walker()
+    walker = OneGame(GD)
     outs = set()
     mixed = not bool(env._state[0]["run_same_suit"])
 
@@ -539,7 +521,7 @@ def _laying_outcomes(env):
         for a in legal_:
             if G.DISCARD0 <= a < G.CONTRACT or G.LAYOFF0 <= a < G.ADD0:
                 continue
-            dfs(walker.step(state, a))
+            dfs(walker.stepped(state, a))
 
     dfs(env._state.copy())
     return outs

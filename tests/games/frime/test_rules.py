@@ -21,7 +21,7 @@ from cardenvs.games.frime import rules as F
 from cardenvs.games.frime import text as FT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy.split import hand_splits, split_all
-from tests.games.table import act, legal, st
+from tests.games.table import OneGame, act, legal, st
 
 
 def make(**options):
@@ -473,12 +473,7 @@ def _mask_outcomes(env):
     """Every table reachable through the masks from here to the end of the going out
     (depth first over the legal steps, on copies of the state); no dead end."""
     outs = set()
-    masks = np.zeros((1, F.NUM_ACTIONS), dtype=np.bool_)
-    obs = np.zeros((1, F.OBS_SIZE), dtype=F.OBS_DTYPE)
-    rew = np.zeros((1, F.MAX_PLAYERS), dtype=np.float32)
-    ev = np.zeros(1, dtype=np.int32)
-    cur = np.zeros(1, dtype=np.int32)
-    act_ = np.zeros(1, dtype=np.int64)
+    kernels = OneGame(FD)
     me = int(env._state[0]["current"])
 
     def dfs(state):
@@ -488,10 +483,7 @@ def _mask_outcomes(env):
         legal_ = np.flatnonzero(state[0]["legal"])
         assert legal_.size, FT.render_text(state[0])
         for a in legal_:
-            nxt = state.copy()
-            act_[0] = a
-            FD.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
-            dfs(nxt)
+            dfs(kernels.stepped(state, a))
 
     dfs(env._state.copy())
     return outs
@@ -593,12 +585,7 @@ def _ref_last_turn(counts, table):
 
 def _last_turn_outcomes(env):
     outs = set()
-    masks = np.zeros((1, F.NUM_ACTIONS), dtype=np.bool_)
-    obs = np.zeros((1, F.OBS_SIZE), dtype=F.OBS_DTYPE)
-    rew = np.zeros((1, F.MAX_PLAYERS), dtype=np.float32)
-    ev = np.zeros(1, dtype=np.int32)
-    cur = np.zeros(1, dtype=np.int32)
-    act_ = np.zeros(1, dtype=np.int64)
+    kernels = OneGame(FD)
     me = int(env._state[0]["current"])
 
     def record(rec):
@@ -613,12 +600,10 @@ def _last_turn_outcomes(env):
         legal_ = np.flatnonzero(state[0]["legal"])
         assert legal_.size, FT.render_text(state[0])
         for a in legal_:
-            nxt = state.copy()
-            act_[0] = a
             if a == F.END_TURN:
-                record(nxt[0])
+                record(state[0].copy())
                 continue
-            FD.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
+            nxt = kernels.stepped(state, a)
             if int(nxt[0]["current"]) != me:
                 record_after = nxt[0].copy()
                 record_after["hands"][me] = nxt[0]["hands"][me]

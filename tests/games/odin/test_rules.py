@@ -21,7 +21,7 @@ from cardenvs.core.cards import odin_card_id, odin_card_str
 from cardenvs.core.vector import RandomSampler
 from cardenvs.games.odin import rules as odin
 from cardenvs.games.odin import text as odin_text
-from tests.games.table import legal, st
+from tests.games.table import OneGame, legal, st
 
 NV = odin.NUM_VALUES
 
@@ -93,28 +93,7 @@ def ref_legal_plays(hand: list[int], table: list[int]) -> set[frozenset]:
     return out
 
 
-class Kernel:
-    """Steps one state record with the module's kernels (no env around it)."""
-
-    def __init__(self):
-        self.mask = np.zeros((1, odin.NUM_ACTIONS), dtype=np.bool_)
-        self.obs = np.zeros((1, odin.OBS_SIZE), dtype=np.float32)
-        self.rew = np.zeros((1, odin.MAX_PLAYERS), dtype=np.float32)
-        self.ev = np.zeros(1, dtype=np.int32)
-        self.cur = np.zeros(1, dtype=np.int32)
-        self.a = np.zeros(1, dtype=np.int64)
-
-    def refresh(self, arr) -> np.ndarray:
-        odin_driver.refresh_batch(arr, self.mask, self.obs, self.cur)
-        return self.mask[0].copy()
-
-    def step(self, arr, a: int) -> np.ndarray:
-        self.a[0] = a
-        odin_driver.step_batch(arr, self.a, self.mask, self.obs, self.rew, self.ev, self.cur, 0)
-        return self.mask[0].copy()
-
-
-def reachable_plays(arr, kernel: Kernel) -> tuple[dict, int]:
+def reachable_plays(arr, kernel: OneGame) -> tuple[dict, int]:
     """Every play reachable through the masks from a turn start: {selection: commit
     actions}; every masked-in select must lead to at least one commit."""
     found: dict[frozenset, set[int]] = {}
@@ -140,7 +119,7 @@ def reachable_plays(arr, kernel: Kernel) -> tuple[dict, int]:
     return found, nodes
 
 
-def check_exact(arr, kernel: Kernel) -> int:
+def check_exact(arr, kernel: OneGame) -> int:
     """The plays reachable through the masks are exactly the brute-force legal plays,
     with the right commit actions. Returns the number of mask nodes visited."""
     rec = arr[0]
@@ -296,7 +275,7 @@ def test_uniform_hand_follows_the_normal_constraints():
     reds plays 2 or 3 of them, never all 4."""
     env = make()
     load(env, hands=["1o 2o", "2r 3r 4r 5r", "3y 4y", "6b 7b"], current=1, table=["2g", "1g"], last_player=0)
-    kernel = Kernel()
+    kernel = OneGame(odin_driver)
     found, _ = reachable_plays(env._state, kernel)
     sizes = {len(p) for p in found}
     assert sizes == {2, 3}
@@ -306,7 +285,7 @@ def test_uniform_hand_follows_the_normal_constraints():
 
 # --------------------------------------------------------------------------- following
 def plays_here(env) -> set[frozenset]:
-    found, _ = reachable_plays(env._state, Kernel())
+    found, _ = reachable_plays(env._state, OneGame(odin_driver))
     return {frozenset(names(p)) for p in found}
 
 
@@ -619,7 +598,7 @@ def test_mask_exact_on_random_tables():
     from two colours and two values (so that many multi-card plays exist)."""
     rng = np.random.default_rng(0)
     env = make(3)
-    kernel = Kernel()
+    kernel = OneGame(odin_driver)
     nodes = plays = 0
     for trial in range(2000):
         n = int(rng.integers(1, 7))
@@ -643,7 +622,7 @@ def test_mask_exact_on_random_tables():
 
 
 def test_mask_exact_on_positions_from_random_play():
-    kernel = Kernel()
+    kernel = OneGame(odin_driver)
     checked = 0
     for P in (2, 4, 6):
         venv = cardenvs.make_vec("odin_v1", num_envs=40, seed=P, num_players=P)

@@ -27,7 +27,7 @@ from cardenvs.games.rami51 import rules as R
 from cardenvs.games.rami51 import text as RT
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
-from tests.games.table import act, legal, st
+from tests.games.table import OneGame, act, legal, st
 
 
 # --------------------------------------------------------------------------- helpers
@@ -662,12 +662,7 @@ def mask_outcomes(env):
     """Every end of the turn reachable through the masks (depth first over the legal
     steps, on copies of the state); asserts that no reachable state is a dead end."""
     outs = set()
-    masks = np.zeros((1, R.NUM_ACTIONS), dtype=np.bool_)
-    obs = np.zeros((1, R.OBS_SIZE), dtype=R.OBS_DTYPE)
-    rew = np.zeros((1, R.MAX_PLAYERS), dtype=np.float32)
-    ev = np.zeros(1, dtype=np.int32)
-    cur = np.zeros(1, dtype=np.int32)
-    act_ = np.zeros(1, dtype=np.int64)
+    kernels = OneGame(RD)
     seen = [0]
 
     def dfs(state):
@@ -678,10 +673,7 @@ def mask_outcomes(env):
             if a >= R.DISCARD0:
                 outs.add((tuple(sorted(table_of(state[0]))), int(a - R.DISCARD0)))
                 continue
-            nxt = state.copy()
-            act_[0] = a
-            RD.step_batch(nxt, act_, masks, obs, rew, ev, cur, 0)
-            dfs(nxt)
+            dfs(kernels.stepped(state, a))
 
     dfs(env._state.copy())
     return outs, seen[0]
