@@ -75,7 +75,7 @@ OPTIONS = ("borrow_outputs", "prefetch")
 # The game's constants (of its rules.py) and options; these stand-ins are never compiled.
 MAX_PLAYERS = NUM_ACTIONS = PHASE_OVER = 0
 OBS_DTYPE = np.dtype(np.float32)
-BORROW_OUTPUTS = PREFETCH = False
+BORROW_OUTPUTS = PREFETCH = HAS_WORKSPACE = False
 
 
 # The hooks a game must define: these say how the driver calls them (never compiled).
@@ -111,8 +111,9 @@ def observe(s, viewer, out):
 
 # The hooks a game may define; these defaults are bound like the driver (inlined into it).
 def new_workspace():
-    """No work arrays: a one-element stand-in, so that ``ws`` exists."""
-    return np.zeros(1, dtype=np.int8)
+    """The step's work arrays: a one-record array whose record the hooks get as ``ws``
+    (without it, ``ws`` is 0)."""
+    raise NotImplementedError
 
 
 def is_legal(s, a):
@@ -152,10 +153,13 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
     mask only (no observation)."""
     auto_reset = (mode & MODE_AUTO_RESET) != 0
     auto_forced = (mode & MODE_AUTO_FORCED) != 0
-    # the work arrays, reused by every game of the batch: one record (passed as one pointer,
-    # its arrays without reference counts), held by a one-element array
-    owner = new_workspace()
-    ws = owner[0]
+    if HAS_WORKSPACE:
+        # the work arrays, reused by every game of the batch: one record (passed as one
+        # pointer, its arrays without reference counts), held by a one-element array
+        owner = new_workspace()
+        ws = owner[0]
+    else:
+        ws = 0  # no work arrays (numba drops the branch a game's constant rules out)
     if BORROW_OUTPUTS:
         # the caller's arrays live through the call: their rows are taken without
         # reference counts (core/borrow.py)
@@ -213,7 +217,8 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         current[i] = s.current
         if a != ACT_MASK:
             observe(s, np.int64(s.current), obs[i])  # int64 like observe_batch: one compiled observe
-    keep_alive(owner)  # a use after the loop: its record ws does not keep it from being freed
+    if HAS_WORKSPACE:
+        keep_alive(owner)  # a use after the loop: its record ws does not keep it from being freed
 
 
 def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
@@ -278,6 +283,7 @@ def bind(rules: types.ModuleType) -> Driver:
     names["__name__"] = rules.__name__.rpartition(".")[0] or rules.__name__
     names["BORROW_OUTPUTS"] = "borrow_outputs" in options
     names["PREFETCH"] = "prefetch" in options
+    names["HAS_WORKSPACE"] = hasattr(rules, "new_workspace")
     for const in CONSTANTS:
         if not hasattr(rules, const):
             raise HookError(f"{rules.__name__}: the step driver needs the constant {const}")
