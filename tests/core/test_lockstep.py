@@ -24,13 +24,13 @@ CASES = [
     ("frime_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
     ("frime_v1", {"num_players": 6, "single_round": True, "max_turns_per_round": 0, "reward_mode": "round"}, 50),
     # classes: single rounds, no turn cap; a late class (long contracts), mixed-suit runs, round rewards
-    ("classes_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 60),
-    ("classes_v1", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
+    ("classes_v2", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 60),
+    ("classes_v2", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
                     "run_same_suit": False, "same_rank_sets": False, "reward_mode": "round"}, 30),
     # small turn caps: void rounds (the match goes on) in whole matches
     ("rami51_v2", {"num_players": 2, "elimination_score": 60, "max_turns_per_round": 6}, 15),
     ("frime_v1", {"num_players": 4, "max_turns_per_round": 5, "reward_mode": "round"}, 15),
-    ("classes_v1", {"num_players": 3, "first_class": 10, "max_turns_per_round": 8, "max_steps": 400}, 15),
+    ("classes_v2", {"num_players": 3, "first_class": 10, "max_turns_per_round": 8, "max_steps": 400}, 15),
     # single rounds at the turn cap: truncated
     ("rami51_v2", {"num_players": 3, "single_round": True, "max_turns_per_round": 12}, 30),
 ]
@@ -79,7 +79,7 @@ THREAD_CASES = [
     ("odin_v1", 5, 600, 600),
     ("rami51_v2", 4, 600, 20),
     ("frime_v1", 5, 600, 20),
-    ("classes_v1", 3, 600, 20),
+    ("classes_v2", 3, 600, 20),
 ]
 
 

@@ -74,7 +74,7 @@ BUMP_NOTE = (
     "of render_text or action_to_str alone (digests and rewards unchanged) needs no new version."
 )
 
-GAMES = ("president_v0", "odin_v1", "rami51_v2", "frime_v1", "classes_v1")
+GAMES = ("president_v0", "odin_v1", "rami51_v2", "frime_v1", "classes_v2")
 
 # (seed, options): two player counts with the default options, then one non-default set
 CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
@@ -102,7 +102,7 @@ CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
         (33, {"num_players": 5, "first_round": 9, "single_round": True, "reward_mode": "round",
               "max_turns_per_round": 60}),
     ],
-    "classes_v1": [
+    "classes_v2": [
         (41, {"num_players": 2}),
         (42, {"num_players": 5}),
         (43, {"num_players": 3, "first_class": 6, "single_round": True, "run_same_suit": False,
@@ -110,7 +110,7 @@ CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
     ],
 }
 # the cap of a playthrough; the other games play the match out
-MAX_STEPS = {"rami51_v2": 1000, "frime_v1": 1000, "classes_v1": 1000}
+MAX_STEPS = {"rami51_v2": 1000, "frime_v1": 1000, "classes_v2": 1000}
 SAFETY_STEPS = 100_000  # a match still running after this many steps is a bug
 VIEW_EVERY = 25  # the public view and the running all-agents digest every this many steps
 
@@ -118,7 +118,7 @@ VIEW_EVERY = 25  # the public view and the running all-agents digest every this 
 NUM_ENVS = 1000
 VEC_SEED = 2024
 SAMPLER_SEED = 7
-VEC_STEPS = {"president_v0": 1000, "odin_v1": 600, "rami51_v2": 1000, "frime_v1": 600, "classes_v1": 600}
+VEC_STEPS = {"president_v0": 1000, "odin_v1": 600, "rami51_v2": 1000, "frime_v1": 600, "classes_v2": 600}
 VEC_FIELDS = ("observation", "legal_action_mask", "current_player", "rewards", "terminated", "truncated",
               "round_ended", "illegal", "forced_moves")
 

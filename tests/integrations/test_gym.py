@@ -13,7 +13,7 @@ from cardenvs.integrations.gym import LearnerVecEnv, SingleAgentEnv, gym_id
 GAMES = [spec.env_id for spec in cardenvs.list_games()]
 SHORT = {"president_v0": {"single_round": True}, "odin_v1": {"single_round": True},
          "rami51_v2": {"single_round": True}, "frime_v1": {"single_round": True},
-         "classes_v1": {"single_round": True}}
+         "classes_v2": {"single_round": True}}
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -23,7 +23,8 @@ from cardenvs.rummy import narration  # the rummies' events, shared
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(
-    name="classes", env_id="classes_v1", earlier_versions={"classes_v0": None}, module=sys.modules[__name__],
+    name="classes", env_id="classes_v2",
+    earlier_versions={"classes_v0": None, "classes_v1": None}, module=sys.modules[__name__],
     min_players=2, max_players=6, default_players=4, doc="docs/games/classes.md", score_sense="lower",
     title="Classes",
     summary="rummy, 104 cards (156 from 5 players) with 2s wild; ten classes, each a contract; fewest points wins",

@@ -87,6 +87,7 @@ STATE_DTYPE = np.dtype(
         ("num_players", np.int8),
         ("run_same_suit", np.bool_),
         ("same_rank_sets", np.bool_),
+        ("contract_when_able", np.bool_),  # the contract is laid in the first turn it can be
         ("first_class", np.int8),
         ("single_round", np.bool_),
         ("reward_mode", np.int8),
@@ -490,6 +491,9 @@ def _mask_play(s, p, H, ws):
     if not s.laid[p]:
         if s.num_melds + _contract_rows(s, p) <= MAX_MELDS and _holds(s, p, H, TRUE, SET, ws):
             s.legal[CONTRACT] = 1
+            if s.contract_when_able:  # "dès qu'un joueur a ce qu'il faut": no discard before it
+                for c in range(NUM_FACES):
+                    s.legal[DISCARD0 + c] = 0
         return
     if s.num_melds < MAX_MELDS:
         if _holds(s, p, H, FALSE, SET, ws):

@@ -137,6 +137,7 @@ STATE_FIELDS = (
     Field("num_players", "int", option=True),
     Field("run_same_suit", "bool", option=True),
     Field("same_rank_sets", "bool", option=True),
+    Field("contract_when_able", "bool", option=True),
     Field("first_class", "int", option=True),
     Field("single_round", "bool", option=True),
     Field("reward_mode", "enum", REWARD_MODES, option=True),
@@ -172,6 +173,7 @@ def make_template(
     num_players: int = 4,
     run_same_suit: bool = True,
     same_rank_sets: bool = True,
+    contract_when_able: bool = True,
     first_class: int = 1,
     single_round: bool = False,
     reward_mode: str = "match",
@@ -182,7 +184,9 @@ def make_template(
 
     num_players: 2-6 (two decks up to 4 players, three from 5). run_same_suit: a séquence
     is of one suit (False: any suits). same_rank_sets: a contract's sets may share a rank
-    (two brelans of 7s). first_class: the class every player starts at (1..10).
+    (two brelans of 7s). contract_when_able: a player who can lay their contract lays it
+    that turn, before discarding (the rule; False: they may keep it in hand).
+    first_class: the class every player starts at (1..10).
     single_round: one round is the match (its winners: those who laid their contract,
     fewest points). reward_mode: "match" (the winners share +1, the others -1, at the
     end: zero-sum) or "round" (at each round's end: +1 for a contract laid, minus the
@@ -192,7 +196,7 @@ def make_template(
     """
     check_int_option("classes", "num_players", num_players, 2, MAX_PLAYERS)
     for name, value in (("run_same_suit", run_same_suit), ("same_rank_sets", same_rank_sets),
-                        ("single_round", single_round)):
+                        ("contract_when_able", contract_when_able), ("single_round", single_round)):
         if not isinstance(value, (bool, np.bool_)):
             raise ValueError(f"classes: {name} must be True or False, got {value!r}")
     check_int_option("classes", "first_class", first_class, 1, NUM_CLASSES)
@@ -200,7 +204,8 @@ def make_template(
     check_int_option("classes", "max_steps", max_steps, 0, 2**31 - 1)
     check_int_option("classes", "max_turns_per_round", max_turns_per_round, 0, 2**31 - 1)
     return options_record(STATE_DTYPE, num_players=num_players, run_same_suit=bool(run_same_suit),
-                          same_rank_sets=bool(same_rank_sets), first_class=first_class,
+                          same_rank_sets=bool(same_rank_sets),
+                          contract_when_able=bool(contract_when_able), first_class=first_class,
                           single_round=bool(single_round), reward_mode=REWARD_MODES.index(reward_mode),
                           max_steps=max_steps, max_turns_per_round=max_turns_per_round)
 

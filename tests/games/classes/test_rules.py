@@ -26,7 +26,7 @@ from tests.games.table import OneGame, act, legal, st
 
 
 def make(**options):
-    return cardenvs.make_raw("classes_v1", **options)
+    return cardenvs.make_raw("classes_v2", **options)
 
 
 def load(env, seed: int = 0, **scenario):
@@ -129,6 +129,30 @@ def test_the_contract_is_laid_whole_meld_by_meld_in_the_listed_order():
     act(env, "6h", "close", "discard Kd")
     d = st(env)
     assert d["current"] == 1 and len(d["hands"][0]) == 3
+
+
+def test_a_contract_that_can_be_laid_is_laid_that_turn():
+    # "dès qu'un joueur a ce qu'il faut pour réussir son année, il dépose": no discard
+    # while the contract in hand is not laid
+    env = _laid_position()
+    assert legal(env) == {"contract"}
+    env = _laid_position(options={"contract_when_able": False})  # the player's choice
+    assert "contract" in legal(env) and "discard Kd" in legal(env)
+    act(env, "discard Kd")
+    assert st(env)["current"] == 1 and not st(env)["laid"][0]
+
+
+def test_without_the_contract_in_hand_the_turn_ends_with_a_discard_as_before():
+    env = _laid_position(JUNK)
+    assert "contract" not in legal(env) and "discard Kd" in legal(env)
+
+
+def test_contract_when_able_is_checked_and_travels_with_the_state():
+    with pytest.raises(TypeError, match="option contract_when_able must be True or False"):
+        make(contract_when_able="false")
+    env = make(contract_when_able=False)
+    env.reset(seed=1)
+    assert st(env)["contract_when_able"] is False
 
 
 def test_a_contract_meld_may_be_longer_than_asked_and_uses_2s_with_a_natural():
@@ -318,7 +342,7 @@ def test_empty_stock_is_rebuilt_from_the_discards_but_the_top():
 def test_a_round_at_the_turn_cap_is_void():
     """Nobody scores a void round or moves up a class, even with the contract laid; the
     next dealer deals round 2. A single-round match is truncated there: no winners, no rewards."""
-    venv = cardenvs.make_vec("classes_v1", num_envs=64, seed=2, max_turns_per_round=20, auto_reset=False)
+    venv = cardenvs.make_vec("classes_v2", num_envs=64, seed=2, max_turns_per_round=20, auto_reset=False)
     s = venv.reset()
     sample = RandomSampler(1)
     dealer = venv.states["dealer"].copy()
@@ -339,7 +363,7 @@ def test_a_round_at_the_turn_cap_is_void():
         if voided.sum() >= 8:
             break
     assert voided.sum() >= 8
-    single = cardenvs.make_vec("classes_v1", num_envs=64, seed=2, max_turns_per_round=20, auto_reset=False,
+    single = cardenvs.make_vec("classes_v2", num_envs=64, seed=2, max_turns_per_round=20, auto_reset=False,
                                single_round=True)
     s = single.reset()
     done = np.zeros(64, dtype=bool)
@@ -581,7 +605,7 @@ def _meld_ok(rec, m, mixed):
                                      {"num_players": 2, "same_rank_sets": False, "first_class": 7}])
 def test_random_play_invariants(options):
     n = 64
-    venv = cardenvs.make_vec("classes_v1", num_envs=n, seed=4, **options)
+    venv = cardenvs.make_vec("classes_v2", num_envs=n, seed=4, **options)
     s = venv.reset()
     sample = RandomSampler(5)
     P = venv.num_players

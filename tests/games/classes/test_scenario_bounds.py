@@ -16,7 +16,7 @@ import cardenvs
     ({"num_steps": 50}, "'num_steps': 50 must stay below max_steps 40"),
 ])
 def test_unreachable_positions_are_refused(change, message):
-    env = cardenvs.make_raw("classes_v1", max_steps=40)
+    env = cardenvs.make_raw("classes_v2", max_steps=40)
     env.reset(seed=4)
     before = env.state_dict()
     with pytest.raises(ValueError, match=message):
@@ -25,7 +25,7 @@ def test_unreachable_positions_are_refused(change, message):
 
 
 def test_a_later_round_allows_higher_classes_and_points():
-    env = cardenvs.make_raw("classes_v1")
+    env = cardenvs.make_raw("classes_v2")
     env.reset(seed=4)
     state = env.state_dict()
     env.reset(options={"scenario": {**state, "round": 3, "level": [3, 2, 1, 1], "scores": [0, 100, 520, 7]}})
