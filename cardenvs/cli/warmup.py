@@ -4,19 +4,23 @@ first use, so that the first env, match or training run starts at once."""
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import os
 import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any, TextIO
 
 import numpy as np
 
 from cardenvs.agents import has_heuristic, make_agent
-from cardenvs.cli.common import CliError
+from cardenvs.cli.common import MAX_THREADS, CliError, check_count
 from cardenvs.core.registry import get_spec, list_games
 from cardenvs.envs import make
 
 
 def add_parser(sub: Any) -> None:
-    """``warmup [GAME ...] [--threads]``."""
+    """``warmup [GAME ...] [--threads] [--jobs N]``."""
     wu = sub.add_parser(
         "warmup",
         help="compile the kernels ahead of the first use",
@@ -25,38 +29,66 @@ def add_parser(sub: Any) -> None:
     )
     wu.add_argument("games", nargs="*", help="env ids or names (default: every game)")
     wu.add_argument("--threads", action="store_true", help="also the threaded step (num_threads > 1)")
+    wu.add_argument("--jobs", type=int, default=None, metavar="N",
+                    help="games compiled at once, each in a process of its own (default: one per core, "
+                    "at most the number of games)")
+
+
+def warm_game(env_id: str, threads: bool = False) -> float:
+    """Compile (or load from the cache) every kernel the game ``env_id`` uses: the vector
+    step (and the threaded one with ``threads``), the AEC env and the heuristic. Returns
+    the seconds it took. Runs in a process of its own under ``--jobs``."""
+    from cardenvs.core.vector import RandomSampler, VecEnv
+
+    spec = get_spec(env_id)
+    t = time.perf_counter()
+    sampler = RandomSampler(0)
+    for n_threads in ([1, 2] if threads else [1]):
+        venv = VecEnv(spec, 4, num_threads=n_threads, parallel_threshold=1, auto_play_forced=True,
+                      final_observation=True)
+        st = venv.reset()
+        for _ in range(40):
+            st = venv.step(sampler(st.legal_action_mask))
+        venv.observe(0)
+    env = make(spec.env_id)
+    env.reset(seed=0)
+    for _ in range(20):
+        obs = env.observe(env.agent_selection)
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    if has_heuristic(spec):
+        make_agent("heuristic", spec).act_batch(st.observation, st.legal_action_mask)
+    return time.perf_counter() - t
+
+
+def warm_games(env_ids: list[str], jobs: int, threads: bool = False) -> Iterator[tuple[str, float]]:
+    """Warm ``env_ids``, ``jobs`` at a time in processes of their own (1: here, in turn);
+    yields (env id, seconds) as each is ready. numba compiles on one core, and the games'
+    kernels are apart, so two games compile in about the time of the longer one."""
+    if jobs <= 1 or len(env_ids) <= 1:
+        for env_id in env_ids:
+            yield env_id, warm_game(env_id, threads)
+        return
+    # "spawn": a fresh interpreter per process (no fork of numba's or torch's threads)
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=min(jobs, len(env_ids)), mp_context=context) as pool:
+        futures = {pool.submit(warm_game, env_id, threads): env_id for env_id in env_ids}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
 
 
 def cmd_warmup(args: argparse.Namespace, out: TextIO) -> int:
     """Compile (or load from the cache) every kernel a game uses, timing each game."""
-    from cardenvs.core.vector import RandomSampler, VecEnv
-
     try:
         specs = [get_spec(g) for g in args.games] if args.games else list_games()
     except ValueError as e:
         raise CliError(str(e)) from None
+    check_count("--jobs", args.jobs, high=MAX_THREADS)
+    jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, len(specs))
     total = time.perf_counter()
-    for spec in specs:
-        t = time.perf_counter()
-        sampler = RandomSampler(0)
-        threads = [1, 2] if args.threads else [1]
-        for n_threads in threads:
-            venv = VecEnv(spec, 4, num_threads=n_threads, parallel_threshold=1, auto_play_forced=True,
-                          final_observation=True)
-            st = venv.reset()
-            for _ in range(40):
-                st = venv.step(sampler(st.legal_action_mask))
-            venv.observe(0)
-        env = make(spec.env_id)
-        env.reset(seed=0)
-        for _ in range(20):
-            obs = env.observe(env.agent_selection)
-            if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
-                break
-            env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        if has_heuristic(spec):
-            make_agent("heuristic", spec).act_batch(st.observation, st.legal_action_mask)
-        print(f"{spec.env_id}: ready in {time.perf_counter() - t:.1f} s", file=out, flush=True)
+    for env_id, seconds in warm_games([spec.env_id for spec in specs], jobs, args.threads):
+        print(f"{env_id}: ready in {seconds:.1f} s", file=out, flush=True)
     print(f"all kernels ready in {time.perf_counter() - total:.1f} s (compiled code is cached: later runs load it)",
           file=out)
     return 0

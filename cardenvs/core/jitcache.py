@@ -140,6 +140,13 @@ def announce_compile(module, title: str) -> None:
               "`cardenvs warmup` does it ahead)", file=sys.stderr, flush=True)
 
 
+def is_compiled(module) -> bool:
+    """Whether the game's kernels are in numba's cache for the current sources (as far as
+    the marker tells: False for an unusual cache setup)."""
+    marker = _marker(module)
+    return marker is not None and marker.exists()
+
+
 def mark_compiled(module) -> None:
     """Record that the game's kernels have been compiled into the cache."""
     marker = _marker(module)
