@@ -34,9 +34,10 @@ def no_input(prompt: str) -> str:
 def stand_ins() -> None:
     import cardenvs.agents.evaluate
     import cardenvs.soak
-    from cardenvs.cli import play
+    from cardenvs.cli import play, warmup
 
     play.play_match = reached
+    warmup.warm_games = reached
     cardenvs.agents.evaluate.evaluate = reached
     cardenvs.soak.main_soak = reached
     try:

@@ -247,6 +247,19 @@ def test_cli_warmup():
     assert "odin_v1: ready in" in out.getvalue() and "all kernels ready" in out.getvalue()
     err = io.StringIO()
     assert main(["warmup", "nope"], io.StringIO(), err) == 2
+    err = io.StringIO()
+    assert main(["warmup", "odin", "--jobs", "0"], io.StringIO(), err) == 2
+    assert "--jobs must be at least 1, got 0" in err.getvalue()
+
+
+def test_warmup_compiles_games_side_by_side_in_processes_of_their_own():
+    from cardenvs.cli.warmup import warm_games
+
+    ready = dict(warm_games(["president_v0", "odin_v1"], jobs=2))
+    assert set(ready) == {"president_v0", "odin_v1"} and all(s > 0 for s in ready.values())
+    out = io.StringIO()
+    assert main(["warmup", "president", "odin", "--jobs", "2"], out, io.StringIO()) == 0
+    assert "president_v0: ready in" in out.getvalue() and "odin_v1: ready in" in out.getvalue()
 
 
 @pytest.mark.parametrize("env_id", ["odin_v1", "rami51_v2"])

@@ -59,6 +59,7 @@ def bases(out: str) -> dict[str, list[str]]:
         "train ppo": ["train", "ppo", "president", "--out", out],
         "train search": ["train", "search", "odin", "--out", out],
         "train scorer": ["train", "scorer", "rami51", "--out", out],
+        "warmup": ["warmup", "president"],
     }
 
 
