@@ -64,7 +64,8 @@ def make_vec(name: str, num_envs: int, seed: int = 0, **options: Any) -> VecEnv:
 
     ``seed`` derives every game's deal. ``options``: the game's options and the vector
     env's own (``num_threads``, ``auto_reset=True``, ``illegal_action``,
-    ``auto_play_forced``, ``final_observation``, ``parallel_threshold``); see
+    ``auto_play_forced``, ``final_observation``, ``privileged_observation``,
+    ``parallel_threshold``); see
     :class:`cardenvs.core.vector.VecEnv`. ``reset()`` and ``step(actions)`` return a
     ``VecState`` of numpy arrays (``observation``, ``legal_action_mask``,
     ``current_player``, per-player ``rewards``, ``terminated``, ``truncated``, ...).

@@ -204,6 +204,17 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             "action_mask": np.zeros(self._action_space.n, dtype=np.int8),
         }
 
+    def privileged_observation(self) -> np.ndarray:
+        """Every seat's observation of the position, row p seat p's: all the hands, which
+        no player sees. For training only (a centralised critic, an oracle teacher); no
+        agent's ``observe`` ever holds it."""
+        views = np.empty((self.num_players, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
+        for p in range(self.num_players):
+            self._viewer[0] = p
+            self.game.observe_batch(self._state, self._viewer, self._other_obs)
+            views[p] = self._other_obs[0]
+        return views
+
     # ------------------------------------------------------------------ helpers for people and search
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to move, as ints."""

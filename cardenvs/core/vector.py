@@ -54,6 +54,10 @@ class VecState(NamedTuple):
     # (N, num_players, OBS_SIZE): each seat's view of a match that ended on this step, before
     # the auto-reset (final_observation=True); rows of games that did not end are zero. None otherwise.
     final_observation: np.ndarray | None = None
+    # (N, num_players, OBS_SIZE): every seat's view of the position, row p seat p's (so row
+    # current_player is ``observation``): all hands, for centralised critics and oracle
+    # teachers (privileged_observation=True). None otherwise; never a player's observation.
+    privileged_observation: np.ndarray | None = None
 
 
 class VecEnv(PicklesBySpec):
@@ -69,6 +73,8 @@ class VecEnv(PicklesBySpec):
     game); ``forced_moves`` counts them and their rewards add up into the step's.
     ``final_observation`` (with ``auto_reset``) also returns every seat's view of each
     match that ended, taken before its restart (for bootstrapping and self-play).
+    ``privileged_observation`` also returns every seat's view of each position (every
+    hand: what no player sees), for training only (a centralised critic, an oracle teacher).
     """
 
     def __init__(
@@ -82,6 +88,7 @@ class VecEnv(PicklesBySpec):
         parallel_threshold: int = 1024,
         auto_play_forced: bool = False,
         final_observation: bool = False,
+        privileged_observation: bool = False,
         **options: Any,
     ):
         for name, value in (("num_envs", num_envs), ("num_threads", num_threads),
@@ -103,13 +110,15 @@ class VecEnv(PicklesBySpec):
         self.parallel = self.num_threads > 1 and self.num_envs >= parallel_threshold
         self.auto_reset = bool(auto_reset)
         for name, value in (("auto_reset", auto_reset), ("auto_play_forced", auto_play_forced),
-                            ("final_observation", final_observation)):
+                            ("final_observation", final_observation),
+                            ("privileged_observation", privileged_observation)):
             check_flag(name, value)
         if final_observation and not auto_reset:
             raise ValueError("final_observation=True needs auto_reset=True (without it, a finished game stays "
                              "as it ended: observe it with observe(viewer))")
         self.auto_play_forced = bool(auto_play_forced)
         self.final_observation = bool(final_observation)
+        self.privileged_observation = bool(privileged_observation)
         # the kernels' mode: with final observations, ended games are restarted by a second call
         self._mode = (MODE_AUTO_FORCED if self.auto_play_forced else 0) | (
             MODE_AUTO_RESET if self.auto_reset and not self.final_observation else 0
@@ -149,6 +158,7 @@ class VecEnv(PicklesBySpec):
         self._state = VecState(
             obs, masks, current, np.zeros((self.num_envs, self.num_players), np.float32),
             zeros, zeros.copy(), zeros.copy(), zeros.copy(), (events >> EVENT_FORCED_SHIFT).astype(np.int32),
+            None, self._every_view(),
         )
         return self._state
 
@@ -175,7 +185,8 @@ class VecEnv(PicklesBySpec):
         if not self.auto_reset:
             self._finished |= flags[0] | flags[1]
         self._legal = masks.copy()  # the env's own: the caller may write into what it gets
-        self._state = VecState(obs, masks, current, rewards[:, : self.num_players], *flags, forced, final)
+        self._state = VecState(obs, masks, current, rewards[:, : self.num_players], *flags, forced, final,
+                               self._every_view())
         if self._steps == 0:
             jitcache.mark_compiled(self.game)
         self._steps += 1
@@ -208,6 +219,15 @@ class VecEnv(PicklesBySpec):
         self._run(self.states, actions, masks, obs, rewards, events, current, self._mode & MODE_AUTO_FORCED)
         forced[rows] += events[rows] >> EVENT_FORCED_SHIFT
         return final
+
+    def _every_view(self) -> np.ndarray | None:
+        """Every seat's observation of every game (privileged_observation), else None."""
+        if not self.privileged_observation:
+            return None
+        views = np.empty((self.num_envs, self.num_players, self.observation_size), dtype=self.game.OBS_DTYPE)
+        for p in range(self.num_players):
+            views[:, p] = self.observe(p)
+        return views
 
     def _new_outputs(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return (
@@ -282,7 +302,8 @@ class VecEnv(PicklesBySpec):
         obs[i], masks[i], current[i] = obs1[0], masks1[0], current1[0]
         self._finished[i] = finished
         self._legal = masks.copy()
-        self._state = self._state._replace(observation=obs, legal_action_mask=masks, current_player=current)
+        self._state = self._state._replace(observation=obs, legal_action_mask=masks, current_player=current,
+                                           privileged_observation=self._every_view())
         return self._state
 
 
