@@ -27,6 +27,7 @@ from cardenvs.core.protocol import (
 )
 from cardenvs.core.registry import PicklesBySpec
 from cardenvs.core.rng import check_seed, rng_state_from_seed
+from cardenvs.core.step import deal_unseen
 
 ILLEGAL_MODES = ("raise", "penalty")
 
@@ -214,6 +215,24 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             self.game.observe_batch(self._state, self._viewer, self._other_obs)
             views[p] = self._other_obs[0]
         return views
+
+    def resample_hidden(self, viewer: str, seed: int) -> CardGameEnv:
+        """A copy of this env in which every card ``viewer`` (an agent name) cannot see is
+        dealt anew at random, consistently with what it has seen (a determinisation, for
+        search): its observation, and its mask when it is to move, stay the same, and so do
+        the hand sizes, the table and every public fact. The copy's random stream comes from
+        ``seed`` alone; this env is left as it was. ValueError for a game that has no such
+        deal yet (see the game's page)."""
+        if viewer not in self._index:
+            raise ValueError(f"viewer must be one of {self.possible_agents}, got {viewer!r}")
+        seed = check_seed(seed)
+        seats = np.array([self._index[viewer]], dtype=np.int64)
+        if not hasattr(self.game, "deal_unseen_batch"):
+            deal_unseen(self.game, self.spec.name, self._state[:0], seats[:0], seed)  # raises, naming the game
+        other = copy.deepcopy(self)
+        deal_unseen(self.game, self.spec.name, other._state, seats, seed)
+        other.game.refresh_batch(other._state, other._mask, other._obs, other._current)
+        return other
 
     # ------------------------------------------------------------------ helpers for people and search
     def legal_actions(self) -> list[int]:

@@ -4,6 +4,7 @@ in each game module and docs/adding-a-game.md)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -15,6 +16,7 @@ from cardenvs.core.protocol import (
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
 )
+from cardenvs.core.rng import rng_state_from_seed
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -89,3 +91,37 @@ def check_playable(game, rec) -> None:
     game.refresh_batch(tmp, masks, obs, np.zeros(1, dtype=np.int32))
     if not masks.any():
         raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")
+
+
+def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, seed: int,
+                tries: int = 64) -> None:
+    """Deal anew, in place, in game i of ``states``, every card seat ``viewers[i]`` cannot
+    see (the game's ``deal_unseen_batch``), from a random stream seeded by ``seed`` alone:
+    the new states' own streams are drawn from it too, so nothing of the true deal's future
+    leaks. The caller refreshes the masks and observations. ValueError for a game that has
+    no such kernel yet.
+
+    What the player to move has done this turn tells something of its hand: Odin's cards
+    selected so far can still become a legal play, Rami 51's turn can still be finished
+    (the card taken up laid, the opening made). A deal that breaks it leaves that player
+    without a legal action; such a deal is drawn again (rejection: the deals kept are
+    uniform among those that keep every inference). A game still without one after
+    ``tries`` deals keeps its true hidden cards (a consistent deal, if not a new one)."""
+    if not hasattr(game, "deal_unseen_batch"):
+        raise ValueError(f"{name}: dealing the cards a seat cannot see anew is not available for this game yet "
+                         "(Odin and Rami 51 have it)")
+    stream = np.random.default_rng(seed)
+    todo = np.arange(states.shape[0])
+    for _ in range(tries):
+        sub = states[todo]
+        game.deal_unseen_batch(sub, viewers[todo], stream.random((todo.size, game.UNSEEN_KEYS)), False)
+        masks = np.empty((todo.size, game.NUM_ACTIONS), dtype=np.bool_)
+        game.refresh_batch(sub, masks, np.empty((todo.size, game.OBS_SIZE), dtype=game.OBS_DTYPE),
+                           np.empty(todo.size, dtype=np.int32))
+        ok = masks.any(axis=1) | sub["terminated"] | sub["truncated"]
+        states[todo[ok]] = sub[ok]
+        todo = todo[~ok]
+        if todo.size == 0:
+            break
+    # every game's own stream anew (the next rounds' deals, a rebuilt stock): not the true one
+    states["rng"] = [rng_state_from_seed(int(x)) for x in stream.integers(0, 2**63, states.shape[0])]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any, NamedTuple
 
 import numba
@@ -30,6 +31,7 @@ from cardenvs.core.protocol import (
 )
 from cardenvs.core.registry import PicklesBySpec
 from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
+from cardenvs.core.step import deal_unseen
 from cardenvs.core.threads import start_numba_threads
 
 
@@ -253,15 +255,43 @@ class VecEnv(PicklesBySpec):
     # ------------------------------------------------------------------ extras
     def observe(self, viewer: np.ndarray | int) -> np.ndarray:
         """Observation of seat ``viewer`` (per game, or one seat for all) in every game."""
+        v = self._check_viewers(viewer)
+        out = np.empty((self.num_envs, self.observation_size), dtype=self.game.OBS_DTYPE)
+        self.game.observe_batch(self.states, v, out)
+        return out
+
+    def resample_hidden(self, viewers: np.ndarray | int, seed: int) -> VecEnv:
+        """A copy of this env (same game, options and settings) in whose game i every card
+        seat ``viewers[i]`` cannot see is dealt anew at random, consistently with what that
+        seat has seen (a determinisation, for search): its observation, and its mask when it
+        is to move, stay the same; the hand sizes, the table and every public fact stay.
+        ``viewers``: a seat per game, or one seat for all. The copy's random streams come
+        from ``seed`` alone. This env is left as it was. What each game keeps as public is on
+        its page; ValueError for a game that has no such deal yet."""
+        v = self._check_viewers(viewers)
+        seed = check_seed(seed)
+        if not hasattr(self.game, "deal_unseen_batch"):
+            deal_unseen(self.game, self.spec.name, self.states[:0], v[:0], seed)  # raises, naming the game
+        other = copy.deepcopy(self)
+        deal_unseen(self.game, self.spec.name, other.states, v, seed)
+        obs, masks, current = other._new_outputs()
+        other.game.refresh_batch(other.states, masks, obs, current)
+        other._legal = masks.copy()
+        if other._state is not None:
+            other._state = other._state._replace(observation=obs, legal_action_mask=masks, current_player=current,
+                                                 privileged_observation=other._every_view())
+        return other
+
+    def _check_viewers(self, viewer: np.ndarray | int) -> np.ndarray:
+        """A seat per game (or one for all) as an int64 array of shape (num_envs,)."""
         arr = np.asarray(viewer)
         if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
             raise TypeError(f"viewer must be a seat number (an integer or integer array), got {viewer!r}")
         if arr.size and (arr.min() < 0 or arr.max() >= self.num_players):
             raise ValueError(f"viewer must be a seat 0..{self.num_players - 1}, got {viewer!r}")
-        v = np.broadcast_to(arr.astype(np.int64), (self.num_envs,)).copy()
-        out = np.empty((self.num_envs, self.observation_size), dtype=self.game.OBS_DTYPE)
-        self.game.observe_batch(self.states, v, out)
-        return out
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != self.num_envs):
+            raise ValueError(f"viewer must be one seat or one per game ({self.num_envs}), got shape {arr.shape}")
+        return np.broadcast_to(arr.astype(np.int64), (self.num_envs,)).copy()
 
     def state_dict(self, i: int) -> dict[str, Any]:
         """The full state of game ``i`` (see the AEC env's ``state_dict``)."""
