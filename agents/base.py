@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from cardenvs.core.jitcache import bound_copy
+from cardenvs.core.jitcache import bound_copy, in_project
 from cardenvs.core.protocol import GameSpec
 from cardenvs.core.registry import PicklesBySpec
 
@@ -101,9 +101,13 @@ class CompiledHeuristic(Agent):
         super().__init_subclass__(**kwargs)
         own = cls.__dict__.get("decide")
         if own is not None and "decide_batch" not in cls.__dict__:
-            names = dict(globals(), decide=own.__func__ if isinstance(own, staticmethod) else own)
-            rows = bound_copy(_decide_rows, names, f"{cls.__name__}.decide_batch")
-            cls.decide_batch = staticmethod(njit(cache=True, no_cfunc_wrapper=True)(rows))
+            decide = own.__func__ if isinstance(own, staticmethod) else own
+            rows = bound_copy(_decide_rows, dict(globals(), decide=decide),
+                              f"{cls.__module__}.{cls.__qualname__}.decide_batch")
+            # cached only when ``decide`` is the project's: the cache of a bound copy is keyed
+            # on the project's kernel sources, which say nothing of an edit elsewhere
+            cached = in_project(getattr(getattr(decide, "py_func", decide), "__code__", None))
+            cls.decide_batch = staticmethod(njit(cache=cached, no_cfunc_wrapper=True)(rows))
 
     @classmethod
     def layout(cls, rules: Any) -> np.ndarray:

@@ -14,8 +14,8 @@ import pytest
 
 
 def _whole_suite(config: pytest.Config) -> bool:
-    """No test file or node named on the command line (options only)."""
-    return not [arg for arg in config.invocation_params.args if not str(arg).startswith("-")]
+    """No test file or node named on the command line (options such as ``-k`` aside)."""
+    return not config.option.file_or_dir
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -223,6 +223,8 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         the hand sizes, the table and every public fact. The copy's random stream comes from
         ``seed`` alone; this env is left as it was. ValueError for a game that has no such
         deal yet (see the game's page)."""
+        if not self._seeded:
+            raise RuntimeError("call reset() before resample_hidden()")
         if viewer not in self._index:
             raise ValueError(f"viewer must be one of {self.possible_agents}, got {viewer!r}")
         seed = check_seed(seed)

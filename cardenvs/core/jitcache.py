@@ -165,6 +165,12 @@ def install() -> None:
         classes.insert(0, ProjectCacheLocator)
 
 
+def in_project(code: types.CodeType | None) -> bool:
+    """Whether compiled code from this source is keyed by this cache (a file of the
+    project's): only then may a bound copy calling it be cached."""
+    return code is not None and _in_project(code.co_filename)
+
+
 def bound_copy(func: types.FunctionType, names: dict, qualname: str) -> types.FunctionType:
     """A copy of ``func`` that reads its global names from ``names``, under ``qualname``.
 
@@ -173,7 +179,8 @@ def bound_copy(func: types.FunctionType, names: dict, qualname: str) -> types.Fu
     calls (each game's hooks, each heuristic's ``decide``): passing those as arguments
     would not do, as numba caches no function that takes a compiled function or closes
     over one. numba keeps a cached function under its file and qualified name, so each
-    copy needs a ``qualname`` of its own."""
+    copy needs a ``qualname`` of its own, and is cached only where what it calls is the
+    project's (:func:`in_project`): the cache is keyed on the project's sources alone."""
     copy = types.FunctionType(func.__code__, names, func.__name__, func.__defaults__, func.__closure__)
     copy.__qualname__ = qualname
     copy.__doc__ = func.__doc__

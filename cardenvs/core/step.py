@@ -94,7 +94,7 @@ def check_playable(game, rec) -> None:
 
 
 def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, seed: int,
-                tries: int = 64) -> None:
+                tries: int = 1024) -> None:
     """Deal anew, in place, in game i of ``states``, every card seat ``viewers[i]`` cannot
     see (the game's ``deal_unseen_batch``), from a random stream seeded by ``seed`` alone:
     the new states' own streams are drawn from it too, so nothing of the true deal's future
@@ -105,12 +105,14 @@ def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, s
     selected so far can still become a legal play, Rami 51's turn can still be finished
     (the card taken up laid, the opening made). A deal that breaks it leaves that player
     without a legal action; such a deal is drawn again (rejection: the deals kept are
-    uniform among those that keep every inference). A game still without one after
-    ``tries`` deals keeps its true hidden cards (a consistent deal, if not a new one)."""
+    uniform among those that keep every inference). ValueError, and the states as they
+    were, when a game still has none after ``tries`` deals (never seen: it would need a
+    position where almost no deal lets the player to move go on)."""
     if not hasattr(game, "deal_unseen_batch"):
         raise ValueError(f"{name}: dealing the cards a seat cannot see anew is not available for this game yet "
                          "(Odin and Rami 51 have it)")
     stream = np.random.default_rng(seed)
+    before = states.copy()
     todo = np.arange(states.shape[0])
     for _ in range(tries):
         sub = states[todo]
@@ -123,5 +125,9 @@ def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, s
         todo = todo[~ok]
         if todo.size == 0:
             break
+    if todo.size:
+        states[:] = before
+        raise ValueError(f"{name}: no deal of the unseen cards found in {tries} tries that lets the player to move "
+                         f"go on, in game(s) {todo[:10].tolist()}")
     # every game's own stream anew (the next rounds' deals, a rebuilt stock): not the true one
     states["rng"] = [rng_state_from_seed(int(x)) for x in stream.integers(0, 2**63, states.shape[0])]

@@ -6,7 +6,7 @@ How one driver serves every game: numba reads a compiled function's global names
 compiles it, from the function's globals. :func:`bind` makes, for one game, copies of the
 driver functions below whose globals are this module's names with the game's hooks and
 constants put over them, and compiles those; the copies are cached under names of their own
-(``<game>.step_batch``). Passing the hooks as arguments would not do: numba caches no
+(``cardenvs.games.odin.rules.step_batch``). Passing the hooks as arguments would not do: numba caches no
 function that takes a compiled function as an argument or closes over one
 (docs/adding-a-game.md, "One driver, bound to each game's hooks").
 
@@ -52,7 +52,7 @@ import numpy as np
 from numba import njit, prange
 
 from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read
-from cardenvs.core.jitcache import bound_copy
+from cardenvs.core.jitcache import bound_copy, in_project
 from cardenvs.core.protocol import (
     ACT_HOLD,
     ACT_MASK,
@@ -273,7 +273,7 @@ def bind(rules: types.ModuleType) -> Driver:
     """The batch driver of the game whose kernels are ``rules`` (its ``rules.py``): the
     functions above, compiled (on first use, then from numba's cache) around its hooks.
     HookError when a hook is missing or takes other parameters than the driver passes."""
-    game = rules.__name__.split(".")[-2] if rules.__name__.endswith(".rules") else rules.__name__
+    game = rules.__name__  # the copies' names: "cardenvs.games.odin.rules.step_batch"
     here = globals()
     options = tuple(getattr(rules, "DRIVER_OPTIONS", ()))
     for opt in options:
@@ -294,7 +294,7 @@ def bind(rules: types.ModuleType) -> Driver:
             given = getattr(rules, hook)
             if not hasattr(given, "py_func"):
                 raise HookError(f"{rules.__name__}: {hook} must be a compiled function (numba.njit)")
-            if len(_params(given)) != len(wanted):
+            if _params(given) != wanted:
                 raise HookError(f"{rules.__name__}: {hook}({', '.join(_params(given))}): the driver calls "
                                 f"{hook}({', '.join(wanted)})")
             names[hook] = given
@@ -303,9 +303,12 @@ def bind(rules: types.ModuleType) -> Driver:
                             "(see cardenvs/core/step_driver.py)")
         else:  # the default, compiled into the driver with the game's constants
             names[hook] = njit(inline="always", no_cfunc_wrapper=True)(bound_copy(here[hook], names, f"{game}.{hook}"))
+    # cached when the hooks are the project's (the cache is keyed on the project's sources)
+    cached = all(in_project(getattr(getattr(rules, hook, None), "py_func", None).__code__)
+                 for hook in REQUIRED + OPTIONAL if hasattr(rules, hook))
     for name, parallel in (("step_batch", False), ("step_batch_parallel", True), ("observe_batch", False)):
         copy = bound_copy(here[name], names, f"{game}.{name}")
-        names[name] = njit(cache=True, no_cfunc_wrapper=True, parallel=parallel)(copy)
+        names[name] = njit(cache=cached, no_cfunc_wrapper=True, parallel=parallel)(copy)
     reset_batch, refresh_batch = reset_drivers(names["step_batch"], names["MAX_PLAYERS"])
     return Driver(names["step_batch"], names["step_batch_parallel"], names["observe_batch"],
                   bound_copy(mask_batch, names, f"{game}.mask_batch"), reset_batch, refresh_batch)

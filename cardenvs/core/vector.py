@@ -267,7 +267,11 @@ class VecEnv(PicklesBySpec):
         is to move, stay the same; the hand sizes, the table and every public fact stay.
         ``viewers``: a seat per game, or one seat for all. The copy's random streams come
         from ``seed`` alone. This env is left as it was. What each game keeps as public is on
-        its page; ValueError for a game that has no such deal yet."""
+        its page; ValueError for a game that has no such deal yet. The copy holds the
+        re-dealt positions as they are: with ``auto_play_forced``, a player to move left
+        with a single legal action plays it at the next step, like any move."""
+        if self._state is None:
+            raise RuntimeError("call reset() before resample_hidden()")
         v = self._check_viewers(viewers)
         seed = check_seed(seed)
         if not hasattr(self.game, "deal_unseen_batch"):
@@ -289,7 +293,7 @@ class VecEnv(PicklesBySpec):
             raise TypeError(f"viewer must be a seat number (an integer or integer array), got {viewer!r}")
         if arr.size and (arr.min() < 0 or arr.max() >= self.num_players):
             raise ValueError(f"viewer must be a seat 0..{self.num_players - 1}, got {viewer!r}")
-        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] != self.num_envs):
+        if arr.ndim > 1 or (arr.ndim == 1 and arr.shape[0] not in (1, self.num_envs)):
             raise ValueError(f"viewer must be one seat or one per game ({self.num_envs}), got shape {arr.shape}")
         return np.broadcast_to(arr.astype(np.int64), (self.num_envs,)).copy()
 

@@ -135,3 +135,13 @@ def test_each_shipped_baseline_plays_only_legal_moves(game):
     st = env.reset()
     for _ in range(300):
         st = env.step(agent.act_batch(st.observation, st.legal_action_mask))
+
+
+def test_each_heuristic_compiles_a_batch_of_its_own():
+    # numba caches a compiled function under its qualified name: the class's module is in it
+    from cardenvs.agents.heuristics.odin import OdinHeuristic
+    from cardenvs.agents.heuristics.rami51 import Rami51Heuristic
+
+    name = OdinHeuristic.decide_batch.py_func.__qualname__
+    assert name == "cardenvs.agents.heuristics.odin.OdinHeuristic.decide_batch"
+    assert Rami51Heuristic.decide_batch.py_func.__globals__["decide"] is Rami51Heuristic.decide

@@ -139,7 +139,9 @@ def test_the_aec_env_redeals_for_one_agent(game):
 @pytest.mark.parametrize("game", ["president", "frime", "classes"])
 def test_a_game_without_the_deal_says_so(game):
     with pytest.raises(ValueError, match=f"{game}: dealing the cards a seat cannot see anew is not available"):
-        cardenvs.make_vec(game, num_envs=2).resample_hidden(0, seed=1)
+        venv = cardenvs.make_vec(game, num_envs=2)
+        venv.reset()
+        venv.resample_hidden(0, seed=1)
     env = cardenvs.make_raw(game)
     env.reset(seed=1)
     with pytest.raises(ValueError, match="not available for this game yet"):
@@ -155,3 +157,8 @@ def test_bad_viewers_and_seeds_are_refused():
     for seed, error in (("1", TypeError), (-1, ValueError), (2.0, TypeError)):
         with pytest.raises(error, match="seed"):
             venv.resample_hidden(0, seed=seed)
+    with pytest.raises(RuntimeError, match="reset"):
+        cardenvs.make_vec("odin", num_envs=2).resample_hidden(0, seed=1)
+    env = cardenvs.make_raw("odin")
+    with pytest.raises(RuntimeError, match="reset"):
+        env.resample_hidden("player_0", seed=1)

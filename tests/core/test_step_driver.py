@@ -31,7 +31,7 @@ def test_each_game_exports_core_s_driver_bound_to_its_hooks(name):
     for driver in DRIVERS:
         py_func = getattr(module, driver).py_func
         assert py_func.__code__ is getattr(step_driver, driver).__code__, driver
-        assert py_func.__qualname__ == f"{name}.{driver}"  # numba's cache keeps one per game
+        assert py_func.__qualname__ == f"cardenvs.games.{name}.rules.{driver}"  # numba's cache: one per game
         for hook in step_driver.REQUIRED:
             assert py_func.__globals__[hook] is getattr(rules, hook), (driver, hook)
     names = module.step_batch.py_func.__globals__
@@ -67,18 +67,38 @@ def test_mask_batch_recomputes_the_mask_and_changes_nothing_else(name):
 
 # ----------------------------------------------------------------------------- refusals
 @njit
-def _one(s):
+def _start(s, ws):
     pass
 
 
 @njit
-def _two(s, a):
+def _refresh(s):
     pass
 
 
 @njit
-def _three(s, a, b):
+def _apply(s, a, ws):
     return False
+
+
+@njit
+def _penalise(s, offender):
+    pass
+
+
+@njit
+def _legal(s, ws, trusted):
+    pass
+
+
+@njit
+def _observe(s, viewer, out):
+    pass
+
+
+@njit
+def _swapped(s, trusted, ws):
+    pass
 
 
 def _toy(**changes) -> types.ModuleType:
@@ -86,12 +106,12 @@ def _toy(**changes) -> types.ModuleType:
     binding is checked before the first call)."""
     toy = types.ModuleType("toy.rules")
     toy.MAX_PLAYERS, toy.NUM_ACTIONS, toy.PHASE_OVER, toy.OBS_DTYPE = 4, 10, 3, np.dtype(np.float32)
-    toy.start_match = _two
-    toy.refresh = _one
-    toy.apply_legal_action = _three
-    toy.penalise = _two
-    toy.legal_mask = _three
-    toy.observe = _three
+    toy.start_match = _start
+    toy.refresh = _refresh
+    toy.apply_legal_action = _apply
+    toy.penalise = _penalise
+    toy.legal_mask = _legal
+    toy.observe = _observe
     for key, value in changes.items():
         if value is None:
             delattr(toy, key)
@@ -104,14 +124,17 @@ def test_a_toy_game_binds_without_compiling():
     driver = step_driver.bind(_toy())
     assert not driver.step_batch.signatures
     names = driver.step_batch.py_func.__globals__
-    assert names["start_match"] is _two and names["is_legal"].py_func.__qualname__ == "toy.is_legal"
-    assert names["PREFETCH"] is False
+    assert names["start_match"] is _start and names["is_legal"].py_func.__qualname__ == "toy.rules.is_legal"
+    assert names["PREFETCH"] is False and names["HAS_WORKSPACE"] is False
+    # hooks from outside the package: compiled, but not cached (the cache is keyed on its sources)
+    assert driver.step_batch._cache.__class__.__name__ == "NullCache"
 
 
 @pytest.mark.parametrize(("changes", "message"), [
     ({"refresh": None}, r"needs the hook refresh\(s\)"),
-    ({"legal_mask": _two}, r"legal_mask\(s, a\): the driver calls legal_mask\(s, ws, trusted\)"),
-    ({"write_mask": _three}, r"write_mask\(s, a, b\): the driver calls write_mask\(s, mask_row\)"),
+    ({"legal_mask": _apply}, r"legal_mask\(s, a, ws\): the driver calls legal_mask\(s, ws, trusted\)"),
+    ({"legal_mask": _swapped}, r"legal_mask\(s, trusted, ws\): the driver calls legal_mask\(s, ws, trusted\)"),
+    ({"write_mask": _apply}, r"write_mask\(s, a, ws\): the driver calls write_mask\(s, mask_row\)"),
     ({"observe": lambda s, viewer, out: None}, "observe must be a compiled function"),
     ({"DRIVER_OPTIONS": ("fast",)}, "unknown 'fast'"),
     ({"PHASE_OVER": None}, "needs the constant PHASE_OVER"),
@@ -119,4 +142,3 @@ def test_a_toy_game_binds_without_compiling():
 def test_a_missing_or_odd_hook_is_refused_by_name(changes, message):
     with pytest.raises(step_driver.HookError, match=message):
         step_driver.bind(_toy(**changes))
-
