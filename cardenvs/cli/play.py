@@ -60,7 +60,7 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     play.add_argument("--step", action="store_true", help="with --render: wait for Enter after each move")
     play.add_argument("--turn-seconds", type=float, metavar="SECONDS",
                       help="a person's time for a turn before the game plays it for them (0: no timer; default: "
-                      "the game's traditional timer, 30 s in the rummies, none in the other games)")
+                      "the game's own: 30 s in Rami 51, none in the other games; Frime and Classes take one)")
 
 
 @dataclass

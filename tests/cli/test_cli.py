@@ -315,6 +315,17 @@ def test_a_whole_play_typed_on_one_line(env_id):
     assert checked >= 10
 
 
+@pytest.mark.parametrize(("game", "default"), [("rami51", 30.0), ("frime", 0.0), ("classes", 0.0), ("odin", 0.0)])
+def test_only_rami51_times_a_turn_unless_asked(game, default):
+    from cardenvs.cli.console import turn_seconds
+    from cardenvs.envs import make
+
+    env = make(game)
+    assert turn_seconds(env) == default  # the rule texts: Rami 51's 30-second turn alone
+    asked = 0.0 if game == "odin" else 12.0  # Odin has no timer at all; the rummies take one
+    assert turn_seconds(env, 12.0) == asked
+
+
 def test_turn_seconds_is_checked_and_said_to_be_ignored_without_a_timer():
     code, _, err = run_cli("play", "rami51", "--turn-seconds", "-1", "--seed", "0")
     assert code == 2 and "--turn-seconds must be a number >= 0" in err

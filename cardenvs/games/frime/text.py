@@ -371,9 +371,10 @@ def round_info(rec) -> dict:
     }
 
 
-# The turn timer of the traditional rules, for people at the command line (``cardenvs play
-# --turn-seconds``): not part of the game state, which plays the same at any speed.
-TURN_SECONDS = 30.0
+# The turn timer for people at the command line: the rules set no time for a turn, so
+# there is none unless asked for (``cardenvs play --turn-seconds S``; timeout_actions then
+# says what is played when it runs out). Not part of the game state.
+TURN_SECONDS = 0.0
 
 # A whole meld typed on one line at the command line (``cardenvs play``): the move that lays
 # it (``close``), added when the line stops at its cards.
