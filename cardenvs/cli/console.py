@@ -131,7 +131,7 @@ def parse_human_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
             if text.isdigit():
                 raise ValueError(f"{whole_error}; to pick move {text} of the list, type #{text}") from None
             raise
-        return _expand_line(raw, tokens)
+        return _as_whole_play(raw, tokens) or _expand_line(raw, tokens)
     verb = raw.action_to_str(action).split(" ", 1)[0]
     if _line_finisher(raw) is not None and text.split(" ", 1)[0].lower() != verb:
         return _expand_line(raw, [text])  # bare cards: a whole play of one card
@@ -139,6 +139,29 @@ def parse_human_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
         raise ValueError(f"{raw.action_to_str(action)!r} is not legal now; choose a listed move (#0 .. "
                          f"#{len(legal) - 1})")
     return [action]
+
+
+def _as_whole_play(raw: Any, tokens: list[str]) -> list[int] | None:
+    """A game whose plays are sets of cards built in a fixed order (Odin's
+    ``play_actions``): the cards in any order, then ``take C`` or ``play`` (added when
+    legal if left out). None when the line is not such a play, or not a legal one."""
+    make = getattr(raw.spec.module, "play_actions", None)
+    if make is None:
+        return None
+    words = [w.lower() for w in tokens]
+    take = tokens[-1] if len(tokens) >= 2 and words[-2] == "take" else None
+    cards = tokens[:-2] if take is not None else tokens[:-1] if words[-1] == "play" else tokens
+    try:
+        moves = make(cards, take)
+    except (ValueError, IndexError):
+        return None
+    sim = raw.clone()
+    for k, a in enumerate(moves):
+        if a not in sim.legal_actions():
+            closing = k == len(moves) - 1 and take is None and words[-1] != "play"
+            return moves[:k] if closing and k > 0 else None  # the play not typed: left to choose
+        sim.step(a)
+    return moves
 
 
 def _line_opener(raw: Any) -> str | None:

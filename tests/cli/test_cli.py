@@ -307,12 +307,28 @@ def test_a_whole_play_typed_on_one_line(env_id):
                 continue
             cards = [env.action_to_str(m).split(" ", 1)[1] for m in moves if " " in env.action_to_str(m)]
             assert parse_human_line(env, " ".join(cards), legal) == moves, (first, cards)
+            if env_id.startswith("odin"):  # a play's cards in any order
+                assert parse_human_line(env, " ".join(reversed(cards)), legal) == moves, (first, cards)
             checked += 1
             for m in moves:
                 env.step(m)
         if checked >= 10:
             break
     assert checked >= 10
+
+
+def test_an_odin_play_with_its_take_typed_in_any_order():
+    from cardenvs.cli.console import parse_human_line
+
+    env = make_raw("odin_v1")
+    env.reset(seed=0, options={"scenario": {"hands": ["1o 2o", "6g 7g 9b", "3y 4y 5y", "6p 7p 8p 9p"], "current": 1,
+                                            "table": ["5r", "4r"], "last_player": 0}})
+    legal = env.legal_actions()
+    wanted = [env.str_to_action(m) for m in ("select 7g", "select 6g", "take 4r")]
+    for line in ("6g 7g take 4r", "7g 6g take 4r", "7g, 6g take 4r"):
+        assert parse_human_line(env, line, legal) == wanted, line
+    with pytest.raises(ValueError):
+        parse_human_line(env, "6g 7g take 9b", legal)  # 9b is not on the table
 
 
 @pytest.mark.parametrize(("game", "default"), [("rami51", 30.0), ("frime", 0.0), ("classes", 0.0), ("odin", 0.0)])
