@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import textwrap
 from typing import Any, TextIO
 
@@ -35,10 +36,25 @@ def cmd_list(out: TextIO) -> int:
 
 
 def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
-    """Print the game's rules page."""
+    """Print the game's rules page, through the pager on a terminal (``$PAGER``, else
+    ``less``/``more``: the standard library's ``pydoc.pager`` picks it), as a whole into a
+    file or a pipe."""
     try:
         text = rules_page(args.game)
     except (ValueError, FileNotFoundError) as e:
         raise CliError(str(e)) from None
-    out.write(text if text.endswith("\n") else text + "\n")
+    text = text if text.endswith("\n") else text + "\n"
+    if out is sys.stdout and _is_terminal(out):
+        import pydoc
+
+        pydoc.pager(text)
+    else:
+        out.write(text)
     return 0
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or unusual stream
+        return False

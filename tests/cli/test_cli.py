@@ -347,3 +347,17 @@ def test_turn_seconds_is_checked_and_said_to_be_ignored_without_a_timer():
     assert code == 2 and "--turn-seconds must be a number >= 0" in err
     code, out, err = run_cli("play", "president", "--turn-seconds", "5", "--seed", "0")
     assert code == 0 and "has no turn timer; --turn-seconds is ignored" in err and "1 match in" in out
+
+
+def test_rules_pages_through_a_pager_on_a_terminal_only(monkeypatch):
+    import pydoc
+    import sys
+
+    paged = []
+    monkeypatch.setattr(pydoc, "pager", paged.append)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    assert main(["rules", "odin"], sys.stdout, io.StringIO()) == 0
+    assert len(paged) == 1 and paged[0].startswith("# Odin")
+    out = io.StringIO()  # a file or a pipe: the whole page, no pager
+    assert main(["rules", "odin"], out, io.StringIO()) == 0
+    assert out.getvalue() == paged[0] and len(paged) == 1
