@@ -72,6 +72,11 @@ def odin_card_str(cid: int) -> str:
     return f"{cid % ODIN_VALUES + 1}{ODIN_COLOURS[cid // ODIN_VALUES]}"
 
 
+def n_cards(n: int) -> str:
+    """``"1 card"``, ``"5 cards"``: a count of cards as the table texts print it."""
+    return f"{n} card" if n == 1 else f"{n} cards"
+
+
 def parse_cards(text: str | Iterable[str], odin: bool = False) -> list[int]:
     """Card ids from ``"Ah Tc X"`` (spaces or commas) or from a list of card strings."""
     parts = text.replace(",", " ").split() if isinstance(text, str) else list(text)

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from cardenvs.core.cards import RANKS, SUITS, card_id, card_str, standard_deck_counts
+from cardenvs.core.cards import RANKS, SUITS, card_id, card_str, n_cards, standard_deck_counts
 from cardenvs.core.protocol import Field, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.classes.rules import (
@@ -408,7 +408,7 @@ def render_text(rec, viewer: int | None = None) -> str:
              f"{' (match over)' if over else ''}"]
     pn = int(rec["pile_n"])
     top = card_str(int(rec["pile"][pn - 1])) if pn else "empty"
-    lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top}")
+    lines.append(f"stock: {n_cards(int(rec['stock_n']))}; discard top: {top}")
     for m in range(int(rec["num_melds"])):
         lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(T.meld_tokens(rules, rec, m))}")
     if not rec["num_melds"]:
@@ -422,7 +422,7 @@ def render_text(rec, viewer: int | None = None) -> str:
     for p in range(P):
         mark = "->" if p == rec["current"] and not over else "  "
         held = int(rec["hands"][p].sum())
-        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else n_cards(held)
         lv = int(rec["level"][p])
         status = "laid" if rec["laid"][p] else CONTRACT_NAMES[lv - 1]
         win = " WINNER" if rec["winners"][p] else ""

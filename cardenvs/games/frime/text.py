@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
+from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, n_cards, standard_deck_counts
 from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.frime.rules import (
@@ -409,7 +409,7 @@ def render_text(rec, viewer: int | None = None) -> str:
     top = card_str(int(rec["pile"][pn - 1])) if pn else "empty"
     under = card_str(int(rec["pile"][pn - 2])) if pn > 1 else "none"
     price = BUY_PRICE * (2 if rnd >= DOUBLED_FROM else 1)
-    lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top}; to buy: {under} ({price}¢); "
+    lines.append(f"stock: {n_cards(int(rec['stock_n']))}; discard top: {top}; to buy: {under} ({price}¢); "
                  f"pot: {int(rec['pot'])}¢")
     for m in range(int(rec["num_melds"])):
         lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(T.meld_tokens(RULES, rec, m))}")
@@ -425,7 +425,7 @@ def render_text(rec, viewer: int | None = None) -> str:
     for p in range(P):
         mark = "->" if p == rec["current"] and not over else "  "
         held = int(rec["hands"][p].sum())
-        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else n_cards(held)
         lines.append(f"{mark} player_{p} {int(rec['money'][p]):5d}¢ score {int(rec['scores'][p]):4d} "
                      f"flocons {int(rec['flocons'][p])}: {cards or '(none)'}")
     return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenvs.core.cards import ODIN_COLOURS, odin_card_id, odin_card_str, odin_deck_counts
+from cardenvs.core.cards import ODIN_COLOURS, n_cards, odin_card_id, odin_card_str, odin_deck_counts
 from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.games.odin.rules import (
     HAND_SIZE,
@@ -283,7 +283,7 @@ def render_text(rec, viewer: int | None = None) -> str:
         lines.append("table: empty")
     if rec["selected"].any():
         lines.append(f"selected: {_cards_text(rec['selected'])}")
-    lines.append(f"discarded: {int(rec['discarded'].sum())} cards")
+    lines.append(f"discarded: {n_cards(int(rec['discarded'].sum()))}")
     for p in range(P):
         held = int(rec["hands"][p].sum())
         mark = "->" if p == rec["current"] and not over else "  "
@@ -291,7 +291,7 @@ def render_text(rec, viewer: int | None = None) -> str:
             cards = _cards_text(rec["hands"][p])
         else:
             known = _ids(rec["known"][p])
-            cards = f"{held} cards" + (f" (known: {' '.join(odin_card_str(c) for c in known)})" if known else "")
+            cards = n_cards(held) + (f" (known: {' '.join(odin_card_str(c) for c in known)})" if known else "")
         lead = " (led the round)" if p == rec["round_leader"] else ""
         lines.append(f"{mark} player_{p} score {int(rec['scores'][p]):2d}{lead}: {cards}")
     return "\n".join(lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from cardenvs.core.cards import SUITS, card_str, standard_deck_counts
+from cardenvs.core.cards import SUITS, card_str, n_cards, standard_deck_counts
 from cardenvs.core.protocol import Field, check_choice_option, check_int_option, options_record
 from cardenvs.games.president.rules import (
     _STD_RANK,
@@ -282,7 +282,7 @@ def render_text(rec, viewer: int | None = None) -> str:
         if viewer is None or viewer == p:
             cards = _hand_text(rec["hands"][p])
         else:
-            cards = f"{held} cards"
+            cards = n_cards(held)
         lines.append(f"{mark} player_{p} score {int(rec['scores'][p]):2d}{status}: {cards}")
     return "\n".join(lines)
 

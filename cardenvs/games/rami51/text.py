@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, standard_deck_counts
+from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, n_cards, standard_deck_counts
 from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.rami51.plan import (
@@ -396,7 +396,7 @@ def render_text(rec, viewer: int | None = None) -> str:
         f"{' (match over)' if over else ''}"
     ]
     top = card_str(int(rec["pile"][int(rec["pile_n"]) - 1])) if rec["pile_n"] else "empty"
-    lines.append(f"stock: {int(rec['stock_n'])} cards; discard top: {top} ({int(rec['pile_n'])} in the pile)")
+    lines.append(f"stock: {n_cards(int(rec['stock_n']))}; discard top: {top} ({int(rec['pile_n'])} in the pile)")
     for m in range(int(rec["num_melds"])):
         lines.append(f"  meld {m} (player_{int(rec['meld_owner'][m])}): {' '.join(T.meld_tokens(RULES, rec, m))}")
     if not rec["num_melds"]:
@@ -411,6 +411,6 @@ def render_text(rec, viewer: int | None = None) -> str:
         mark = "->" if p == rec["current"] and not over else "  "
         held = int(rec["hands"][p].sum())
         status = " eliminated" if rec["eliminated"][p] else (" opened" if rec["opened"][p] else "")
-        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else f"{held} cards"
+        cards = " ".join(T.hand_cards(rec["hands"][p])) if viewer is None or viewer == p else n_cards(held)
         lines.append(f"{mark} player_{p} penalty {int(rec['scores'][p]):4d}{status}: {cards or '(none)'}")
     return "\n".join(lines)
