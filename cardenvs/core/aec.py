@@ -27,7 +27,7 @@ from cardenvs.core.protocol import (
 )
 from cardenvs.core.registry import PicklesBySpec
 from cardenvs.core.rng import check_seed, rng_state_from_seed
-from cardenvs.core.step import deal_unseen
+from cardenvs.core.step import UNSEEN_MISSING, deal_unseen
 
 ILLEGAL_MODES = ("raise", "penalty")
 
@@ -230,10 +230,9 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         seed = check_seed(seed)
         seats = np.array([self._index[viewer]], dtype=np.int64)
         if not hasattr(self.game, "deal_unseen_batch"):
-            deal_unseen(self.game, self.spec.name, self._state[:0], seats[:0], seed)  # raises, naming the game
+            raise ValueError(f"{self.spec.name}: {UNSEEN_MISSING}")
         other = copy.deepcopy(self)
-        deal_unseen(self.game, self.spec.name, other._state, seats, seed)
-        other.game.refresh_batch(other._state, other._mask, other._obs, other._current)
+        deal_unseen(self.game, self.spec.name, other._state, seats, seed, other._mask, other._obs, other._current)
         return other
 
     # ------------------------------------------------------------------ helpers for people and search

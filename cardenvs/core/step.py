@@ -93,13 +93,17 @@ def check_playable(game, rec) -> None:
         raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")
 
 
+UNSEEN_MISSING = ("dealing the cards a seat cannot see anew is not available for this game yet "
+                  "(Odin and Rami 51 have it)")
+
+
 def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, seed: int,
-                tries: int = 1024) -> None:
+                masks: np.ndarray, obs: np.ndarray, current: np.ndarray, tries: int = 1024) -> None:
     """Deal anew, in place, in game i of ``states``, every card seat ``viewers[i]`` cannot
     see (the game's ``deal_unseen_batch``), from a random stream seeded by ``seed`` alone:
     the new states' own streams are drawn from it too, so nothing of the true deal's future
-    leaks. The caller refreshes the masks and observations. ValueError for a game that has
-    no such kernel yet.
+    leaks. ``masks``, ``obs`` and ``current`` get the new states' rows (as ``refresh_batch``
+    writes them). ValueError for a game that has no such kernel yet.
 
     What the player to move has done this turn tells something of its hand: Odin's cards
     selected so far can still become a legal play, Rami 51's turn can still be finished
@@ -109,19 +113,17 @@ def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, s
     were, when a game still has none after ``tries`` deals (never seen: it would need a
     position where almost no deal lets the player to move go on)."""
     if not hasattr(game, "deal_unseen_batch"):
-        raise ValueError(f"{name}: dealing the cards a seat cannot see anew is not available for this game yet "
-                         "(Odin and Rami 51 have it)")
+        raise ValueError(f"{name}: {UNSEEN_MISSING}")
     stream = np.random.default_rng(seed)
     before = states.copy()
     todo = np.arange(states.shape[0])
     for _ in range(tries):
-        sub = states[todo]
+        sub, sub_masks, sub_obs, sub_current = states[todo], masks[todo], obs[todo], current[todo]
         game.deal_unseen_batch(sub, viewers[todo], stream.random((todo.size, game.UNSEEN_KEYS)), False)
-        masks = np.empty((todo.size, game.NUM_ACTIONS), dtype=np.bool_)
-        game.refresh_batch(sub, masks, np.empty((todo.size, game.OBS_SIZE), dtype=game.OBS_DTYPE),
-                           np.empty(todo.size, dtype=np.int32))
-        ok = masks.any(axis=1) | sub["terminated"] | sub["truncated"]
-        states[todo[ok]] = sub[ok]
+        game.refresh_batch(sub, sub_masks, sub_obs, sub_current)
+        ok = sub_masks.any(axis=1) | sub["terminated"] | sub["truncated"]
+        done = todo[ok]
+        states[done], masks[done], obs[done], current[done] = sub[ok], sub_masks[ok], sub_obs[ok], sub_current[ok]
         todo = todo[~ok]
         if todo.size == 0:
             break

@@ -31,7 +31,7 @@ from cardenvs.core.protocol import (
 )
 from cardenvs.core.registry import PicklesBySpec
 from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
-from cardenvs.core.step import deal_unseen
+from cardenvs.core.step import UNSEEN_MISSING, deal_unseen
 from cardenvs.core.threads import start_numba_threads
 
 
@@ -275,11 +275,10 @@ class VecEnv(PicklesBySpec):
         v = self._check_viewers(viewers)
         seed = check_seed(seed)
         if not hasattr(self.game, "deal_unseen_batch"):
-            deal_unseen(self.game, self.spec.name, self.states[:0], v[:0], seed)  # raises, naming the game
+            raise ValueError(f"{self.spec.name}: {UNSEEN_MISSING}")
         other = copy.deepcopy(self)
-        deal_unseen(self.game, self.spec.name, other.states, v, seed)
         obs, masks, current = other._new_outputs()
-        other.game.refresh_batch(other.states, masks, obs, current)
+        deal_unseen(self.game, self.spec.name, other.states, v, seed, masks, obs, current)
         other._legal = masks.copy()
         if other._state is not None:
             other._state = other._state._replace(observation=obs, legal_action_mask=masks, current_player=current,

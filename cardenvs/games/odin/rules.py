@@ -263,8 +263,9 @@ def _start_round(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def new_match(s):
-    """Reset every match field (options and rng are kept) and deal round 1."""
+def new_match(s, ws):
+    """Reset every match field (options and rng are kept) and deal round 1. (``ws``: the
+    step driver's work arrays, which Odin does not use.)"""
     P = s.num_players
     s.colours = s.two_player_colours if P == 2 else NUM_COLOURS
     s.scores[:] = 0
@@ -489,7 +490,7 @@ def _match_outcome(s, best):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def apply_action(s, a):
+def apply_action(s, a, ws):
     """Apply a legal action of the current player; return True when a round ended."""
     p = s.current
     if a == PASS:
@@ -625,19 +626,9 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
 # finished matches, penalties, forced moves, outputs) steps a batch of games around these,
 # each called with the driver's parameters (used or not). Odin keeps its legal actions as
 # card bits (``legal_sets``), not as a row of flags, so it says how to read and write them.
+start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
 refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived fields back
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
-def start_match(s, ws):
-    """ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)."""
-    new_match(s)
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
-def apply_legal_action(s, a, ws):
-    """Apply the action; True when a round ended."""
-    return apply_action(s, a)
+apply_legal_action = apply_action  # True when a round ended
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")

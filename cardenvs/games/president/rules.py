@@ -241,8 +241,9 @@ def _start_round(s):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
-def new_match(s):
-    """Reset every match field (options and rng are kept) and deal round 1."""
+def new_match(s, ws):
+    """Reset every match field (options and rng are kept) and deal round 1. (``ws``: the
+    step driver's work arrays, which Président does not use.)"""
     P = s.num_players
     s.scores[:] = 0
     s.round = 0
@@ -259,8 +260,9 @@ def new_match(s):
 
 # --------------------------------------------------------------------------- legal actions
 @njit(cache=True, no_cfunc_wrapper=True)
-def compute_legal(s):
-    """Compute the current player's legal actions into ``s.legal``."""
+def legal_mask(s, ws, trusted):
+    """Compute the current player's legal actions into ``s.legal`` (``ws``, ``trusted``: the
+    step driver's, unused: no work arrays, nothing kept between steps)."""
     mask = s.legal
     mask[:] = 0
     if s.phase == PHASE_OVER:
@@ -462,7 +464,7 @@ def _play(s, p, rank, count):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def apply_action(s, a):
+def apply_action(s, a, ws):
     """Apply a legal action of the current player; return True when a round ended."""
     p = s.current
     if s.phase == PHASE_EXCHANGE:
@@ -541,25 +543,10 @@ def observe(s, viewer, out):
 # finished matches, penalties, forced moves, outputs) steps a batch of games around these,
 # each called with the driver's parameters (used or not). Président needs no work arrays and
 # keeps its mask in ``s.legal``, so the rest is the driver's default.
+start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
 refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
-def start_match(s, ws):
-    """ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)."""
-    new_match(s)
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
-def apply_legal_action(s, a, ws):
-    """Apply the action; True when a round ended."""
-    return apply_action(s, a)
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
-def legal_mask(s, ws, trusted):
-    """The legal actions of the player to move, into ``s.legal``."""
-    compute_legal(s)
+apply_legal_action = apply_action  # True when a round ended
+# legal_mask(s, ws, trusted) (above): the legal actions of the player to move, into s.legal
 
 
 # The batch step: core's one driver, bound to the hooks above.
