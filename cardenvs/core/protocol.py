@@ -183,7 +183,10 @@ class GameProtocol(Protocol):
         ``LINE_OPENER`` (the move a whole play typed on one line in the CLI starts with where its
         first card needs it, e.g. ``"meld"``),
         ``LINE_FINISHER`` (the move added where such a line stops before it, e.g. ``"close"``),
-        ``deal_unseen_batch`` and ``UNSEEN_KEYS`` (deal the cards a seat cannot see again),
+        ``deal_unseen_batch`` and ``UNSEEN_KEYS`` (deal the cards a seat cannot see again;
+        the kernel returns a flag per game, False for a deal that breaks a public fact, which
+        is then dealt again), ``check_unseen`` (ValueError for states whose options rule a
+        fair re-deal out),
         ``mask_batch``, ``play_actions``.
     """
 

@@ -63,6 +63,21 @@ def shuffle_by_keys(arr, n, keys):
         arr[r] = t
 
 
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def shuffled_pool(counts, pool, keys):
+    """The cards ``counts`` holds (copies per card type) into ``pool``, shuffled by
+    ``keys``; returns their number. The pool is laid out by card type before the shuffle,
+    so it depends only on which cards are unseen, never on where they lie (whose hand, the
+    stock's order): a re-deal of what a seat cannot see cannot tell two such deals apart."""
+    m = 0
+    for c in range(counts.shape[0]):
+        for _ in range(counts[c]):
+            pool[m] = c
+            m += 1
+    shuffle_by_keys(pool, m, keys)
+    return m
+
+
 def check_seed(seed: Any, name: str = "seed") -> int:
     """A seed must be an integer 0 <= seed < 2**64 (TypeError or ValueError naming it)."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):

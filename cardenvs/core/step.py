@@ -93,8 +93,7 @@ def check_playable(game, rec) -> None:
         raise ValueError("scenario: the player to move has no legal action in this position (it cannot be finished)")
 
 
-UNSEEN_MISSING = ("dealing the cards a seat cannot see anew is not available for this game yet "
-                  "(Odin and Rami 51 have it)")
+UNSEEN_MISSING = "dealing the cards a seat cannot see anew is not available for this game"
 
 
 def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, seed: int,
@@ -108,20 +107,26 @@ def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, s
     What the player to move has done this turn tells something of its hand: Odin's cards
     selected so far can still become a legal play, Rami 51's turn can still be finished
     (the card taken up laid, the opening made). A deal that breaks it leaves that player
-    without a legal action; such a deal is drawn again (rejection: the deals kept are
-    uniform among those that keep every inference). ValueError, and the states as they
+    without a legal action; such a deal is drawn again, and so is one the game's kernel
+    flags as inconsistent with a public fact it checks after dealing (President: a player
+    in play never holds only 2s; Classes: a player who let a turn pass without laying
+    the contract did not hold it). Rejection: the deals kept are uniform among those that
+    keep every inference. ValueError, and the states as they
     were, when a game still has none after ``tries`` deals (never seen: it would need a
     position where almost no deal lets the player to move go on)."""
     if not hasattr(game, "deal_unseen_batch"):
         raise ValueError(f"{name}: {UNSEEN_MISSING}")
+    check = getattr(game, "check_unseen", None)
+    if check is not None:
+        check(states)  # a game's options under which it cannot deal anew: ValueError
     stream = np.random.default_rng(seed)
     before = states.copy()
     todo = np.arange(states.shape[0])
     for _ in range(tries):
         sub, sub_masks, sub_obs, sub_current = states[todo], masks[todo], obs[todo], current[todo]
-        game.deal_unseen_batch(sub, viewers[todo], stream.random((todo.size, game.UNSEEN_KEYS)), False)
+        consistent = game.deal_unseen_batch(sub, viewers[todo], stream.random((todo.size, game.UNSEEN_KEYS)), False)
         game.refresh_batch(sub, sub_masks, sub_obs, sub_current)
-        ok = sub_masks.any(axis=1) | sub["terminated"] | sub["truncated"]
+        ok = consistent & (sub_masks.any(axis=1) | sub["terminated"] | sub["truncated"])
         done = todo[ok]
         states[done], masks[done], obs[done], current[done] = sub[ok], sub_masks[ok], sub_obs[ok], sub_current[ok]
         todo = todo[~ok]

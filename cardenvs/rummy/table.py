@@ -33,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core.cards import JOKER, RANKS, card_id, card_str
-from cardenvs.core.rng import shuffle, shuffle_by_keys
+from cardenvs.core.rng import shuffle, shuffled_pool
 from cardenvs.rummy.melds import (
     ACE_HIGH,
     ACE_LOW,
@@ -148,19 +148,16 @@ def redeal_unseen(s, seat, known, keys):
     hands, and one more) drive the shuffle, the last one reseeds ``s.rng`` (the stock's
     later rebuilds are unknown too). The discard pile and the table are seen, and stay."""
     P = s.hands.shape[0]
-    pool = np.empty(s.stock.shape[0], dtype=np.int64)
-    m = 0
+    unseen = np.zeros(NUM_TYPES, dtype=np.int64)
     for i in range(s.stock_n):
-        pool[m] = s.stock[i]
-        m += 1
+        unseen[s.stock[i]] += 1
     for q in range(P):
         if q != seat:
             for c in range(NUM_TYPES):
                 # int64: uint8 - uint8 is unsigned in numba (a known card is always held)
-                for _ in range(np.int64(s.hands[q, c]) - np.int64(known[q, c])):
-                    pool[m] = c
-                    m += 1
-    shuffle_by_keys(pool, m, keys)
+                unseen[c] += np.int64(s.hands[q, c]) - np.int64(known[q, c])
+    pool = np.empty(s.stock.shape[0], dtype=np.int64)
+    shuffled_pool(unseen, pool, keys)
     k = 0
     for q in range(P):
         if q != seat:

@@ -23,7 +23,7 @@ from numba import njit
 
 from cardenvs.core.bits import bit, bits_of, low_index, popcount, scatter
 from cardenvs.core.cards import NUM_ODIN, ODIN_COLOURS, ODIN_VALUES
-from cardenvs.core.rng import rand_below, shuffle, shuffle_by_keys
+from cardenvs.core.rng import rand_below, shuffle, shuffled_pool
 from cardenvs.core.step_driver import bind
 
 # --------------------------------------------------------------------------- layout
@@ -586,25 +586,23 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
     the shuffle. What the seat observes is unchanged: this samples the deals it cannot
     tell apart (a rollout search's determinisation). ``keep_hands`` leaves the other
     hands as they are: the set-aside cards have no order, so nothing changes. The caller
-    refreshes the states (``refresh_batch``) before stepping them."""
+    refreshes the states (``refresh_batch``) before stepping them. Returns a flag per game,
+    True: every deal here is consistent with the seat's view (Odin needs no check beyond
+    the player to move being able to go on, which the caller checks)."""
+    ok = np.ones(states.shape[0], dtype=np.bool_)
     pool = np.empty(UNSEEN_KEYS, dtype=np.int64)
+    unseen = np.zeros(NUM_CARDS, dtype=np.int64)
     for i in range(states.shape[0] * (not keep_hands)):
         s = states[i]
         P = s.num_players
         seat = seats[i]
-        m = 0
-        for c in range(NUM_CARDS):  # the pool: the set-aside cards, then each other hand's unknown ones
-            for _ in range(s.aside[c]):
-                pool[m] = c
-                m += 1
-        for q in range(P):
-            if q != seat:
-                for c in range(NUM_CARDS):
+        for c in range(NUM_CARDS):  # the unseen cards: set aside, or in another hand and not known there
+            unseen[c] = s.aside[c]
+            for q in range(P):
+                if q != seat:
                     # int64: uint8 - uint8 is unsigned in numba (a known card is always held)
-                    for _ in range(np.int64(s.hands[q, c]) - np.int64(s.known[q, c])):
-                        pool[m] = c
-                        m += 1
-        shuffle_by_keys(pool, m, keys[i])
+                    unseen[c] += np.int64(s.hands[q, c]) - np.int64(s.known[q, c])
+        m = shuffled_pool(unseen, pool, keys[i])
         k = 0
         for q in range(P):
             if q != seat:
@@ -619,6 +617,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
         while k < m:
             s.aside[pool[k]] += 1
             k += 1
+    return ok
 
 
 # --------------------------------------------------------------------------- the step driver's hooks

@@ -11,12 +11,12 @@ import sys
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.president import narration, rules, text
 from cardenvs.games.president.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, mask_batch, observe_batch,
-    refresh_batch, reset_batch, step_batch, step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS, deal_unseen_batch,
+    mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.president.text import (
-    REST_FIELD, STATE_FIELDS, action_to_str, complete_scenario, deck_counts, make_template, observation_bounds,
-    public_action_str, render_text, round_info, str_to_action, validate_state,
+    REST_FIELD, STATE_FIELDS, action_to_str, check_unseen, complete_scenario, deck_counts, make_template,
+    observation_bounds, public_action_str, render_text, round_info, str_to_action, validate_state,
 )
 
 # the registry entry (the game's name, env id, players and how its match score reads)

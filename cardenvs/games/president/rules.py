@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core.cards import RANKS
-from cardenvs.core.rng import rand_below, shuffle
+from cardenvs.core.rng import rand_below, shuffle, shuffled_pool
 from cardenvs.core.seats import count_clear, next_seat
 from cardenvs.core.step_driver import bind
 
@@ -536,6 +536,136 @@ def observe(s, viewer, out):
         out[o + 5] = s.scores[q]
         out[o + 6] = s.last_player == q
         out[o + 7] = s.current == q and s.phase != PHASE_OVER
+
+
+# --------------------------------------------------------------------------- unseen cards
+# What a seat knows of the other hands (docs/games/president.md, "What a seat cannot see"):
+# their sizes; every card played; a player stuck with only 2s holds 2s alone; before the
+# match's first lead, the player to move holds a 3 of clubs and (two decks) the players
+# before it from the dealer's left hold none; a player in play holds a card other than a
+# 2 (else it would be stuck). The exchange is seen by its two players only: the president
+# knows the card it gave back is in trou A's hand until that card is played, and that
+# trou A's other cards rank at most as high as the card trou A gave (trou A's highest);
+# trou A knows the card it gave is in the president's hand until it is played (unless
+# the president gave it straight back).
+UNSEEN_KEYS = 2 * NUM_CARDS  # random keys per game that deal_unseen_batch may use
+_THREE_CLUBS = int(_STD_RANK[0]) * 4  # card id of the 3 of clubs
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _give_key(card, two_is_highest):
+    """Where a card stands in trou A's choice of its highest card: rank, then suit (2s
+    below every rank when they are not the highest)."""
+    r = _pres_rank(card)
+    if r == TWO and not two_is_highest:
+        return np.int64(-1)
+    return np.int64(r * 4 + card % 4)
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _known_to(s, v, known, allowed, restricted):
+    """What seat v knows of the other hands: ``known[q, c]`` cards of type c that stay in
+    hand q, and, for the hands marked ``restricted``, the cards they may hold
+    (``allowed[q, c]``; every restricted hand here shares one such set)."""
+    P = s.num_players
+    known[:] = 0
+    restricted[:] = False
+    for q in range(P):
+        if q != v and s.out[q] and s.held[q] > 0:  # stuck: its 2s were seen
+            for c in range(NUM_CARDS):
+                known[q, c] = s.hands[q, c]
+    if s.first_lead:
+        cur = np.int64(s.current)
+        if cur != v:
+            known[cur, _THREE_CLUBS] = 1
+        q = (s.dealer + 1) % P
+        while q != cur:  # the first holder leads: the players before it hold no 3 of clubs
+            if q != v:
+                restricted[q] = True
+                allowed[q, :] = True
+                allowed[q, _THREE_CLUBS] = False
+            q = (q + 1) % P
+        return
+    pres, trou = np.int64(s.president), np.int64(s.trou)
+    if pres < 0 or trou < 0 or pres == trou:
+        return
+    if v == pres and s.received[v] >= 0 and not s.out[trou]:
+        back = np.int64(s.given[v])  # -1 while the president is choosing it
+        if back >= 0 and s.played[back] == 0:
+            known[trou, back] += 1
+        top = _give_key(np.int64(s.received[v]), s.two_is_highest)
+        restricted[trou] = True
+        for c in range(NUM_CARDS):
+            allowed[trou, c] = _give_key(c, s.two_is_highest) <= top or c == back
+    if v == trou and s.given[v] >= 0 and not s.out[pres]:
+        gave = np.int64(s.given[v])
+        if s.played[gave] == 0 and s.received[v] != gave:
+            known[pres, gave] += 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def deal_unseen_batch(states, seats, keys, keep_hands):
+    """Deal anew, in game i, the cards seat ``seats[i]`` cannot see (the other hands but
+    the cards known to be in them; see "unseen cards" above), uniformly among the deals
+    that keep every fact that seat knows: the hands restricted to some cards take theirs
+    first, from the shuffled pool in its order (a uniform choice of such cards), the others
+    the rest. Every hand keeps its size; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of
+    them) drive the shuffle. ``keep_hands`` leaves every hand as it is (President has no
+    stock). The caller refreshes the states (``refresh_batch``). Returns a flag per game:
+    False when the deal gave a player in play only 2s (the caller deals again)."""
+    n = states.shape[0]
+    ok = np.ones(n, dtype=np.bool_)
+    known = np.zeros((MAX_PLAYERS, NUM_CARDS), dtype=np.int64)
+    allowed = np.ones((MAX_PLAYERS, NUM_CARDS), dtype=np.bool_)
+    restricted = np.zeros(MAX_PLAYERS, dtype=np.bool_)
+    unseen = np.zeros(NUM_CARDS, dtype=np.int64)
+    free = np.zeros(MAX_PLAYERS, dtype=np.int64)
+    pool = np.empty(UNSEEN_KEYS, dtype=np.int64)
+    used = np.zeros(UNSEEN_KEYS, dtype=np.bool_)
+    for i in range(n * (not keep_hands)):
+        s = states[i]
+        if s.phase == PHASE_OVER:
+            continue
+        P = s.num_players
+        v = np.int64(seats[i])
+        _known_to(s, v, known, allowed, restricted)
+        unseen[:] = 0
+        for q in range(P):
+            if q != v:
+                free[q] = 0
+                for c in range(NUM_CARDS):
+                    # int64: uint8 - uint8 is unsigned in numba (a known card is always held)
+                    k = np.int64(s.hands[q, c]) - known[q, c]
+                    unseen[c] += k
+                    free[q] += k
+                    s.hands[q, c] = known[q, c]
+        m = shuffled_pool(unseen, pool, keys[i])
+        used[:m] = False
+        for q in range(P):  # the restricted hands first: the first cards they may hold
+            if q != v and restricted[q]:
+                need = free[q]
+                for j in range(m):
+                    if need == 0:
+                        break
+                    if not used[j] and allowed[q, pool[j]]:
+                        used[j] = True
+                        s.hands[q, pool[j]] += 1
+                        need -= 1
+                if need > 0:
+                    ok[i] = False  # never for a state reached by play
+        j = 0
+        for q in range(P):
+            if q != v and not restricted[q]:
+                for _ in range(free[q]):
+                    while used[j]:
+                        j += 1
+                    used[j] = True
+                    s.hands[q, pool[j]] += 1
+        recount(s)
+        for q in range(P):
+            if q != v and not s.out[q] and s.held[q] > 0 and s.rank_counts[q, TWO] == s.held[q]:
+                ok[i] = False
+    return ok
 
 
 # --------------------------------------------------------------------------- the step driver's hooks

@@ -295,3 +295,13 @@ def _hand_text(counts) -> str:
         for i in range(4):
             cards += [card_str(base + i)] * int(counts[base + i])
     return " ".join(cards) if cards else "(none)"
+
+
+def check_unseen(states: np.ndarray) -> None:
+    """Dealing the unseen cards anew needs offers that reveal nothing: with
+    ``completion_offers="holders"`` only a player holding the missing cards is asked, so
+    every offer (and every decline) tells the table part of a hand, which the deal does
+    not track. ValueError then."""
+    if (np.asarray(states["completion_offers"]) == OFFER_HOLDERS).any():
+        raise ValueError("president: dealing the unseen cards anew needs completion_offers='public' "
+                         "(with 'holders' an offer shows part of a hand, which the deal does not keep)")

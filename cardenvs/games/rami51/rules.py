@@ -1063,7 +1063,9 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
     What the seat observes is unchanged: this samples the deals it cannot tell apart (a
     rollout search's determinisation). ``keep_hands`` leaves the other hands as they are
     (the stock alone is shuffled). The caller refreshes the states (``refresh_batch``)
-    before stepping them."""
+    before stepping them. Returns a flag per game, True: every deal is consistent with
+    the seat's view beyond the player to move being able to go on (the caller's check)."""
+    ok = np.ones(states.shape[0], dtype=np.bool_)
     known = np.zeros((MAX_PLAYERS, NUM_TYPES), dtype=np.int64)
     for i in range(states.shape[0]):
         s = states[i]
@@ -1080,6 +1082,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
             s.drawn = -1  # which card it drew is not seen (only a timeout's default reads it)
         T.redeal_unseen(s, seat, known, keys[i])
         s.wit_valid = False  # the mover's hand may have changed: its masks are searched anew
+    return ok
 
 
 # --------------------------------------------------------------------------- the step driver's hooks
