@@ -73,6 +73,15 @@ def table_fields(max_players: int, max_cards: int, max_melds: int, slots: int) -
     ]
 
 
+def known_field(max_players: int) -> tuple:
+    """The record field ``known[P, 53]`` of a rummy whose players keep, past their turn,
+    a card taken in sight of the table (Frime, Classes): cards of each type everyone saw
+    go into a hand (the discard pile's top taken, a card bought) and has not seen leave it
+    since (a card of that type discarded or laid: which copy left is not seen, so one
+    fewer is known). What re-dealing a seat's unseen cards keeps in place."""
+    return ("known", np.uint8, (max_players, NUM_TYPES))
+
+
 # --------------------------------------------------------------------------- hands
 @njit(cache=True, no_cfunc_wrapper=True)
 def recount(s):
@@ -101,6 +110,19 @@ def add_card(s, p, c):
 def remove_card(s, p, c):
     s.hands[p, c] -= 1
     s.held[p] -= 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def taken_in_sight(s, p, c):
+    """Card c went into p's hand in sight of the table (``known``, see known_field)."""
+    s.known[p, c] += 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def left_in_sight(s, p, c):
+    """A card of type c left p's hand face up: one fewer such card is known there."""
+    if s.known[p, c] > 0:
+        s.known[p, c] -= 1
 
 
 # --------------------------------------------------------------------------- deal
@@ -706,3 +728,13 @@ def check_void_rounds(rec, first_round: int = 1) -> None:
     if not 0 <= int(rec["void_rounds"]) <= most:
         raise ValueError(f"scenario: void_rounds must be 0..{most} at round {int(rec['round'])}, "
                          f"got {int(rec['void_rounds'])}")
+
+
+def check_known(rec) -> None:
+    """A loaded scenario's ``known`` cards (see known_field) are held by their player."""
+    P = int(rec["num_players"])
+    over = np.asarray(rec["known"][:P]).astype(np.int64) > np.asarray(rec["hands"][:P]).astype(np.int64)
+    if over.any():
+        p, c = (int(x) for x in np.argwhere(over)[0])
+        raise ValueError(f"scenario: known[{p}] lists {card_str(c)}, which player {p} does not hold "
+                         f"(as many times)")

@@ -11,8 +11,8 @@ import sys
 from cardenvs.core.protocol import GameSpec
 from cardenvs.games.classes import rules, text
 from cardenvs.games.classes.rules import (
-    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, mask_batch, observe_batch,
-    refresh_batch, reset_batch, step_batch, step_batch_parallel,
+    MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS, deal_unseen_batch,
+    mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
 from cardenvs.games.classes.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts,

@@ -109,6 +109,7 @@ STATE_DTYPE = np.dtype(
         ("void_rounds", np.int16),  # rounds of this match that ended void
         # round
         *T.table_fields(MAX_PLAYERS, MAX_CARDS, MAX_MELDS, SLOTS),
+        T.known_field(MAX_PLAYERS),  # cards seen to go into a hand and not seen to leave it
         # turn
         ("phase", np.int8),
         ("current", np.int8),
@@ -175,6 +176,7 @@ def _start_round(s, rnd):
     s.round = rnd
     skip = np.zeros(MAX_PLAYERS, dtype=np.uint8)
     T.deal(s, num_decks(s.num_players), np.int64(0), np.int64(13), s.dealer, s.num_players, skip)
+    s.known[:] = 0
     s.laid[:] = 0
     s.turns = 0
     _reset_turn(s)
@@ -660,11 +662,12 @@ def apply_action(s, a, H):
         s.phase = PHASE_PLAY
         return False
     if a == TAKE_DISCARD:
-        T.take_discard(s, p)
+        T.taken_in_sight(s, p, T.take_discard(s, p))
         s.phase = PHASE_PLAY
         return False
     if a < CONTRACT:
         T.discard_card(s, p, a - DISCARD0)
+        T.left_in_sight(s, p, a - DISCARD0)
         if s.held[p] == 0:
             _finish_round(s)
             return True
@@ -688,6 +691,7 @@ def apply_action(s, a, H):
         else:
             phys = rep
         T.remove_card(s, p, phys)
+        T.left_in_sight(s, p, phys)
         if s.phase == PHASE_BUILD:
             n = s.build_n
             s.build_rep[n] = rep
@@ -782,6 +786,57 @@ def observe(s, viewer, out):
         q += 1
         if q == P:
             q = 0
+
+
+# --------------------------------------------------------------------------- unseen cards
+UNSEEN_KEYS = MAX_CARDS + 1  # random keys per game that deal_unseen_batch may use
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _had_a_turn(s, q):
+    """Has q ended a turn in this round? (The round's first turn is the dealer's left's.)"""
+    return np.int64(s.turns) > (q - np.int64(s.dealer) - 1) % np.int64(s.num_players)
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def deal_unseen_batch(states, seats, keys, keep_hands):
+    """Deal anew, in game i, the cards seat ``seats[i]`` cannot see: the stock and the
+    other hands, but the cards known to be in them (``known``: taken from the discard pile
+    and not seen to leave). Every hand and the stock keep their sizes, the discard pile
+    and the table stay; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of them) drive the
+    shuffle. ``keep_hands`` deals the stock alone. The caller refreshes the states
+    (``refresh_batch``). Returns a flag per game, False for a deal that breaks what the
+    table saw: with ``contract_when_able``, a player who ended a turn of this round
+    without laying its contract did not hold it, nor does it now (its hand has not
+    changed since; the player to move, once it has drawn, is not checked: which card it
+    drew is not seen). The caller deals again."""
+    n = states.shape[0]
+    ok = np.ones(n, dtype=np.bool_)
+    known = np.zeros((MAX_PLAYERS, NUM_TYPES), dtype=np.int64)
+    work = np.zeros(1, dtype=WORKSPACE_DTYPE)
+    H = work[0].H
+    rows = work[0].rows
+    for i in range(n):
+        s = states[i]
+        if s.phase == PHASE_OVER:
+            continue
+        seat = seats[i]
+        for q in range(MAX_PLAYERS):
+            for c in range(NUM_TYPES):
+                known[q, c] = s.hands[q, c] if keep_hands else s.known[q, c]
+        T.redeal_unseen(s, seat, known, keys[i])
+        T.recount(s)
+        if not s.contract_when_able or keep_hands:
+            continue
+        cur = np.int64(s.current)
+        for q in range(s.num_players):
+            if q == seat or s.laid[q] or not _had_a_turn(s, q) or (q == cur and s.phase != PHASE_DRAW):
+                continue
+            T.hand_of(s, q, H)
+            if s.num_melds + _contract_rows(s, q) <= MAX_MELDS and _holds(s, q, H, TRUE, SET, rows):
+                ok[i] = False
+                break
+    return ok
 
 
 # --------------------------------------------------------------------------- the step driver's hooks

@@ -158,6 +158,7 @@ STATE_FIELDS = (
     Field("round_points", "seats_int", low=0),
     Field("void_rounds", "int", low=0),
     Field("hands", "hands"),
+    Field("known", "hands", counted=False),
     Field("stock", "card_seq", count="stock_n"),
     Field("pile", "card_seq", count="pile_n"),
     Field("melds", "custom"),
@@ -225,6 +226,7 @@ def validate_state(rec) -> None:
     phase = int(rec["phase"])
     if not 1 <= int(rec["round"]) <= MAX_ROUND:
         raise ValueError(f"scenario: round must be 1..{MAX_ROUND}, got {int(rec['round'])}")
+    T.check_known(rec)
     T.check_void_rounds(rec)
     for name in ("turns", "num_steps"):
         if int(rec[name]) < 0:

@@ -111,6 +111,7 @@ STATE_DTYPE = np.dtype(
         ("void_rounds", np.int8),  # rounds of this match that ended void
         # round
         *T.table_fields(MAX_PLAYERS, MAX_CARDS, MAX_MELDS, SLOTS),
+        T.known_field(MAX_PLAYERS),  # cards seen to go into a hand and not seen to leave it
         ("out_player", np.int8),  # the first player out this round, -1
         ("last_turns", np.int8),  # last turns still to play after the going out
         # turn
@@ -198,6 +199,7 @@ def _start_round(s, rnd):
     s.round = rnd
     skip = np.zeros(MAX_PLAYERS, dtype=np.uint8)
     T.deal(s, np.int64(2), np.int64(2), cards_dealt(rnd), s.dealer, s.num_players, skip)
+    s.known[:] = 0
     s.out_player = -1
     s.last_turns = 0
     s.turns = 0
@@ -671,12 +673,12 @@ def apply_action(s, a, ws):
         s.phase = PHASE_DISCARD
         return False
     if a == TAKE_DISCARD:
-        T.take_discard(s, p)
+        T.taken_in_sight(s, p, T.take_discard(s, p))
         s.phase = PHASE_DISCARD
         return False
     if a == BUY:
         price = _buy_price(s)
-        T.buy_under_top(s, p)
+        T.taken_in_sight(s, p, T.buy_under_top(s, p))
         s.money[p] -= price
         s.pot += price
         if s.reward_mode == REWARD_ROUND:
@@ -685,6 +687,7 @@ def apply_action(s, a, ws):
         return False
     if a < GO_OUT:
         T.discard_card(s, p, a - DISCARD0)
+        T.left_in_sight(s, p, a - DISCARD0)
         if s.out_player < 0:
             T.hand_of(s, p, H)
             if _splits(H, FALSE, ws):
@@ -719,6 +722,7 @@ def apply_action(s, a, ws):
         else:
             phys = rep
         T.remove_card(s, p, phys)
+        T.left_in_sight(s, p, phys)
         if s.phase == PHASE_BUILD:
             n = s.build_n
             s.build_rep[n] = rep
@@ -826,6 +830,42 @@ def _has_last_turn(s, q):
     P = np.int64(s.num_players)
     d = (np.int64(q) - np.int64(s.current)) % P
     return d < (np.int64(s.out_player) - np.int64(s.current)) % P
+
+
+# --------------------------------------------------------------------------- unseen cards
+UNSEEN_KEYS = MAX_CARDS + 1  # random keys per game that deal_unseen_batch may use
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
+def deal_unseen_batch(states, seats, keys, keep_hands):
+    """Deal anew, in game i, the cards seat ``seats[i]`` cannot see: the stock and the
+    other hands, but the cards known to be in them (``known``: taken from the discard pile
+    or bought, and not seen to leave). Every hand and the stock keep their sizes, the
+    discard pile and the table stay; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of them)
+    drive the shuffle. ``keep_hands`` deals the stock alone. The caller refreshes the
+    states (``refresh_batch``). Returns a flag per game, False for a deal that breaks what
+    the table saw: a player to move deciding whether to go out ("choose") holds a hand
+    that can be laid entirely (the caller deals again)."""
+    n = states.shape[0]
+    ok = np.ones(n, dtype=np.bool_)
+    known = np.zeros((MAX_PLAYERS, NUM_TYPES), dtype=np.int64)
+    work = np.zeros(1, dtype=WORKSPACE_DTYPE)
+    ws = work[0]
+    for i in range(n):
+        s = states[i]
+        if s.phase == PHASE_OVER:
+            continue
+        seat = seats[i]
+        for q in range(MAX_PLAYERS):
+            for c in range(NUM_TYPES):
+                known[q, c] = s.hands[q, c] if keep_hands else s.known[q, c]
+        T.redeal_unseen(s, seat, known, keys[i])
+        T.recount(s)
+        cur = np.int64(s.current)
+        if s.phase == PHASE_CHOOSE and cur != seat:
+            T.hand_of(s, cur, ws.H)
+            ok[i] = _splits(ws.H, FALSE, ws)
+    return ok
 
 
 # --------------------------------------------------------------------------- the step driver's hooks

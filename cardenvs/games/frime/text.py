@@ -161,6 +161,7 @@ STATE_FIELDS = (
     Field("round_points", "seats_int"),
     Field("void_rounds", "int", low=0),
     Field("hands", "hands"),
+    Field("known", "hands", counted=False),
     Field("stock", "card_seq", count="stock_n"),
     Field("pile", "card_seq", count="pile_n"),
     Field("melds", "custom"),
@@ -213,8 +214,8 @@ def validate_state(rec) -> None:
     P = int(rec["num_players"])
     phase = int(rec["phase"])
     rnd = int(rec["round"])
-    if 1 <= rnd <= NUM_ROUNDS:
-        T.check_void_rounds(rec, int(rec["first_round"]))
+    T.check_known(rec)
+    T.check_void_rounds(rec, int(rec["first_round"]))
     if not 1 <= rnd <= NUM_ROUNDS:
         raise ValueError(f"scenario: round must be 1..{NUM_ROUNDS}, got {rnd}")
     for name in ("dealer", "current"):
