@@ -16,7 +16,6 @@ from cardenvs.core.protocol import (
     EVENT_TERMINATED,
     EVENT_TRUNCATED,
 )
-from cardenvs.core.rng import rng_state_from_seed
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -121,8 +120,16 @@ def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, s
         check(states)  # a game's options under which it cannot deal anew: ValueError
     stream = np.random.default_rng(seed)
     before = states.copy()
-    todo = np.arange(states.shape[0])
-    for _ in range(tries):
+    n = states.shape[0]
+    # the first deal of every game in place; the games it breaks are dealt again from copies
+    consistent = game.deal_unseen_batch(states, viewers, stream.random((n, game.UNSEEN_KEYS)), False)
+    game.refresh_batch(states, masks, obs, current)
+    ok = consistent & (masks.any(axis=1) | states["terminated"] | states["truncated"])
+    todo = np.flatnonzero(~ok)
+    states[todo] = before[todo]
+    for _ in range(tries - 1):
+        if todo.size == 0:
+            break
         sub, sub_masks, sub_obs, sub_current = states[todo], masks[todo], obs[todo], current[todo]
         consistent = game.deal_unseen_batch(sub, viewers[todo], stream.random((todo.size, game.UNSEEN_KEYS)), False)
         game.refresh_batch(sub, sub_masks, sub_obs, sub_current)
@@ -130,11 +137,10 @@ def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, s
         done = todo[ok]
         states[done], masks[done], obs[done], current[done] = sub[ok], sub_masks[ok], sub_obs[ok], sub_current[ok]
         todo = todo[~ok]
-        if todo.size == 0:
-            break
     if todo.size:
         states[:] = before
+        game.refresh_batch(states, masks, obs, current)
         raise ValueError(f"{name}: no deal of the unseen cards found in {tries} tries that lets the player to move "
                          f"go on, in game(s) {todo[:10].tolist()}")
     # every game's own stream anew (the next rounds' deals, a rebuilt stock): not the true one
-    states["rng"] = [rng_state_from_seed(int(x)) for x in stream.integers(0, 2**63, states.shape[0])]
+    states["rng"] = stream.integers(0, 2**64, n, dtype=np.uint64, endpoint=False)
