@@ -12,6 +12,7 @@ from numba import njit
 import cardenvs
 from cardenvs.core.vector import VecEnv
 from cardenvs.games.classes import rules as CLASSES
+from cardenvs.games.frime import rules as FRIME
 
 GAMES = ["president", "odin", "rami51", "frime", "classes"]
 # the state fields a re-deal may change: the hidden cards, the random stream, and Rami 51's
@@ -383,3 +384,40 @@ def test_every_unseen_card_can_land_in_every_other_hand(game):
                   or ("stock" in st.dtype.names and c in st["stock"][:st["stock_n"]])
                   or ("aside" in st.dtype.names and st["aside"][c] > 0)]
         assert all(reached[c] for c in unseen), (q, [c for c in unseen if not reached[c]])
+
+
+@njit
+def _lays_out(states, i, q):
+    """Can seat q's hand in game i be laid out entirely as melds? (The rules' own search.)"""
+    work = np.zeros(1, dtype=FRIME.WORKSPACE_DTYPE)
+    H = work[0].H
+    for c in range(53):
+        H[c] = states[i].hands[q, c]
+    return FRIME._splits(H, False, work[0])
+
+
+def _split_violations(venv: VecEnv, new: VecEnv, viewers: np.ndarray) -> int:
+    """Re-dealt players whose last turn ended straight after the discard (the table saw
+    their hand could not be laid out), yet whose hand now can."""
+    st = venv.states
+    return sum(_lays_out(new.states, i, q) for i in range(venv.num_envs) for q in range(venv.num_players)
+               if q != viewers[i] and st["no_split"][i, q] and st["hands"][i, q].sum() > 0)
+
+
+def test_frime_a_hand_seen_not_to_lay_out_does_not(monkeypatch):
+    venv, state = _played("frime", 48, 14, 14)  # round 1: hands of 3 cards, which lay out often
+    assert venv.states["no_split"].sum() > 20
+    viewers = state.current_player.astype(np.int64)
+    assert sum(_split_violations(venv, venv.resample_hidden(viewers, seed=s), viewers) for s in range(4)) == 0
+    game = cardenvs.get_spec("frime").module
+    real = game.deal_unseen_batch
+
+    def forgetful(states, seats, keys, keep_hands):  # what the table saw forgotten
+        seen = states["no_split"].copy()
+        states["no_split"] = 0
+        ok = real(states, seats, keys, keep_hands)
+        states["no_split"] = seen
+        return ok
+
+    monkeypatch.setattr(game, "deal_unseen_batch", forgetful)
+    assert sum(_split_violations(venv, venv.resample_hidden(viewers, seed=s), viewers) for s in range(4)) > 0

@@ -112,6 +112,9 @@ STATE_DTYPE = np.dtype(
         # round
         *T.table_fields(MAX_PLAYERS, MAX_CARDS, MAX_MELDS, SLOTS),
         T.known_field(MAX_PLAYERS),  # cards seen to go into a hand and not seen to leave it
+        # the player's last turn ended straight after its discard (no "choose"): the table saw
+        # that its hand could not be laid out; cleared at its next draw
+        ("no_split", np.uint8, (MAX_PLAYERS,)),
         ("out_player", np.int8),  # the first player out this round, -1
         ("last_turns", np.int8),  # last turns still to play after the going out
         # turn
@@ -200,6 +203,7 @@ def _start_round(s, rnd):
     skip = np.zeros(MAX_PLAYERS, dtype=np.uint8)
     T.deal(s, np.int64(2), np.int64(2), cards_dealt(rnd), s.dealer, s.num_players, skip)
     s.known[:] = 0
+    s.no_split[:] = 0
     s.out_player = -1
     s.last_turns = 0
     s.turns = 0
@@ -668,6 +672,8 @@ def apply_action(s, a, ws):
     last turn ends at once when ending it is the only legal action left (``_mask`` <= 1)."""
     H = ws.H
     p = np.int64(s.current)
+    if a <= BUY:
+        s.no_split[p] = 0  # a new hand: what the table saw of the last one is past
     if a == DRAW_STOCK:
         T.draw_stock(s, p)
         s.phase = PHASE_DISCARD
@@ -693,6 +699,7 @@ def apply_action(s, a, ws):
             if _splits(H, FALSE, ws):
                 s.phase = PHASE_CHOOSE
                 return False
+            s.no_split[p] = 1
             return _end_turn(s)
         s.phase = PHASE_LAY
         if _mask(s, ws) <= 1:
@@ -844,8 +851,9 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
     discard pile and the table stay; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of them)
     drive the shuffle. ``keep_hands`` deals the stock alone. The caller refreshes the
     states (``refresh_batch``). Returns a flag per game, False for a deal that breaks what
-    the table saw: a player to move deciding whether to go out ("choose") holds a hand
-    that can be laid entirely (the caller deals again)."""
+    the table saw (the caller deals again): a player to move deciding whether to go out
+    ("choose") holds a hand that can be laid entirely; a player whose last turn ended
+    straight after its discard (``no_split``) holds one that cannot."""
     n = states.shape[0]
     ok = np.ones(n, dtype=np.bool_)
     known = np.zeros((MAX_PLAYERS, NUM_TYPES), dtype=np.int64)
@@ -865,6 +873,10 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
         if s.phase == PHASE_CHOOSE and cur != seat:
             T.hand_of(s, cur, ws.H)
             ok[i] = _splits(ws.H, FALSE, ws)
+        for q in range(s.num_players):
+            if ok[i] and q != seat and s.no_split[q] and s.held[q] > 0:
+                T.hand_of(s, q, ws.H)
+                ok[i] = not _splits(ws.H, FALSE, ws)
     return ok
 
 

@@ -162,6 +162,7 @@ STATE_FIELDS = (
     Field("void_rounds", "int", low=0),
     Field("hands", "hands"),
     Field("known", "hands", counted=False),
+    Field("no_split", "seats_bool"),
     Field("stock", "card_seq", count="stock_n"),
     Field("pile", "card_seq", count="pile_n"),
     Field("melds", "custom"),
