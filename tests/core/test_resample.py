@@ -54,36 +54,46 @@ def _violations(game: str, venv: VecEnv, state, new: VecEnv, viewers: np.ndarray
 
 @pytest.mark.parametrize("game", GAMES)
 def test_a_redeal_keeps_everything_the_viewer_knows(game):
-    venv, state = _played(game, 24, 1, 0)
+    # at every step of 12 random matches, for a random seat in each
+    venv, state = _played(game, 12, 1, 0)
     rng = np.random.default_rng(1)
     changed_hands = 0
-    for step in range(90):
-        if step % 9 == 0:
-            viewers = rng.integers(0, venv.num_players, venv.num_envs)
-            before = venv.states.copy()
-            new = venv.resample_hidden(viewers, seed=step)
-            assert venv.states.tobytes() == before.tobytes()  # the env itself is left as it was
-            assert _violations(game, venv, state, new, viewers) == []
-            changed_hands += int((new.states["hands"] != venv.states["hands"]).any(axis=(1, 2)).sum())
+    for step in range(60):
+        viewers = rng.integers(0, venv.num_players, venv.num_envs)
+        before = venv.states.copy()
+        new = venv.resample_hidden(viewers, seed=step)
+        assert venv.states.tobytes() == before.tobytes()  # the env itself is left as it was
+        assert _violations(game, venv, state, new, viewers) == []
+        changed_hands += int((new.states["hands"] != venv.states["hands"]).any(axis=(1, 2)).sum())
         state = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in state.legal_action_mask]))
-    assert changed_hands > 50  # it does deal anew
+    assert changed_hands > 300  # it does deal anew
 
 
 @pytest.mark.parametrize("game", GAMES)
 def test_redealt_games_are_whole_and_play_on_to_the_end(game):
+    # the random-play soak's invariants, in re-dealt games played to their end: a legal
+    # action for every game still going, the current seat in range, observations within
+    # the game's bounds, finite rewards, and each state loading back with the same mask
     venv, state = _played(game, 16, 2, 25, single_round=True)  # rounds end sooner than matches
     new = venv.resample_hidden(np.arange(venv.num_envs) % venv.num_players, seed=5)
     check = VecEnv(venv.spec, 1, auto_reset=False, single_round=True)
     check.reset()
-    for i in range(new.num_envs):  # the loader checks card conservation and every bound
-        check.load_state_dict(i=0, scenario=new.state_dict(i))
+    low, high = venv.spec.module.observation_bounds(check._template)
     new.auto_reset = False  # play each match to its end: the steps raise on a broken state
     rng = np.random.default_rng(2)
     st = new._state
     ended = np.zeros(new.num_envs, dtype=bool)
-    for _ in range(3000):
+    for step in range(3000):
+        assert st.legal_action_mask[~ended].any(axis=1).all()
+        assert ((st.current_player >= 0) & (st.current_player < new.num_players))[~ended].all()
+        assert low <= st.observation.min() and st.observation.max() <= high
+        if step % 20 == 0:  # the loader checks card conservation and every bound
+            for i in np.flatnonzero(~ended)[:4]:
+                loaded = check.load_state_dict(i=0, scenario=new.state_dict(int(i)))
+                assert np.array_equal(loaded.legal_action_mask[0], st.legal_action_mask[i])
         moves = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in st.legal_action_mask])
         st = new.step(moves)
+        assert np.isfinite(st.rewards).all()
         ended |= st.terminated | st.truncated
         if ended.all():
             break
@@ -133,11 +143,24 @@ def test_the_same_seed_deals_the_same_and_another_seed_another():
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_aec_env_redeals_for_one_agent(game):
+    # at every step of a random match, for every agent: its observation and mask stay,
+    # and the env itself is left as it was
     env = cardenvs.make_raw(game)
     env.reset(seed=4)
-    for agent in env.possible_agents:
-        other = env.resample_hidden(agent, seed=9)
-        np.testing.assert_array_equal(other.observe(agent)["observation"], env.observe(agent)["observation"])
+    rng = np.random.default_rng(4)
+    for step in range(80):
+        if env.terminations[env.agent_selection] or env.truncations[env.agent_selection]:
+            break
+        before = env.state_dict()
+        for k, agent in enumerate(env.possible_agents):
+            other = env.resample_hidden(agent, seed=step * 10 + k)
+            mine, theirs = env.observe(agent), other.observe(agent)
+            np.testing.assert_array_equal(theirs["observation"], mine["observation"])
+            np.testing.assert_array_equal(theirs["action_mask"], mine["action_mask"])
+            assert other.agent_selection == env.agent_selection
+        assert env.state_dict() == before
+        mask = env.observe(env.agent_selection)["action_mask"]
+        env.step(int(rng.choice(np.flatnonzero(mask))))
     with pytest.raises(ValueError, match="viewer must be one of"):
         env.resample_hidden("nobody", seed=1)
 
