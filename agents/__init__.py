@@ -6,7 +6,11 @@ game has one: see ``HEURISTICS``), ``human`` (a placeholder: the CLI asks a pers
 policy written by ``cardenvs train``: its ``policy.npz`` or a checkpoint ``.pt``),
 ``ppo-sample:PATH`` (the same, sampling its moves instead of taking the most probable);
 for Rami 51 also ``scorer`` (the card scorer shipped with the package) and ``scorer:PATH``
-(one written by ``cardenvs train scorer rami51``).
+(one written by ``cardenvs train scorer rami51``); ``search`` (determinised search over the
+heuristic, for a game that can deal its unseen cards anew: see :mod:`cardenvs.agents.search`),
+``search:K`` (K deals a decision) and ``search:K:DEPTH`` (rollouts cut after DEPTH decisions;
+``search::DEPTH`` keeps the game's K). The search reads the game's state (``reads_state``):
+front ends call its ``act_states``.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ HEURISTICS: dict[str, str] = {
     "classes": "cardenvs.agents.heuristics.classes:ClassesHeuristic",
 }
 
-AGENT_NAMES = ("random", "heuristic", "human", "ppo")
+AGENT_NAMES = ("random", "heuristic", "human", "ppo", "search")
 
 
 def has_heuristic(spec: GameSpec) -> bool:
@@ -40,13 +44,23 @@ def available_agents(spec: GameSpec) -> list[str]:
     """Agent names usable for this game."""
     from cardenvs.agents.ppo import has_baseline
 
-    out = [n for n in AGENT_NAMES if (n != "heuristic" or has_heuristic(spec)) and (n != "ppo" or has_baseline(spec))]
+    searchable = has_search(spec)
+    out = [n for n in AGENT_NAMES if (n != "heuristic" or has_heuristic(spec)) and (n != "ppo" or has_baseline(spec))
+           and (n != "search" or searchable)]
     out.append("ppo:PATH")
+    if searchable:
+        out.append("search:K")
     if spec.name == "rami51":
         from cardenvs.agents.rami51_scorer import SHIPPED
 
         out += (["scorer"] if SHIPPED.is_file() else []) + ["scorer:PATH"]
     return out
+
+
+def has_search(spec: GameSpec) -> bool:
+    """Whether the ``search`` agent plays the game: it deals the unseen cards anew
+    (``deal_unseen_batch``) and plays its rollouts with the game's heuristic."""
+    return hasattr(spec.module, "deal_unseen_batch") and has_heuristic(spec)
 
 
 def heuristic_class(spec: GameSpec) -> type[Agent]:
@@ -74,6 +88,11 @@ def make_agent(name: str, spec: GameSpec, seed: int | None = None, options: dict
 
         path = name.strip().partition(":")[2]
         return CardScorerAgent(spec, seed=seed, options=options, scorer=path or None)
+    if key == "search" or key.startswith("search:"):
+        from cardenvs.agents.search import SearchAgent, parse_search_name
+
+        samples, depth = parse_search_name(key)
+        return SearchAgent(spec, seed=seed, options=options, samples=samples, depth=depth)
     if key == "random":
         return RandomAgent(spec, seed=seed, options=options)
     if key == "heuristic":
@@ -91,6 +110,7 @@ __all__ = [
     "RandomAgent",
     "available_agents",
     "has_heuristic",
+    "has_search",
     "heuristic_class",
     "make_agent",
 ]

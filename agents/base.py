@@ -24,12 +24,22 @@ class Agent(PicklesBySpec):
     batch dimension, for :class:`cardenvs.core.vector.VecEnv`; rows whose mask is
     all false (finished games) get -1. Subclasses override ``act`` and, when they
     can do it faster than a Python loop, ``act_batch``.
+
+    An agent with ``reads_state = True`` (the search, which deals the cards its seat
+    cannot see anew) decides from the game's state record too: a front end that holds
+    the games calls ``act_states(states, observations, masks)`` for it instead of
+    ``act_batch`` (``cardenvs eval`` and ``play``, :func:`cardenvs.agents.evaluate.evaluate`,
+    the Gymnasium envs' opponents); its ``act``/``act_batch`` raise. Such an agent may use
+    the state only to deal it anew from the seat's view, never read the hidden cards for
+    its decision, and never changes the caller's records (it works on copies).
     """
 
     #: name in :func:`cardenvs.agents.make_agent`
     name = "agent"
     #: True for the human placeholder: the CLI asks a person instead of calling act
     is_human = False
+    #: True for an agent that needs the game's state: front ends call ``act_states``
+    reads_state = False
 
     def __init__(self, spec: GameSpec, seed: int | None = None, options: dict[str, Any] | None = None):
         self.spec = spec
@@ -50,6 +60,12 @@ class Agent(PicklesBySpec):
             if masks[i].any():
                 out[i] = self.act(observations[i], masks[i])
         return out
+
+    def act_states(self, states: np.ndarray, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
+        """``act_batch`` for a caller that holds the games: ``states[i]`` is the state record
+        (the game's ``STATE_DTYPE``) of row i's game, its player to move the seat deciding.
+        Agents with ``reads_state`` override it; the others ignore the states."""
+        return self.act_batch(observations, action_masks)
 
     def reset(self) -> None:
         """Called before each match; stateless agents ignore it."""

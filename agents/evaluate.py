@@ -64,6 +64,7 @@ def evaluate(
 ) -> list[SlotResult]:
     """Play ``num_matches`` matches; ``agents[k]`` sits at seat ``(k - i) % P`` in match i,
     so every agent plays every seat equally often when ``num_matches`` is a multiple of P.
+    An agent that reads the state (``reads_state``: the search) gets the rows' records.
 
     Match i is dealt from the i-th seed of ``seed``'s stream, whatever ``batch_size``:
     the matches ``first_match .. first_match + num_matches - 1`` of one long evaluation
@@ -94,7 +95,10 @@ def evaluate(
             cur_slot = slot_of[rows_all, st.current_player]
             for k, agent in enumerate(agents):
                 rows = np.flatnonzero(~done & (cur_slot == k))
-                if rows.size:
+                if rows.size and agent.reads_state:  # a search: the games' records (copies) too
+                    actions[rows] = agent.act_states(env.states[rows], st.observation[rows],
+                                                     st.legal_action_mask[rows])
+                elif rows.size:
                     actions[rows] = agent.act_batch(st.observation[rows], st.legal_action_mask[rows])
             st = env.step(actions)
             returns += st.rewards

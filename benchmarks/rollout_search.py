@@ -16,8 +16,8 @@ other seats are heuristic players. It prints the search seat's share of the matc
   heuristic's own, about 1/P).
 
 This measures the room a policy improvement over the heuristic has, and how the search's
-strength grows with its deals; the search itself is no agent of the package (it reads the
-game's state). The games with a search: Odin and Rami 51.
+strength grows with its deals. The same search plays as the agent ``search``
+(``cardenvs eval GAME --agents search:K,heuristic``; its cost: benchmarks/search_speed.py).
 
     python benchmarks/rollout_search.py odin --samples 16 --matches 1024
     python benchmarks/rollout_search.py rami51 --single-round --hands true --samples 64 --matches 512

@@ -77,10 +77,10 @@ from typing import Any, TextIO
 
 import numpy as np
 
+from cardenvs.agents.search import ROUND_OVER
+from cardenvs.agents.search import step_once as _step
 from cardenvs.agents.training.expert import (
-    ROUND_OVER,
     _positive_int,
-    _step,
     check_new_folder,
     check_run_settings,
     run_workers,

@@ -263,6 +263,8 @@ class SelfPlayWorker:
 
                 self.agent = make_agent(policy, self.spec, seed=self.seed, options=self.options)
                 self.agent_name = policy
+            if self.agent.reads_state:  # a search: the matches' records (copies) too
+                return lambda obs, mask: (self.agent.act_states(self.env.states, obs, mask), None)
             return lambda obs, mask: (self.agent.act_batch(obs, mask), None)
         if callable(policy):  # its actions as given: a float or a bool is a TypeError, never cast
             return lambda obs, mask: (check_actions(policy(obs, mask), mask.shape[0], "the policy's actions"), None)

@@ -3,7 +3,8 @@
 
 PPO on its own finds it hard to improve on a good rule-based player: a better move shows
 up only in the noise of whole rounds. A search shows it directly. In each position a
-one-step search over the heuristic player:
+one-step search over the heuristic player (:mod:`cardenvs.agents.search`, which the agent
+``search`` plays by too):
 
 - deals the cards the seat cannot see anew, ``samples`` times (the game's
   ``deal_unseen_batch``: only deals the seat cannot tell apart from the true one);
@@ -24,7 +25,8 @@ seat it learns the values' mean, over hands as they occur in play, where a unifo
 gives the other players hands that heuristic players would not hold (Rami 51's keep the
 cards that meld, so they are nearer to going out than a random hand).
 
-The search itself reads the game's state, so it is no agent; what it teaches is. Worker
+The search reads the game's state (the agent ``search`` plays by it, fed the state by the
+front ends); what it teaches plays from the observation alone. Worker
 processes play matches, one seat by the search and the others by the heuristic, and
 record every decision of the search seat: the observation, the mask, the heuristic's move
 and the value of every legal action. A residual policy (the network of ``cardenvs
@@ -61,17 +63,13 @@ from typing import Any, TextIO
 
 import numpy as np
 
-from cardenvs.core.protocol import (
-    ACT_HOLD,
-    EVENT_ROUND_END,
-    EVENT_TERMINATED,
-    EVENT_TRUNCATED,
-    MODE_AUTO_FORCED,
-    check_options,
-)
+from cardenvs.agents.search import deal_unseen as deal_unseen
+from cardenvs.agents.search import has_redeal
+from cardenvs.agents.search import rollout_values as rollout_values
+from cardenvs.agents.search import search_values as search
+from cardenvs.core.protocol import check_options
 from cardenvs.core.registry import get_spec
 
-ROUND_OVER = EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED
 SHARD_SECONDS = 600.0  # a worker writes its positions this often (a crash loses less)
 MIN_POSITIONS = 100  # below this the held-out tenth says nothing
 # margins tried for the heuristic's move (in the search's value units); the last keeps it always
@@ -115,80 +113,7 @@ class SearchConfig:
 
 def has_search(spec: Any) -> bool:
     """Whether the game can deal the unseen cards anew (what the search needs)."""
-    return hasattr(spec.module, "deal_unseen_batch")
-
-
-# --------------------------------------------------------------------------- the search
-def _step(game: Any, states: np.ndarray, actions: np.ndarray):
-    """One compiled step of ``states`` (legal actions or ACT_HOLD: no checks needed)."""
-    n = len(states)
-    masks = np.empty((n, game.NUM_ACTIONS), np.bool_)
-    obs = np.empty((n, game.OBS_SIZE), game.OBS_DTYPE)
-    rewards = np.empty((n, game.MAX_PLAYERS), np.float32)
-    events = np.empty(n, np.int32)
-    current = np.empty(n, np.int32)
-    game.step_batch(states, actions.astype(np.int64), masks, obs, rewards, events, current, MODE_AUTO_FORCED)
-    return obs, masks, rewards, events
-
-
-def deal_unseen(game: Any, states: np.ndarray, seats: np.ndarray, rng: np.random.Generator,
-                keep_hands: bool = False) -> None:
-    """Deal anew, in place, the cards ``seats[i]`` cannot see in game i (``keep_hands``:
-    only those no one holds), and refresh. (The states come from the env and the seats
-    from its ``current_player``: nothing unchecked reaches the kernel.)"""
-    n = len(states)
-    game.deal_unseen_batch(states, seats.astype(np.int64), rng.random((n, game.UNSEEN_KEYS)), bool(keep_hands))
-    game.refresh_batch(states, np.empty((n, game.NUM_ACTIONS), np.bool_),
-                       np.empty((n, game.OBS_SIZE), game.OBS_DTYPE), np.empty(n, np.int32))
-
-
-def rollout_values(game: Any, heuristic: Any, states: np.ndarray, actions: np.ndarray, seats: np.ndarray,
-                   players: int) -> np.ndarray:
-    """Each state after its action, played to the round's end by heuristic players: the
-    seat's round reward minus the others' mean (the states' reward mode is per round)."""
-    value = np.zeros(len(states))
-    ids = np.arange(len(states))  # the try each row of ``states`` is
-    alive = np.ones(len(states), bool)
-    a = actions
-    while True:
-        obs, masks, rewards, events = _step(game, states, a)
-        r = rewards[:, :players].astype(np.float64)
-        mine = r[np.arange(len(ids)), seats]
-        value[ids] += alive * (mine - (r.sum(1) - mine) / (players - 1))
-        alive &= (events & ROUND_OVER) == 0
-        if not alive.any():
-            return value
-        if alive.mean() < 0.75:  # step only the tries still going
-            states, ids, seats, obs, masks = states[alive], ids[alive], seats[alive], obs[alive], masks[alive]
-            alive = alive[alive]
-        a = heuristic.act_batch(obs, masks).astype(np.int64)
-        a[~alive] = ACT_HOLD
-
-
-def search(game: Any, heuristic: Any, states: np.ndarray, seats: np.ndarray, masks: np.ndarray, samples: int,
-           players: int, round_mode: int, rng: np.random.Generator | None,
-           keep_hands: bool = False) -> list[np.ndarray]:
-    """The search's value of every legal action in each of ``states`` (one array per
-    state, over ``np.flatnonzero(masks[i])``), all searched in one batch. ``keep_hands``
-    deals only the cards no one holds (the search reads the other hands). ``rng=None``
-    searches the true deal instead, ``samples`` times the same (it sees every card: an
-    upper bound for measurements, not a fair player)."""
-    legal = [np.flatnonzero(m) for m in masks]
-    deals = np.repeat(states, samples)  # state-major: state i's deals, then state i+1's
-    deal_seats = np.repeat(seats, samples)
-    if rng is not None:
-        deal_unseen(game, deals, deal_seats, rng, keep_hands)
-    counts = np.repeat([len(x) for x in legal], samples)
-    tries = np.repeat(deals, counts)  # each deal once per legal action
-    tries["reward_mode"] = round_mode
-    actions = np.concatenate([np.tile(x, samples) for x in legal])
-    v = rollout_values(game, heuristic, tries, actions, np.repeat(deal_seats, counts), players)
-    out, k = [], 0
-    for x in legal:
-        m = len(x) * samples
-        out.append(v[k:k + m].reshape(samples, len(x)).mean(0))
-        k += m
-    return out
+    return has_redeal(spec)
 
 
 def label_positions(game_name: str, players: int, samples: int, seconds: float, seed: int, batch: int,

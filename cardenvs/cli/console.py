@@ -263,6 +263,15 @@ def ask_human(
 
 
 # --------------------------------------------------------------------------- one match
+def _agent_action(raw: Any, agent: Agent, observation: np.ndarray, mask: np.ndarray) -> int:
+    """The agent's move; one that reads the state (the search) gets a copy of the AEC env's
+    one-game record too (it deals that copy anew from its seat's view: the env's own record
+    is never changed)."""
+    if agent.reads_state:
+        return int(agent.act_states(raw._state.copy(), observation[None], mask[None])[0])
+    return int(agent.act(observation, mask))
+
+
 def play_match(
     env: Any,
     agents: Sequence[Agent],
@@ -338,7 +347,7 @@ def play_match(
             pending_seat = seat
         else:
             turn_key = None
-            action = int(agent.act(obs["observation"], obs["action_mask"].astype(np.bool_)))
+            action = _agent_action(raw, agent, obs["observation"], obs["action_mask"].astype(np.bool_))
         env.step(action)
         if narrate:
             move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)

@@ -25,7 +25,10 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     ev = common.game_command(sub, "eval", epilog, help=HELP, description=DESCRIPTION)
     ev.add_argument("--agents", required=True,
                     help="comma-separated agents, the last one filling the remaining seats: random, heuristic, ppo "
-                    "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH; rami51 also "
+                    "(the shipped baseline), ppo:PATH (a policy.npz or checkpoint.pt), ppo-sample:PATH, search, "
+                    "search:K, search:K:DEPTH (determinised search over the heuristic: K deals of the unseen cards a "
+                    "decision, default per game, rollouts to the round's end or cut after DEPTH decisions; games "
+                    "that can deal their unseen cards anew; slow: see docs/cli.md); rami51 also "
                     "scorer (its shipped card scorer), scorer:PATH (a scorer.npz)")
     ev.add_argument("--matches", type=int, default=4000, help="number of matches (default 4000)")
     ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")

@@ -49,7 +49,9 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     play.add_argument(
         "--agents",
         help="comma-separated agents repeated to fill the seats: random, heuristic, human, ppo (the shipped "
-        "baseline), ppo:PATH (a trained policy); rami51 also scorer (its shipped card scorer), scorer:PATH "
+        "baseline), ppo:PATH (a trained policy), search, search:K, search:K:DEPTH (determinised search over the "
+        "heuristic: K deals of the unseen cards a decision, rollouts cut after DEPTH decisions; games that can "
+        "deal their unseen cards anew); rami51 also scorer (its shipped card scorer), scorer:PATH "
         "(default: heuristic where the game has one, else random)",
     )
     play.add_argument("--games", type=int, default=1, help="number of matches (default 1)")

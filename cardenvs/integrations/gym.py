@@ -18,7 +18,7 @@ algorithms step random actions; ``illegal_action="raise"`` raises instead.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium
@@ -44,8 +44,9 @@ from cardenvs.core.registry import GAMES, get_spec
 from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
 from cardenvs.core.vector import VecEnv
 
-#: an opponent: an agent name ("random", "heuristic"), an agent object (``act`` and
-#: ``act_batch``), or a callable ``f(observation, action_mask) -> action`` (one game in
+#: an opponent: an agent name ("random", "heuristic", "search"), an agent object (``act`` and
+#: ``act_batch``; or ``act_states`` where its ``reads_state`` is true: it gets a copy of the
+#: games' records too), or a callable ``f(observation, action_mask) -> action`` (one game in
 #: SingleAgentEnv, a batch of rows in LearnerVecEnv)
 Opponent = Any
 
@@ -86,8 +87,16 @@ def _make_opponents(spec: GameSpec, opponents: Opponent | Sequence[Opponent], nu
     return out if len(out) == num_players - 1 else out * (num_players - 1)
 
 
-def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray) -> Any:
-    """The opponent's choice as it gave it (checked by the env, never coerced by ``int``)."""
+def _reads_state(opponent: Any) -> bool:
+    """An agent that decides from the game's state too (the search: ``act_states``)."""
+    return bool(getattr(opponent, "reads_state", False))
+
+
+def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray, state: np.ndarray) -> Any:
+    """The opponent's choice as it gave it (checked by the env, never coerced by ``int``);
+    ``state``: the game's one-game record, given (a copy) to an agent that reads it."""
+    if _reads_state(opponent):
+        return np.asarray(opponent.act_states(state.copy(), obs[None], mask[None])).reshape(-1)[0]
     if hasattr(opponent, "act"):
         return opponent.act(obs, mask)
     if hasattr(opponent, "act_batch"):
@@ -95,9 +104,12 @@ def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray) -> Any:
     return opponent(obs, mask)
 
 
-def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The opponent's choices for ``K`` rows, integers (a float or a bool choice is a TypeError)."""
-    if hasattr(opponent, "act_batch"):
+def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray, states: Callable[[], np.ndarray]) -> np.ndarray:
+    """The opponent's choices for ``K`` rows, integers (a float or a bool choice is a TypeError);
+    ``states()``: the rows' records (copies), asked for only by an agent that reads them."""
+    if _reads_state(opponent):
+        out = opponent.act_states(states(), obs, masks)
+    elif hasattr(opponent, "act_batch"):
         out = opponent.act_batch(obs, masks)
     elif hasattr(opponent, "act"):
         out = [check_action(opponent.act(o, m), masks.shape[1], "an opponent's action")
@@ -266,7 +278,7 @@ class SingleAgentEnv(gymnasium.Env):
             p = int(env._current[0])
             opponent = self._opponents[(p - self.seat - 1) % self.num_players]
             obs = env.observe(env.agent_selection)
-            env.step(_act_one(opponent, obs["observation"], obs["action_mask"].astype(np.bool_)))
+            env.step(_act_one(opponent, obs["observation"], obs["action_mask"].astype(np.bool_), env._state))
             reward += self._collect(learner)
         return reward
 
@@ -478,7 +490,8 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
                 groups = [(opp, np.flatnonzero(waiting & (rel == k))) for k, opp in enumerate(self._opponents)]
             for opponent, rows in groups:
                 if rows.size:
-                    self._actions[rows] = _act_rows(opponent, self._obs[rows], self._masks[rows])
+                    self._actions[rows] = _act_rows(opponent, self._obs[rows], self._masks[rows],
+                                                    lambda rows=rows: self._core.states[rows])
             bad = waiting & ((self._actions < 0) | (self._actions >= self.game.NUM_ACTIONS))
             ok = waiting & ~bad
             ok[ok] = self._masks[np.flatnonzero(ok), self._actions[ok]]

@@ -10,7 +10,7 @@ import pytest
 
 import cardenvs
 from cardenvs import get_spec, make_vec
-from cardenvs.agents import AGENT_NAMES, available_agents, has_heuristic, make_agent
+from cardenvs.agents import AGENT_NAMES, available_agents, has_heuristic, has_search, make_agent
 from cardenvs.agents.base import Agent
 from cardenvs.agents.evaluate import evaluate
 
@@ -20,8 +20,8 @@ SPEC = get_spec("president")
 def test_registry_names():
     from cardenvs.agents.ppo import has_baseline
 
-    names = [n for n in AGENT_NAMES if n != "ppo" or has_baseline(SPEC)]
-    assert available_agents(SPEC) == [*names, "ppo:PATH"]
+    names = [n for n in AGENT_NAMES if (n != "ppo" or has_baseline(SPEC)) and (n != "search" or has_search(SPEC))]
+    assert available_agents(SPEC) == [*names, "ppo:PATH", *(["search:K"] if has_search(SPEC) else [])]
     for name in names:
         agent = make_agent(name, SPEC, seed=1)
         assert isinstance(agent, Agent) and agent.name == name
