@@ -4,6 +4,7 @@
 ``cardenvs.make_vec("president_v0", num_envs=4096, seed=0)`` a numba-compiled batch.
 """
 
+import importlib.metadata
 import sys
 
 # before any kernel is defined: numba's cache keyed on every kernel source, not one file
@@ -23,5 +24,8 @@ from cardenvs.integrations.gym import register_envs  # noqa: E402
 
 register_envs()
 
-__version__ = "0.1.0"
+try:  # the installed package's version (pyproject.toml's, as pip recorded it at install)
+    __version__ = importlib.metadata.version("cardenvs")
+except importlib.metadata.PackageNotFoundError:  # pragma: no cover - a source tree that was never installed
+    __version__ = "0+unknown"
 __all__ = ["GAMES", "get_spec", "list_games", "make", "make_raw", "make_vec", "rules_page", "__version__"]

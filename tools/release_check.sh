@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The release a user installs: build the sdist and the wheel, check their metadata, install
+# the wheel (not editable) in a fresh virtualenv and run it from outside the checkout.
+#
+#   bash tools/release_check.sh          # about 1-3 minutes: the venv's install and one compile
+#
+# Dependencies come from PyPI through pip's cache (numpy, numba, gymnasium, pettingzoo);
+# nothing of the checkout is importable in that venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$(pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+python -m pip install -q build twine
+python -m build --outdir "$work/dist" . >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+ls "$work/dist"
+python -m twine check --strict "$work/dist"/*
+
+version=$(python - <<'PY'
+import re
+print(re.search(r'^version = "([^"]+)"$', open("pyproject.toml").read(), flags=re.M).group(1))
+PY
+)
+wheel=$(ls "$work/dist"/cardenvs-"$version"-*.whl)
+test -f "$work/dist/cardenvs-$version.tar.gz"
+
+# the wheel carries the game pages (cardenvs rules) and the shipped baselines (agent ppo, scorer)
+python - "$wheel" <<'PY'
+import sys, zipfile
+names = set(zipfile.ZipFile(sys.argv[1]).namelist())
+pages = {f"cardenvs/pages/{g}.md" for g in ("president", "odin", "rami51", "frime", "classes")}
+baselines = {f"cardenvs/agents/baselines/{b}.{ext}" for b in ("president", "odin", "rami51", "rami51-scorer",
+                                                              "frime", "classes") for ext in ("npz", "json")}
+missing = sorted((pages | baselines) - names)
+assert not missing, f"the wheel lacks {missing}"
+assert not any(n.startswith(("tests/", "examples/", "benchmarks/", "tools/")) for n in names), "stray files in the wheel"
+print(f"wheel: {len(names)} files, the 5 game pages and {len(baselines)} baseline files among them")
+PY
+
+python -m venv "$work/venv"
+"$work/venv/bin/python" -m pip install -q --disable-pip-version-check "$wheel"
+cd "$work"  # away from the checkout: only the installed package can be imported
+test "$("$work/venv/bin/python" -c 'import cardenvs, os; print(os.path.dirname(cardenvs.__file__))')" \
+    = "$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cardenvs"
+test "$("$work/venv/bin/cardenvs" --version)" = "cardenvs $version"
+"$work/venv/bin/cardenvs" play president --players 5 --agents heuristic,random --games 20 | tee "$work/play.txt"
+grep -q heuristic "$work/play.txt"
+"$work/venv/bin/cardenvs" rules frime > "$work/frime.txt"
+head -1 "$work/frime.txt" | grep -q "^# Frime"
+cmp -s "$work/frime.txt" "$root/docs/games/frime.md" || { echo "cardenvs rules frime differs from docs/games/frime.md"; exit 1; }
+"$work/venv/bin/python" -c '
+import cardenvs
+from cardenvs.agents import make_agent
+make_agent("ppo", cardenvs.get_spec("president"))  # the shipped baseline loads
+'
+echo "release check passed: cardenvs $version (sdist, wheel, twine check, installed wheel runs)"
