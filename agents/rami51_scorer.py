@@ -565,7 +565,8 @@ class CardScorerAgent(Agent):
             scorer = SHIPPED
         if not isinstance(scorer, ScorerNetwork):
             scorer = ScorerNetwork.load(scorer)
-        if scorer.env_id != spec.env_id:
+        same_obs = scorer.env_id in spec.earlier_versions and spec.earlier_versions[scorer.env_id] is None
+        if scorer.env_id != spec.env_id and not same_obs:  # an earlier version with these observations plays
             raise ValueError(f"the card scorer was trained on {scorer.env_id or 'another game'}, not {spec.env_id}")
         for key in ("num_players", "single_round"):  # trained for one setup of the game
             trained = scorer.meta.get(key) if key == "num_players" else scorer.meta.get("options", {}).get(key, False)

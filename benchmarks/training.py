@@ -161,7 +161,7 @@ def threads_study() -> list[dict]:
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=3.0)
-    ap.add_argument("--games", nargs="+", default=["president_v0", "odin_v1", "rami51_v2"])
+    ap.add_argument("--games", nargs="+", default=["president_v0", "odin_v1", "rami51_v3"])
     ap.add_argument("--players", type=int, default=4)
     ap.add_argument("--sb3-timesteps", type=int, default=16384)
     ap.add_argument("--skip-sb3", action="store_true")

@@ -262,7 +262,7 @@ def test_warmup_compiles_games_side_by_side_in_processes_of_their_own():
     assert "president_v0: ready in" in out.getvalue() and "odin_v1: ready in" in out.getvalue()
 
 
-@pytest.mark.parametrize("env_id", ["odin_v1", "rami51_v2"])
+@pytest.mark.parametrize("env_id", ["odin_v1", "rami51_v3"])
 def test_a_whole_play_typed_on_one_line(env_id):
     """The cards of a play (Odin) or a meld (Rami 51), typed on one line, become the moves
     of that play: the opening `meld` and the closing `play`/`close` added."""

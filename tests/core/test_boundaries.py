@@ -118,7 +118,7 @@ SIBLINGS = [
     ("odin_v1", {}, {"scores": [32760, 0, 0, 0]}, r"scores\[0\] must be 0\.\.14 while the match runs"),
     ("odin_v1", {}, {"round_points": [30, 0, 0, 0]}, r"round_points\[0\] must be 0\.\.0"),
     ("president_v0", {}, {"scores": [500, 0, 0, 0]}, r"scores\[0\] must be 0\.\.0 after 0 finished round"),
-    ("rami51_v2", {}, {"turns": 10**6}, "turns must stay below max_turns_per_round"),
+    ("rami51_v3", {}, {"turns": 10**6}, "turns must stay below max_turns_per_round"),
     ("president_v0", {"max_steps": 30}, {"num_steps": 30}, "'num_steps': 30 must stay below max_steps 30"),
     ("odin_v1", {"max_steps": 30}, {"num_steps": 10**6}, "'num_steps': 1000000 must stay below max_steps 30"),
 ] + [(g, {"num_players": 4}, {"rewards": [1e39, 0.0, 0.0, 0.0]}, "within float32") for g in ENV_IDS]

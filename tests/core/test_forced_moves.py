@@ -14,8 +14,8 @@ CASES = [
     ("president_v0", {"num_players": 4, "single_round": True, "reward_mode": "round"}),
     ("odin_v1", {"num_players": 4}),
     ("odin_v1", {"num_players": 3, "reward_mode": "round", "single_round": True}),
-    ("rami51_v2", {"num_players": 3, "elimination_score": 80}),
-    ("rami51_v2", {"num_players": 2, "max_steps": 150}),  # truncation by max_steps amid forced moves
+    ("rami51_v3", {"num_players": 3, "elimination_score": 80}),
+    ("rami51_v3", {"num_players": 2, "max_steps": 150}),  # truncation by max_steps amid forced moves
 ]
 
 

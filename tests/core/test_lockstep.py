@@ -18,8 +18,8 @@ CASES = [
     ("odin_v1", {"num_players": 2}, 60),
     ("odin_v1", {"num_players": 6, "reward_mode": "round"}, 50),
     # rami51: no turn cap (every episode plays to its end); low elimination score for whole matches
-    ("rami51_v2", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
-    ("rami51_v2", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
+    ("rami51_v3", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
+    ("rami51_v3", {"num_players": 3, "elimination_score": 60, "max_turns_per_round": 0, "reward_mode": "round"}, 15),
     # frime: rounds of 3 cards (random players seldom go out with longer hands), no turn cap
     ("frime_v1", {"num_players": 4, "single_round": True, "max_turns_per_round": 0}, 100),
     ("frime_v1", {"num_players": 6, "single_round": True, "max_turns_per_round": 0, "reward_mode": "round"}, 50),
@@ -28,11 +28,11 @@ CASES = [
     ("classes_v2", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
                     "run_same_suit": False, "same_rank_sets": False, "reward_mode": "round"}, 30),
     # small turn caps: void rounds (the match goes on) in whole matches
-    ("rami51_v2", {"num_players": 2, "elimination_score": 60, "max_turns_per_round": 6}, 15),
+    ("rami51_v3", {"num_players": 2, "elimination_score": 60, "max_turns_per_round": 6}, 15),
     ("frime_v1", {"num_players": 4, "max_turns_per_round": 5, "reward_mode": "round"}, 15),
     ("classes_v2", {"num_players": 3, "first_class": 10, "max_turns_per_round": 8, "max_steps": 400}, 15),
     # single rounds at the turn cap: truncated
-    ("rami51_v2", {"num_players": 3, "single_round": True, "max_turns_per_round": 12}, 30),
+    ("rami51_v3", {"num_players": 3, "single_round": True, "max_turns_per_round": 12}, 30),
 ]
 
 
@@ -77,7 +77,7 @@ def test_aec_and_vector_lockstep(name, options, games):
 THREAD_CASES = [
     ("president_v0", 6, 400, 600),
     ("odin_v1", 5, 600, 600),
-    ("rami51_v2", 4, 600, 20),
+    ("rami51_v3", 4, 600, 20),
     ("frime_v1", 5, 600, 20),
     ("classes_v2", 3, 600, 20),
 ]

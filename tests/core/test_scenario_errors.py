@@ -19,8 +19,8 @@ CASES = [
     ("president_v0", {"scores": [-5, 0, 0, 0]}, "scores[0]: -5 is out of range (0.."),
     ("president_v0", {"rewards": [math.nan, 0, 0, 0]}, "rewards[0]: expected a finite number"),
     ("odin_v1", {"rewards": [0, math.inf, 0, 0]}, "rewards[1]: expected a finite number"),
-    ("rami51_v2", {"scores": [5000, 0]}, "player 0 has 5000 points, at or past the elimination score 1000"),
-    ("rami51_v2", {"turns": -2}, "'turns': -2 is out of range (0.."),
+    ("rami51_v3", {"scores": [5000, 0]}, "player 0 has 5000 points, at or past the elimination score 1000"),
+    ("rami51_v3", {"turns": -2}, "'turns': -2 is out of range (0.."),
     ("classes_v2", {"round_points": [0, -1, 0, 0]}, "round_points[1]: -1 is out of range"),
 ]
 

@@ -74,7 +74,7 @@ BUMP_NOTE = (
     "of render_text or action_to_str alone (digests and rewards unchanged) needs no new version."
 )
 
-GAMES = ("president_v0", "odin_v1", "rami51_v2", "frime_v1", "classes_v2")
+GAMES = ("president_v0", "odin_v1", "rami51_v3", "frime_v1", "classes_v2")
 
 # (seed, options): two player counts with the default options, then one non-default set
 CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
@@ -90,7 +90,7 @@ CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
         (13, {"num_players": 2, "two_player_colours": 6, "target_score": 10, "reward_mode": "round"}),
         (14, {"num_players": 6, "single_round": True, "auto_play_forced": True}),
     ],
-    "rami51_v2": [
+    "rami51_v3": [
         (21, {"num_players": 2}),
         (22, {"num_players": 4}),
         (23, {"num_players": 3, "decks": 2, "opening_points": 30, "reward_mode": "round",
@@ -110,7 +110,7 @@ CASES: dict[str, list[tuple[int, dict[str, Any]]]] = {
     ],
 }
 # the cap of a playthrough; the other games play the match out
-MAX_STEPS = {"rami51_v2": 1000, "frime_v1": 1000, "classes_v2": 1000}
+MAX_STEPS = {"rami51_v3": 1000, "frime_v1": 1000, "classes_v2": 1000}
 SAFETY_STEPS = 100_000  # a match still running after this many steps is a bug
 VIEW_EVERY = 25  # the public view and the running all-agents digest every this many steps
 
@@ -118,7 +118,7 @@ VIEW_EVERY = 25  # the public view and the running all-agents digest every this 
 NUM_ENVS = 1000
 VEC_SEED = 2024
 SAMPLER_SEED = 7
-VEC_STEPS = {"president_v0": 1000, "odin_v1": 600, "rami51_v2": 1000, "frime_v1": 600, "classes_v2": 600}
+VEC_STEPS = {"president_v0": 1000, "odin_v1": 600, "rami51_v3": 1000, "frime_v1": 600, "classes_v2": 600}
 VEC_FIELDS = ("observation", "legal_action_mask", "current_player", "rewards", "terminated", "truncated",
               "round_ended", "illegal", "forced_moves")
 

@@ -12,7 +12,7 @@ from cardenvs.integrations.gym import LearnerVecEnv, SingleAgentEnv, gym_id
 
 GAMES = [spec.env_id for spec in cardenvs.list_games()]
 SHORT = {"president_v0": {"single_round": True}, "odin_v1": {"single_round": True},
-         "rami51_v2": {"single_round": True}, "frime_v1": {"single_round": True},
+         "rami51_v3": {"single_round": True}, "frime_v1": {"single_round": True},
          "classes_v2": {"single_round": True}}
 
 
@@ -89,7 +89,7 @@ def test_opponents_with_one_method_and_rewards_before_the_first_decision():
         env.reset()
         env.step(RandomSampler(0)(env.action_masks()))
     # round rewards that arrive before the learner's first decision are paid with that decision
-    env = LearnerVecEnv("rami51_v2", 64, opponents="heuristic", reward_mode="round", elimination_score=60,
+    env = LearnerVecEnv("rami51_v3", 64, opponents="heuristic", reward_mode="round", elimination_score=60,
                         num_players=3, seed=1)
     env.reset()
     sampler = RandomSampler(0)

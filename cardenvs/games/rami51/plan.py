@@ -1,8 +1,8 @@
 """Rami 51's turn planner: the search behind its exact masks. (One concern, kept whole past
 1,000 lines: the search and the proofs of its exactness read together.) Given the hand, the meld
-being built and the table, is there a set of new melds (and lay-offs of one given card)
-that completes the meld being built, reaches the opening threshold with a clean run, uses
-a given card, and leaves at least one card in hand?
+being built and the table, is there a set of new melds (and lay-offs that put one given card
+on the table, each on the one before) that completes the meld being built, reaches the
+opening threshold with a clean run, uses a given card, and leaves at least one card in hand?
 
 :func:`plan_feasible` with :func:`plan_windows` and :func:`plan_chains` answer it;
 :func:`opening_feasible` is its plain form ("does this hand hold a >= 51 opening with a
@@ -21,6 +21,14 @@ brute-force tests in ``tests/games/rami51/test_plan.py``:
    an 11-point ace and none is left while an earlier meld holds a natural low ace, the
    two swap (the joker goes to the low ace).
 3. The clean run is chosen first and takes natural cards only.
+4. The given card X reaches a meld laid this turn by a chain of lay-offs (after the
+   opening): on a candidate meld other than the clean run, the meld and the chain are one
+   longer meld (a candidate, or split as in 1), more points if anything; on the clean run,
+   a chain of naturals makes a longer clean run, so only a chain with a wild is searched
+   apart (:func:`_bridged`); the meld being built grows upwards only, so the chains below
+   it, and X in a set's suit it passed, are rows of their own (:func:`_host_chains`).
+   Chains are taken last, after every meld has taken its naturals (a natural in a chain
+   scores nothing).
 """
 
 
@@ -98,7 +106,10 @@ CW_VAL = CW_CARD + NUM_POS  # CW_VAL + i: that card's opening value there (0 in 
 CW_FIELDS = CW_VAL + NUM_POS
 CW_CHAIN = 3
 CW_ALLWILD = 4
-MAX_WINDOWS = 512
+MAX_WINDOWS = 512  # candidates and chains onto table melds
+HOST_ROWS = 4  # rows past them: chains onto melds laid this turn (see _host_chains)
+ROW_B = MAX_WINDOWS + HOST_ROWS + 1  # a scratch row past those: the completion of the meld being built
+NUM_ROWS = ROW_B + 2
 
 # B (the meld being built, its cards added in canonical order) as an int64 vector:
 B_KIND = 0  # BK_*
@@ -110,7 +121,8 @@ B_N = 5  # cards placed
 B_JOKER = 6  # a wild is among them
 B_PTS_RUN = 7  # points of its natural cards if it ends as a run
 B_PTS_SET = 8  # ... if it ends as a set
-B_FIELDS = 9
+B_SUITS = 9  # one card or a set: the suits placed (bit t: suit t)
+B_FIELDS = 10
 BK_EMPTY = 0  # no meld in progress (or one just started, no card yet)
 BK_ONE = 1
 BK_SET = 2
@@ -185,16 +197,16 @@ ST_J, ST_T, ST_W, ST_B, ST_P, ST_N, ST_S = 0, 1, 2, 3, 4, 5, 6  # rows of the se
 # copied at every call), and its arrays have constant shapes and strides.
 PLAN_DTYPE = np.dtype(
     [
-        ("cw", np.int16, (MAX_WINDOWS + 3, CW_FIELDS)),
-        ("tmp", np.int16, (MAX_WINDOWS + 3, CW_FIELDS)),
-        ("order", np.int64, (MAX_WINDOWS + 3,)),
-        ("bound", np.int64, (MAX_WINDOWS + 3,)),
+        ("cw", np.int16, (NUM_ROWS, CW_FIELDS)),
+        ("tmp", np.int16, (NUM_ROWS, CW_FIELDS)),
+        ("order", np.int64, (NUM_ROWS,)),
+        ("bound", np.int64, (NUM_ROWS,)),
         ("stack", np.int64, (8, MAX_DEPTH)),
         ("undo", np.int64, (MAX_DEPTH + 2, NUM_POS)),
         ("low_ace", np.int64, (4,)),
         ("scratch", np.int64, (SCRATCH,)),
-        ("bound0", np.int64, (MAX_WINDOWS + 3,)),
-        ("row_bits", np.int64, (MAX_WINDOWS + 3,)),  # see plan_windows
+        ("bound0", np.int64, (NUM_ROWS,)),
+        ("row_bits", np.int64, (NUM_ROWS,)),  # see plan_windows
     ]
 )
 
@@ -421,6 +433,7 @@ def plan_chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table
     on a set missing its suit. ``own_run``: X is a joker and the plan's clean run, laid
     this turn, will take it as a lay-off (the caller checked that it can): a joker row
     even without a table meld for it. Chains score no points (their ``bound`` is 0).
+    Chains onto the melds of this turn are :func:`plan_feasible`'s (see _host_chains).
     Returns the new row count."""
     cw, bound, bound0 = pb[0], pb[3], pb[8]
     K0 = K
@@ -437,86 +450,190 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
         # a joker laid off anywhere a card can go: one row is enough (they are all alike)
         if W == 0 or K >= MAX_WINDOWS:
             return K
-        for m in range(num_melds + (1 if own_run else 0)):
-            ok = m == num_melds  # past the table: the clean run of this turn's opening
-            if ok:
-                pass  # a free end (see the caller)
-            elif table_kind[m] == KIND_SET:
-                size = 0
-                for t in range(4):
-                    if table_slots[m, t] >= 0:
-                        size += 1
-                ok = size < 4 if rules[R_SET_DISTINCT] else (rules[R_SET_MAX] == 0 or size < rules[R_SET_MAX])
+        if own_run:  # a free end of the clean run of this turn's opening (see the caller)
+            return _joker_row(N, X, cw, K)
+        for m in range(num_melds):
+            K1 = K
+            if table_kind[m] == KIND_SET:
+                K1 = _set_chain(rules, N, W, X, np.int64(table_key[m]), _table_suits(table_slots, m), cw, K,
+                                MAX_WINDOWS)
             elif table_kind[m] == KIND_RUN:
-                lo = np.int64(table_lo[m])
-                hi = np.int64(table_hi[m])
-                ok = (lo > 0 and run_window_ok(rules, lo - 1, hi)) or (
-                    hi < NUM_POS - 1 and run_window_ok(rules, lo, hi + 1)
-                )
-            if ok:
-                cw[K, CW_CARD] = -1
-                cw[K, CW_VAL] = 0
-                _window_row(cw, K, np.int64(CW_CHAIN), ONE, N, X)
-                cw[K, CW_CLEAN] = 0
-                cw[K, CW_XIN] = 1
-                return K + 1
+                K1 = _run_chains(rules, N, W, X, np.int64(table_key[m]), np.int64(table_lo[m]),
+                                 np.int64(table_hi[m]), cw, K, MAX_WINDOWS)
+            if K1 > K:
+                return K1
         return K
     if X < 0 or X >= NUM_FACES or N[X] == 0:
         return K
-    xr = X // 4
-    xs = X % 4
     for m in range(num_melds):
-        kind = table_kind[m]
-        if kind == KIND_SET:
-            if table_key[m] != xr:
-                continue
-            size = 0
-            occ = 0
-            for t in range(4):
-                if table_slots[m, t] >= 0:
-                    size += 1
-                    occ |= 1 << t
-            if (rules[R_SET_MAX] > 0 and size >= rules[R_SET_MAX]) or (rules[R_SET_DISTINCT] and (occ >> xs) & 1):
-                continue
-            if K >= MAX_WINDOWS:
-                break
-            cw[K, CW_CARD] = X
-            cw[K, CW_VAL] = 0
-            _window_row(cw, K, np.int64(CW_CHAIN), ONE, N, X)
-            cw[K, CW_CLEAN] = 0
-            K += 1
-        elif kind == KIND_RUN:
-            if table_key[m] != xs:
-                continue
-            lo = np.int64(table_lo[m])
-            hi = np.int64(table_hi[m])
-            for xp in (xr if xr > 0 else ACE_LOW, xr if xr > 0 else ACE_HIGH):
-                if xp > hi:
-                    a, b = hi + 1, xp
-                    nlo, nhi = lo, xp
-                elif xp < lo:
-                    a, b = xp, lo - 1
-                    nlo, nhi = xp, hi
-                else:
-                    continue
-                if not run_window_ok(rules, nlo, nhi) or K >= MAX_WINDOWS:
-                    continue
-                L = b - a + 1
-                nat = 0
-                for i in range(L):
-                    c = card_at(xs, a + i)
-                    cw[K, CW_CARD + i] = c
-                    cw[K, CW_VAL + i] = 0
-                    if N[c] > 0:
-                        nat += 1
-                if L - nat > W:
-                    continue
-                _window_row(cw, K, np.int64(CW_CHAIN), L, N, X)
-                cw[K, CW_CLEAN] = 0
-                K += 1
-                if xr > 0:
-                    break
+        if table_kind[m] == KIND_SET:
+            K = _set_chain(rules, N, W, X, np.int64(table_key[m]), _table_suits(table_slots, m), cw, K, MAX_WINDOWS)
+        elif table_kind[m] == KIND_RUN:
+            K = _run_chains(rules, N, W, X, np.int64(table_key[m]), np.int64(table_lo[m]), np.int64(table_hi[m]),
+                            cw, K, MAX_WINDOWS)
     return K
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _table_suits(table_slots, m):
+    """The suits of table set m (bit t: suit t)."""
+    occ = ZERO
+    for t in range(4):
+        if table_slots[m, t] >= 0:
+            occ |= ONE << np.int64(t)
+    return occ
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _joker_row(N, X, cw, K):
+    """A chain row of one wild: the joker X laid off (wherever a card can go)."""
+    cw[K, CW_CARD] = -1
+    cw[K, CW_VAL] = 0
+    _window_row(cw, K, np.int64(CW_CHAIN), ONE, N, X)
+    cw[K, CW_CLEAN] = 0
+    cw[K, CW_XIN] = 1
+    return K + 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _set_chain(rules, N, W, X, rank, occ, cw, K, cap):
+    """The chain row that lays X off on a set of ``rank`` holding the suits ``occ``: X
+    alone, where its suit is free (X a joker: where any suit is). Rows up to ``cap``."""
+    size = POP14[occ]
+    if K >= cap:
+        return K
+    if X == JOKER:
+        ok = size < 4 if rules[R_SET_DISTINCT] else (rules[R_SET_MAX] == 0 or size < rules[R_SET_MAX])
+        if W == 0 or not ok:
+            return K
+        return _joker_row(N, X, cw, K)
+    if X // 4 != rank:
+        return K
+    if (rules[R_SET_MAX] > 0 and size >= rules[R_SET_MAX]) or (rules[R_SET_DISTINCT] and (occ >> (X % 4)) & 1):
+        return K
+    cw[K, CW_CARD] = X
+    cw[K, CW_VAL] = 0
+    _window_row(cw, K, np.int64(CW_CHAIN), ONE, N, X)
+    cw[K, CW_CLEAN] = 0
+    return K + 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _run_chains(rules, N, W, X, suit, lo, hi, cw, K, cap):
+    """The chain rows that lay X off on a run of ``suit`` over positions lo..hi: the cards
+    from the run's end up to X's position, each laid off on the one before (naturals, or
+    wilds standing for them; at most W wilds missing); an ace may go at either end. X a
+    joker: one row when the run has a free end. Rows up to ``cap``."""
+    if X == JOKER:
+        if W == 0 or K >= cap:
+            return K
+        if (lo > 0 and run_window_ok(rules, lo - 1, hi)) or (hi < NUM_POS - 1 and run_window_ok(rules, lo, hi + 1)):
+            return _joker_row(N, X, cw, K)
+        return K
+    if X % 4 != suit:
+        return K
+    xr = X // 4
+    for xp in (xr if xr > 0 else ACE_LOW, xr if xr > 0 else ACE_HIGH):
+        if xp > hi:
+            a, b = hi + 1, xp
+            nlo, nhi = lo, xp
+        elif xp < lo:
+            a, b = xp, lo - 1
+            nlo, nhi = xp, hi
+        else:
+            continue
+        if not run_window_ok(rules, nlo, nhi) or K >= cap:
+            continue
+        L = b - a + 1
+        nat = 0
+        for i in range(L):
+            c = card_at(suit, a + i)
+            cw[K, CW_CARD + i] = c
+            cw[K, CW_VAL + i] = 0
+            if N[c] > 0:
+                nat += 1
+        if L - nat > W:
+            continue
+        _window_row(cw, K, np.int64(CW_CHAIN), L, N, X)
+        cw[K, CW_CLEAN] = 0
+        K += 1
+        if xr > 0:
+            break
+    return K
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _host_chains(rules, N, W, X, binfo, cw, brow, kind, pb, K):
+    """Append (from row K) the chains that lay X off on the meld being built once it is
+    completed by row ``brow`` as a meld of ``kind`` and laid: below its first card (the
+    meld is built upwards from it), above its last, on a set the suits it lacks. Chains
+    score nothing (``bound`` 0). Returns the new row count."""
+    bound, bound0 = pb[3], pb[8]
+    K0 = K
+    cap = np.int64(MAX_WINDOWS + HOST_ROWS)
+    L = cw[brow, CW_LEN]
+    if kind == KIND_RUN:
+        K = _run_chains(rules, N, W, X, binfo[B_SUIT], binfo[B_LO], binfo[B_HI] + L, cw, K, cap)
+    else:
+        occ = binfo[B_SUITS]
+        for i in range(L):
+            occ |= ONE << np.int64(cw[brow, CW_CARD + i] % 4)
+        K = _set_chain(rules, N, W, X, binfo[B_RANK], occ, cw, K, cap)
+    for j in range(K0, K):
+        bound[j] = 0
+        bound0[j] = 0
+    return K
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def _bridged(rules, pb, K, N, W, budget, pts, srem, need_pts, X, xbase, min_win, nwin, brow, bL):
+    """Plans whose clean run (a candidate, laid all natural) takes the card X (a natural of
+    its suit) by a chain of lay-offs, laid once the opening is made: the cards from the
+    run's end up to X, a wild standing for some (a chain of naturals makes the run and
+    the chain one longer clean run, which the other searches find). ``brow`` (when >= 0):
+    the completion of the meld being built, ``bL`` cards, taken too. No bans (CW_BAN):
+    they hold for plans without such a chain only. Rows K.. are the chain's."""
+    cw, bound, bound0, undo, low_ace, scratch = pb[0], pb[3], pb[8], pb[5], pb[6], pb[7]
+    u0 = scratch[SC_U0]
+    xs = X % 4
+    cap = np.int64(MAX_WINDOWS + HOST_ROWS)
+    depth = ONE if brow < 0 else np.int64(2)
+    for i in range(K):
+        if cw[i, CW_KIND] != KIND_RUN or not cw[i, CW_CLEAN]:
+            continue
+        c0 = np.int64(cw[i, CW_CARD])
+        L = np.int64(cw[i, CW_LEN])
+        if c0 % 4 != xs or L + bL > budget:
+            continue
+        lo = c0 // 4  # a run starts at its low ace, never at a high one
+        Ke = _run_chains(rules, N, W, X, xs, lo, lo + L - 1, cw, K, cap)
+        if Ke == K:
+            continue
+        for j in range(K, Ke):
+            bound[j] = 0
+            bound0[j] = 0
+        for j in range(Ke):
+            cw[j, CW_BAN] = 0
+        cw[ROW_B, CW_BAN] = 0
+        used0, g0, d0 = _take(cw, i, N, ZERO, low_ace, TRUE, FALSE, undo[0], u0)
+        if used0 < 0:
+            continue
+        ok = False
+        if brow < 0:
+            ok = _dfs(pb, Ke, ZERO, N, W, budget - L, pts + g0, srem - d0, need_pts, X, xbase, TRUE, min_win, nwin,
+                      Ke - 1, depth)
+        else:
+            used, g1, d1 = _take(cw, brow, N, W, low_ace, FALSE, FALSE, undo[1], u0)
+            if used >= 0:
+                ok = _dfs(pb, Ke, ZERO, N, W - used, budget - L - bL, pts + g0 + g1, srem - d0 - d1, need_pts, X,
+                          xbase, TRUE, min_win, nwin, Ke - 1, depth)
+                _untake(cw, brow, bL, N, low_ace, undo[1])
+        if ok and scratch[SC_WIT_ON]:
+            _record_row(cw, i, undo[0], scratch)
+        _untake(cw, i, L, N, low_ace, undo[0])
+        if ok:
+            return True
+    return False
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
@@ -939,6 +1056,10 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
     - their points (the meld being built included) reach ``need_pts``,
     - one of them is a clean run (a run of natural cards only) when ``need_clean``,
     - the card X (a natural, or a joker when X is 52) is among the cards laid when ``need_x``,
+      in a meld or by lay-offs once the opening is made: a chain of them onto a table meld
+      (the rows of :func:`plan_chains`), onto the meld being built (:func:`_host_chains`) or
+      onto the clean run (:func:`_bridged`); on another meld of the turn the chain and the
+      meld are one longer meld, a candidate or split into candidates (fact 1),
     - at least ``min_win`` new melds are laid when nothing is being built,
     - at most ``budget`` cards of the hand are used and at most ``W`` wilds?
 
@@ -959,8 +1080,10 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         srem = ONE << np.int64(40)  # nothing to bound
     elif srem < 0:
         srem = points_potential(N, u0)
-    brow = MAX_WINDOWS + 1  # a scratch row past the candidates
+    brow = ROW_B  # a scratch row past the candidates
     bk = binfo[B_KIND]
+    # the taken card may reach the clean run by lay-offs, a wild among them
+    bridge = need_x and need_clean and X >= 0 and X != JOKER and W > 0
     for j in range(K):
         cw[j, CW_BAN] = 0
     cw[brow, CW_BAN] = 0
@@ -985,7 +1108,8 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
             # no plan has this run as its clean run: later searches may not lay it clean
             # (a plan where it is clean was just searched)
             cw[i, CW_BAN] = 1
-        return False
+        return bridge and _bridged(rules, pb, K, N, W, budget, ZERO, srem, need_pts, X, xbase, min_win, ONE,
+                                   np.int64(-1), ZERO)
     # a meld is being built: try each completion (it counts as the meld laid); when the
     # card to lay is a joker, also each completion with the joker where a natural is held
     idx = ZERO
@@ -1001,6 +1125,12 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         if L > budget:
             continue
         base = binfo[B_PTS_RUN] if kind == KIND_RUN else binfo[B_PTS_SET]
+        Kh = K  # with the chains onto this meld once laid
+        lx = last_x
+        if need_x:
+            Kh = _host_chains(rules, N, W, X, binfo, cw, brow, kind, pb, K)
+            if Kh > K:
+                lx = Kh - 1
         for v in range(-1, L if forced_ok else 0):
             c = 0
             keep_val = 0
@@ -1011,8 +1141,8 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
                 keep_val = cw[brow, CW_VAL + v]
                 cw[brow, CW_CARD + v] = -1
                 cw[brow, CW_VAL + v] = 0
-            ok = _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
-                                    brow, kind, L, base, v < 0, srem)
+            ok = _complete_and_rest(rules, N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, Kh, lx,
+                                    brow, kind, L, base, v < 0, srem, bridge)
             if v >= 0:
                 cw[brow, CW_CARD + v] = c
                 cw[brow, CW_VAL + v] = keep_val
@@ -1022,10 +1152,10 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
-def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
-                       brow, kind, L, base, may_be_clean, srem):
+def _complete_and_rest(rules, N, W, budget, need_pts, need_clean, X, xbase, need_x, binfo, pb, K, last_x,
+                       brow, kind, L, base, may_be_clean, srem, bridge):
     """Take the completion in row ``brow``, then search the rest of the turn. Bans (see
-    CW_BAN) hold within this call only."""
+    CW_BAN) hold within this call only. ``bridge``: also the plans of :func:`_bridged`."""
     cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
     u0 = scratch[SC_U0]
     for j in range(K):
@@ -1066,7 +1196,11 @@ def _complete_and_rest(N, W, budget, need_pts, need_clean, X, xbase, need_x, bin
                 break
             cw[i, CW_BAN] = 1
         cw[brow, CW_BAN] = 0
-        return ok
+        if ok:
+            return True
+        # (d) a clean run that takes X by lay-offs through a wild (see _bridged; no bans)
+        return bridge and _bridged(rules, pb, K, N, W, budget, base, srem, need_pts, X, xbase, ZERO, np.int64(2),
+                                   brow, L)
     # (c) the completion, then the rest
     used, gained, drop = _take(cw, brow, N, W, low_ace, FALSE, FALSE, undo[0], u0)
     if used < 0:

@@ -39,6 +39,7 @@ from cardenvs.games.rami51.plan import (
     B_PTS_SET,
     B_RANK,
     B_SUIT,
+    B_SUITS,
     BK_EMPTY,
     BK_ONE,
     BK_RUN,
@@ -312,6 +313,7 @@ def _binfo(s, b):
         b[B_KIND] = BK_ONE
         b[B_RANK] = r
         b[B_SUIT] = c0 % 4
+        b[B_SUITS] = np.int64(1) << (c0 % 4)
         b[B_LO] = p
         b[B_HI] = p
         if s.build_phys[0] != JOKER:
@@ -325,10 +327,13 @@ def _binfo(s, b):
         b[B_LO] = c0 % 4
         b[B_HI] = s.build_rep[n - 1] % 4
         pts = 0
+        suits = 0
         for i in range(n):
+            suits |= np.int64(1) << np.int64(s.build_rep[i] % 4)
             if s.build_phys[i] != JOKER:
                 pts += rank_value(c0 // 4)
         b[B_PTS_SET] = pts
+        b[B_SUITS] = suits
     else:
         lo = T.run_pos(RULES, c0, True)
         b[B_KIND] = BK_RUN

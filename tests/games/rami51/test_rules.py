@@ -32,7 +32,7 @@ from tests.games.table import OneGame, act, legal, st
 
 # --------------------------------------------------------------------------- helpers
 def make(num_players: int = 2, **options):
-    return cardenvs.make_raw("rami51_v2", num_players=num_players, **options)
+    return cardenvs.make_raw("rami51_v3", num_players=num_players, **options)
 
 
 def load(env, seed: int = 0, **scenario):
@@ -611,10 +611,11 @@ def _minus(counts, use):
     return c
 
 
-def ref_outcomes(hand, table, opened, x, opening, me):
+def ref_outcomes(hand, table, opened, x, opening, me, layoff_new=True):
     """Every legal end of the turn from the play phase, straight from the rules: new melds
     (points >= opening with a clean run when not opened; jokers count 0), then lay-offs
     on any meld once opened, the taken card x laid, a card kept, then the discard.
+    ``layoff_new=False``: lay-offs on the table's melds only, not on the new ones.
     Returns {(final table, discard)}."""
     melds = ref_melds(hand)
     outs = set()
@@ -626,8 +627,8 @@ def ref_outcomes(hand, table, opened, x, opening, me):
         if (not opened and new and not opens) or (not opens and x >= 0):
             return
         full = list(table) + [(m, me) for m in new]
-        options = [[(e, u, o) for e, u in ref_extensions(m, left)] if opens else [(m, Counter(), o)]
-                   for m, o in full]
+        options = [[(e, u, o) for e, u in ref_extensions(m, left)] if opens and (layoff_new or i < len(table))
+                   else [(m, Counter(), o)] for i, (m, o) in enumerate(full)]
         for choice in itertools.product(*options):
             use = sum((u for _, u, _ in choice), Counter())
             if not all(left[k] >= n for k, n in use.items()):
@@ -789,6 +790,78 @@ def test_take_joker_mask_is_exact_brute_force():
     assert min(seen.values()) >= 5
 
 
+def chain_position(rng):
+    """A position of the draw phase made for chains of lay-offs: a clean run of three, the
+    discard top one to three places past one of its ends, jokers and naturals that may
+    bridge the gap, a set for the points; sometimes a table run of the same suit, or the
+    player opened already. Two players, one deck."""
+    while True:
+        s = int(rng.integers(4))
+        lo = int(rng.integers(0, 12))
+        run = [_cat(s, q) for q in range(lo, lo + 3)]
+        d = int(rng.choice([1, 2, 2, 2, 3]))  # two places: a joker or a natural between
+        ends = [q for q in (lo - d, lo + 2 + d) if 0 <= q <= 13 and not (q == 13 and lo == 0)]
+        if not ends:
+            continue
+        x = _cat(s, int(rng.choice(ends)))
+        if x in run:
+            continue
+        free = [c for c in range(52) if c not in run and c != x]
+        r = int(rng.choice(sorted({c // 4 for c in free})))
+        suits = [t for t in range(4) if r * 4 + t in free]
+        if len(suits) < 3:
+            continue
+        hand = run + [r * 4 + int(t) for t in rng.choice(suits, size=3, replace=False)]
+        jokers = int(rng.choice([0, 1, 1, 1, 2]))
+        if jokers == 2 or rng.random() < 0.3:
+            hand.pop()  # the set short of a natural (a joker may stand in)
+        between = [c for c in free if c % 4 == s and c not in hand]
+        if between and jokers < 2 and rng.random() < 0.5:
+            hand.append(between[int(rng.integers(len(between)))])
+        rest = [c for c in free if c not in hand]
+        rng.shuffle(rest)
+        hand += rest[:1]
+        rest = rest[1:]
+        melds = []
+        if rng.random() < 0.3:
+            q0 = int(rng.integers(0, 12))
+            table = [_cat(s, q) for q in range(q0, q0 + 3)]
+            if all(c in rest for c in table):
+                melds = [{"owner": 1, "cards": [card_str(c) for c in table]}]
+                rest = [c for c in rest if c not in table]
+        return {"hands": [[card_str(c) for c in hand] + ["X"] * jokers, None], "melds": melds,
+                "opened": [bool(rng.random() < 0.15), bool(melds)], "phase": "draw", "current": 0,
+                "pending": None, "pile": [card_str(rest[0]), card_str(x)]}
+
+
+def test_take_mask_is_exact_on_chains_of_lay_offs_brute_force():
+    """On positions made for chains of lay-offs (onto a table run, onto a meld laid in the
+    same turn, a joker bridging): the top of the discard pile may be taken exactly when a
+    legal turn lays it, and after the take the turns the masks reach are exactly the legal
+    ones, with no dead end. Some of the positions need a chain onto a meld of the turn."""
+    rng = np.random.default_rng(21)
+    seen = Counter()
+    for it in range(50):
+        op = int(rng.choice([20, 30, 40, 51]))
+        env = make(2, opening_points=op)
+        sc = chain_position(rng)
+        env.reset(seed=it, options={"scenario": sc})
+        rec = env._state[0]
+        hand = rec["hands"][0].astype(np.int64).copy()
+        x = card_id(sc["pile"][-1])
+        hand[x] += 1
+        ref = ref_outcomes(hand, table_of(rec), bool(rec["opened"][0]), x, op, 0)
+        assert ("take" in legal(env)) == bool(ref), (sc, op)
+        seen[bool(ref)] += 1
+        if ref:
+            if not ref_outcomes(hand, table_of(rec), bool(rec["opened"][0]), x, op, 0, layoff_new=False):
+                seen["chain onto a meld of the turn"] += 1
+            act(env, "take")
+            got, _ = mask_outcomes(env)
+            assert got == ref, (sc, op, sorted(got - ref)[:3], sorted(ref - got)[:3])
+    assert min(seen.values()) >= 5, seen
+
+
 def test_taken_joker_laid_off_on_the_opening_run_of_the_same_turn():
     """The joker's only use is a lay-off on the clean run laid this turn (in the run it
     would spoil it): taking it is legal, and the turn can be played to the win."""
@@ -800,6 +873,130 @@ def test_taken_joker_laid_off_on_the_opening_run_of_the_same_turn():
     act(env, "layoff 0", "X=Th", "discard 2c")
     d = st(env)
     assert d["round"] == 2 or d["winner"] == 0
+
+
+# --------------------------------------------------------------------------- chains of lay-offs
+CHAIN_HAND = "Jc Qc Kc 8c 8h 8s 2d X"
+
+
+def steps(env, *texts: str) -> list[set[str]]:
+    """Play the steps (each checked legal first); the legal moves after each."""
+    out = []
+    for text in texts:
+        act(env, text)
+        out.append(legal(env))
+    return out
+
+
+def test_taken_card_bridged_by_a_joker_onto_the_opening_run():
+    """Regression (rami51_v2 refused the take): the 9c reaches the opening's clean run
+    J Q K only through a joker laid off first as the Tc (in the run, the joker would spoil
+    it, and 30 + 24 needs that run clean). Either meld may come first."""
+    env = load(make(2), hands=[CHAIN_HAND, None], pile=["5d", "9c"], phase="draw", current=0)
+    assert legal(env) == {"draw", "take"}
+    assert steps(env, "take", "meld") == [{"meld"}, {"add Jc", "add 8c"}]
+    assert steps(env, "Jc", "Qc", "Kc", "close", "meld", "8c", "8h", "8s", "close") == [
+        {"add Qc"}, {"add Kc"}, {"close"}, {"meld"}, {"add 8c"}, {"add 8h"}, {"add 8s"}, {"close"}, {"layoff 0"}]
+    assert steps(env, "layoff 0", "X=Tc", "layoff 0", "9c") == [
+        {"add X=Tc"}, {"layoff 0"}, {"add 9c"}, {"discard 2d"}]
+    assert st(env)["melds"][0]["cards"] == ["9c", "X=Tc", "Jc", "Qc", "Kc"]
+    act(env, "discard 2d")
+    assert st(env)["winner"] == 0
+    # the set first: the run is still to come, the chain onto it still possible
+    env = load(make(2), hands=[CHAIN_HAND, None], pile=["5d", "9c"], phase="draw", current=0)
+    assert steps(env, "take", "meld", "8c", "8h", "8s", "close", "meld") == [
+        {"meld"}, {"add Jc", "add 8c"}, {"add 8h"}, {"add 8s"}, {"close"}, {"meld"}, {"add Jc"}]
+    assert steps(env, "Jc", "Qc", "Kc", "close", "layoff 1", "X=Tc", "layoff 1", "9c") == [
+        {"add Qc"}, {"add Kc"}, {"close"}, {"layoff 1"}, {"add X=Tc"}, {"layoff 1"}, {"add 9c"}, {"discard 2d"}]
+    # the same turn with the 9c drawn from the stock (nothing to lay): accepted as before
+    env = load(make(2), **position([CHAIN_HAND + " 9c", None], pile=["5d"], drawn="9c"))
+    meld(env, "Jc Qc Kc")
+    meld(env, "8c 8h 8s")
+    act(env, "layoff 0", "X=Tc", "layoff 0", "9c", "discard 2d")
+    assert st(env)["winner"] == 0
+
+
+@pytest.mark.parametrize("hand,top,why", [
+    ("Jc Qc Kc 8c 8h 8s 2d 3h", "9c", "no joker to bridge the Tc"),
+    ("Jc Qc Kc 6c 6h 6s 2d X", "9c", "30 + 18: the lay-offs add no points"),
+    ("Jc Qc Kc 7c 7h 7s 2d X", "8c", "the 9c and the Tc missing: two lay-offs to bridge, one joker"),
+    ("Jc Qc Kc 8c 8h 8s 5d X", "2c", "above the K the ace then the 2 is K-A-2; below the J, too far"),
+])
+def test_chains_onto_the_opening_run_that_stay_illegal(hand, top, why):
+    env = load(make(2), hands=[hand, None], pile=["4h", top], phase="draw", current=0)
+    assert legal(env) == {"draw"}, why
+
+
+def test_chain_of_three_onto_the_opening_run():
+    """The taken 8c laid off third, after a joker as the Tc and the natural 9c, on the J Q K
+    laid this turn (a meld 8c 9c X=Tc would do as well)."""
+    env = load(make(2), hands=["Jc Qc Kc 9c 7h 7s 7d 2d X", None], pile=["4s", "8c"], phase="draw", current=0)
+    assert legal(env) == {"draw", "take"}
+    assert steps(env, "take", "meld") == [{"meld"}, {"add 7d", "add 8c", "add Jc", "add X=7c"}]
+    act(env, "Jc", "Qc", "Kc", "close")
+    meld(env, "7d 7h 7s")
+    assert legal(env) == {"meld", "layoff 0"}
+    assert steps(env, "layoff 0", "X=Tc", "layoff 0", "9c", "layoff 0", "8c") == [
+        {"add X=Tc"}, {"layoff 0"}, {"add 9c"}, {"layoff 0"}, {"add 8c"}, {"discard 2d"}]
+    assert st(env)["melds"][0]["cards"] == ["8c", "9c", "X=Tc", "Jc", "Qc", "Kc"]
+
+
+def test_chains_onto_a_table_meld():
+    """Onto another player's 5d 6d 7d: the 9d after a joker as the 8d (two lay-offs), the Td
+    after the 8d and a joker as the 9d (three); with one joker for the 8d and the 9d, no."""
+    table = [{"owner": 1, "cards": ["5d", "6d", "7d"]}]
+    env = load(make(2), hands=["Th Jh Qh 7c 7h 7s 2c X", None], pile=["4s", "9d"], phase="draw", current=0,
+               melds=table, opened=[False, True])
+    assert legal(env) == {"draw", "take"}
+    act(env, "take")
+    meld(env, "Th Jh Qh")
+    meld(env, "7c 7h 7s")
+    assert steps(env, "layoff 0", "X=8d", "layoff 0", "9d") == [{"add X=8d"}, {"layoff 0"}, {"add 9d"}, {"discard 2c"}]
+    env = load(make(2), hands=["Th Jh Qh 7c 7h 7s 8d 2c X", None], pile=["4s", "Td"], phase="draw", current=0,
+               melds=table, opened=[False, True])
+    assert legal(env) == {"draw", "take"}
+    act(env, "take")
+    meld(env, "Th Jh Qh")
+    meld(env, "7c 7h 7s")
+    assert legal(env) == {"meld", "layoff 0"}  # 8d X=9d Td as a meld, or laid off
+    assert steps(env, "layoff 0", "8d", "layoff 0", "X=9d", "layoff 0", "Td") == [
+        {"add 8d"}, {"layoff 0"}, {"add X=9d"}, {"layoff 0"}, {"add Td"}, {"discard 2c"}]
+    assert st(env)["melds"][0]["cards"] == ["5d", "6d", "7d", "8d", "X=9d", "Td"]
+    env = load(make(2), hands=["Th Jh Qh 7c 7h 7s 2c X", None], pile=["4s", "Td"], phase="draw", current=0,
+               melds=table, opened=[False, True])
+    assert legal(env) == {"draw"}
+
+
+def test_chains_onto_the_meld_being_built():
+    """The taken card may go on the meld being built once it is laid: below its first card
+    (a meld is built upwards), alone or after other lay-offs, or on a set in a suit that the
+    canonical order has passed. Such melds may be started and built (rami51_v2 masked them
+    out: only the meld holding the card was offered)."""
+    opened = [True, False]
+    # the 4c below 5c 6c 7c
+    env = load(make(2), **position(["5c 6c 7c 9s 2d 4c", None], pending="4c", opened=opened))
+    assert steps(env, "meld") == [{"add 4c", "add 5c"}]
+    assert steps(env, "5c", "6c", "7c", "close", "layoff 0", "4c") == [
+        {"add 6c"}, {"add 7c"}, {"close"}, {"layoff 0"}, {"add 4c"}, {"discard 2d", "discard 9s"}]
+    # the 3c after the 4c (two lay-offs), or after a joker as the 4c
+    env = load(make(2), **position(["4c 5c 6c 7c 9s 2d 3c", None], pending="3c", opened=opened))
+    assert steps(env, "meld") == [{"add 3c", "add 4c", "add 5c"}]
+    assert steps(env, "5c", "6c", "7c", "close", "layoff 0", "4c", "layoff 0", "3c") == [
+        {"add 6c"}, {"add 7c"}, {"close"}, {"layoff 0"}, {"add 4c"}, {"layoff 0"}, {"add 3c"},
+        {"discard 2d", "discard 9s"}]
+    env = load(make(2), **position(["5c 6c 7c X 9s 2d 3c", None], pending="3c", opened=opened))
+    assert steps(env, "meld") == [{"add 3c", "add 5c", "add X=4c"}]
+    assert steps(env, "5c", "6c", "7c", "close", "layoff 0", "X=4c", "layoff 0", "3c") == [
+        {"add 6c"}, {"add 7c"}, {"close"}, {"layoff 0"}, {"add X=4c"}, {"layoff 0"}, {"add 3c"},
+        {"discard 2d", "discard 9s"}]
+    # the 8d on 8c 8h 8s
+    env = load(make(2), **position(["8c 8h 8s 2d 9s 8d", None], pending="8d", opened=opened))
+    assert steps(env, "meld", "8c", "8h", "8s", "close", "layoff 0", "8d") == [
+        {"add 8c", "add 8d"}, {"add 8d", "add 8h"}, {"add 8s"}, {"close"}, {"layoff 0"}, {"add 8d"},
+        {"discard 2d", "discard 9s"}]
+    # when opening: the clean run being built takes the 9c through a joker below its first card
+    env = load(make(2), **position([CHAIN_HAND + " 9c", None], pile=["5d"], pending="9c"))
+    assert steps(env, "meld", "Jc") == [{"add Jc", "add 8c"}, {"add Qc"}]
 
 
 # --------------------------------------------------------------------------- random play
@@ -831,7 +1028,7 @@ def check_states(venv, prev_melds=None):
 
 @pytest.mark.parametrize("players,num_envs,steps", [(2, 150, 1500), (4, 100, 1500), (6, 50, 1200)])
 def test_random_play_invariants(players, num_envs, steps):
-    venv = cardenvs.make_vec("rami51_v2", num_envs=num_envs, seed=players, num_players=players,
+    venv = cardenvs.make_vec("rami51_v3", num_envs=num_envs, seed=players, num_players=players,
                              max_turns_per_round=60, elimination_score=150)
     sample = RandomSampler(players)
     state = venv.reset()
@@ -939,7 +1136,7 @@ def test_heuristic_is_legal_and_batch_agrees():
 
     spec = cardenvs.get_spec("rami51")
     heur = make_agent("heuristic", spec)
-    env = cardenvs.make_vec("rami51_v2", num_envs=64, seed=3, num_players=3)
+    env = cardenvs.make_vec("rami51_v3", num_envs=64, seed=3, num_players=3)
     rng = np.random.default_rng(3)
     sample = RandomSampler(3)
     st_ = env.reset()
@@ -994,7 +1191,7 @@ def _first_cards_searched(states, out):
 def _positions_from_random_play(seed: int, steps: int, keep) -> np.ndarray:
     """Copies of the states of 256 four-player games in random play, after each step, of
     the games ``keep(states, step)`` selects (a bool per game)."""
-    venv = cardenvs.make_vec("rami51_v2", num_envs=256, seed=seed, num_players=4)
+    venv = cardenvs.make_vec("rami51_v3", num_envs=256, seed=seed, num_players=4)
     sample = RandomSampler(seed)
     state = venv.reset()
     found = []
