@@ -196,3 +196,14 @@ def test_the_gymnasium_envs_feed_a_search_opponent_the_state():
     obs, info = venv.reset(seed=2)
     for _ in range(20):
         obs, *_, info = venv.step(np.array([np.flatnonzero(m)[0] for m in venv.action_masks()]))
+
+
+def test_rollout_workers_play_a_search_by_name():
+    """The self-play workers (``cardenvs.agents.training.distributed``) feed it the matches' state."""
+    pytest.importorskip("torch")
+    from cardenvs.agents.training.distributed import SelfPlayWorker
+
+    worker = SelfPlayWorker("odin", 4, seed=3, options={"num_players": PLAYERS})
+    out = worker.run({"policy": "search:1", "steps": 6})
+    t, i = np.meshgrid(np.arange(6), np.arange(4), indexing="ij")
+    assert out["action_mask"][t, i, out["action"]].all()

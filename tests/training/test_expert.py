@@ -251,7 +251,6 @@ def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["train", "search", "president"], "cannot deal its unseen cards"),
     (["train", "search", "odin", "--samples", "0"], "samples must be a positive integer"),
     (["train", "search", "odin", "--minutes", "5", "--fit-minutes", "6"], "fit_minutes"),
     (["train", "search", "odin", "--option", "reward_mode=round"], "options may not set reward_mode"),
@@ -267,6 +266,14 @@ def test_cli_train_by_search_refuses_bad_settings(tmp_path, argv, message):
     err = io.StringIO()
     assert main([*argv, "--out", str(tmp_path / "x")], io.StringIO(), err) == 2
     assert message in err.getvalue()
+
+
+def test_cli_train_by_search_refuses_a_game_that_cannot_deal_anew(tmp_path, monkeypatch):
+    """Every game has its re-deal now: one without it (its kernel taken away) is refused."""
+    monkeypatch.delattr(GAME, "deal_unseen_batch")
+    err = io.StringIO()
+    assert main(["train", "search", "odin", "--out", str(tmp_path / "x")], io.StringIO(), err) == 2
+    assert "cannot deal its unseen cards" in err.getvalue()
 
 
 # --------------------------------------------------------------------------- Rami 51
