@@ -906,9 +906,8 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
             for name in ("scorer-1.npz", "scorer-2.npz", "scorer.npz")] == [0.5, 0.5, 0.1]
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
     assert all(0 < float(row["share_of_epoch"]) <= 1 for row in csv.DictReader(open(folder / "fit.csv")))
-    # the labelling ends by the run's clock: the run keeps its budget (6 s), give or take
-    # a first batch, the fits' first minibatches and the workers' start
-    assert summary["elapsed"] < 6 + 30
+    # that the run keeps its budget is checked against a fake clock
+    # (test_the_run_keeps_its_budget_by_its_clock): a wall-clock bound here failed on a busy machine
     matches = []
     config = json.loads((folder / "config.json").read_text())
     assert config["actions_per_position"] == 1 and config["labelled_seat"] == "scorer"
