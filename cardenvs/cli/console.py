@@ -95,7 +95,7 @@ def unreadable(text: str) -> bool:
 def _timeout_action(env: Any) -> int:
     """The next step the game plays for a person whose turn timer ran out."""
     raw = env.unwrapped
-    actions = raw.game.timeout_actions(raw._state[0])
+    actions = raw.game.timeout_actions(raw.state_record()[0])
     return int(actions[0]) if actions else raw.legal_actions()[0]
 
 
@@ -268,7 +268,7 @@ def _agent_action(raw: Any, agent: Agent, observation: np.ndarray, mask: np.ndar
     one-game record too (it deals that copy anew from its seat's view: the env's own record
     is never changed)."""
     if agent.reads_state:
-        return int(agent.act_states(raw._state.copy(), observation[None], mask[None])[0])
+        return int(agent.act_states(raw.state_record(), observation[None], mask[None])[0])
     return int(agent.act(observation, mask))
 
 

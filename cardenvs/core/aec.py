@@ -263,6 +263,12 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         """The full state (hands, piles, scores, turn, phase, rng) as a JSON-able dict."""
         return state_to_dict(self.spec, self._state[0])
 
+    def state_record(self) -> np.ndarray:
+        """A copy of the game's record (shape (1,), the game's ``STATE_DTYPE``), what an
+        agent that reads the state gets (``act_states``: the search agent) and what the
+        vector env's ``states`` holds per game. Changing the copy changes nothing here."""
+        return self._state.copy()
+
     def clone(self) -> CardGameEnv:
         """An independent copy at the same state (for search)."""
         return copy.deepcopy(self)

@@ -303,3 +303,17 @@ def test_the_arrays_a_vector_env_returns_are_the_callers():
     after = venv.load_state_dict(1, venv.state_dict(0))
     assert np.array_equal(before.legal_action_mask, held[0]) and np.array_equal(before.observation, held[1])
     assert np.array_equal(after.observation[1], after.observation[0])
+
+
+def test_state_record_is_a_copy_of_the_games_record():
+    env = cardenvs.make_raw("odin")
+    env.reset(seed=3)
+    rec = env.state_record()
+    assert rec.shape == (1,) and rec.dtype == env.game.STATE_DTYPE
+    before = env.state_dict()
+    rec["hands"] = 0
+    assert env.state_dict() == before
+    venv = cardenvs.make_vec("odin", num_envs=1)
+    venv.reset()
+    venv.load_state_dict(0, before)
+    assert venv.states.tobytes() == env.state_record().tobytes()
