@@ -14,7 +14,7 @@ import numpy as np
 
 from cardenvs.agents.base import Agent
 from cardenvs.core.outcome import win_shares
-from cardenvs.core.protocol import GameSpec
+from cardenvs.core.protocol import GameSpec, env_records
 from cardenvs.core.rng import batch_seeds
 from cardenvs.core.vector import VecEnv
 
@@ -96,7 +96,7 @@ def evaluate(
             for k, agent in enumerate(agents):
                 rows = np.flatnonzero(~done & (cur_slot == k))
                 if rows.size and agent.reads_state:  # a search: the games' records (copies) too
-                    actions[rows] = agent.act_states(env.states[rows], st.observation[rows],
+                    actions[rows] = agent.act_states(env_records(env.states[rows]), st.observation[rows],
                                                      st.legal_action_mask[rows])
                 elif rows.size:
                     actions[rows] = agent.act_batch(st.observation[rows], st.legal_action_mask[rows])

@@ -38,6 +38,7 @@ from cardenvs.core.protocol import (
     MODE_AUTO_FORCED,
     GameSpec,
     check_options,
+    checked_records,
 )
 from cardenvs.core.step import deal_unseen as deal_unseen_checked
 
@@ -222,7 +223,10 @@ class SearchAgent(Agent):
         row i's game, whose player to move is the searching seat (not changed: the search
         works on copies, and reads them only to deal them anew)."""
         masks = np.asarray(action_masks).astype(np.bool_, copy=False)
-        states = np.array(states, dtype=self.game.STATE_DTYPE, copy=True).reshape(-1)
+        states = checked_records(self.spec, states)  # a copy; from outside an env: through the scenario checks
+        if states.size and (states["num_players"] != self.players).any():
+            raise ValueError(f"search: made for {self.players} players (its options), given games of "
+                             f"{sorted(set(states['num_players'].tolist()))} players")
         if states.shape[0] != masks.shape[0]:
             raise ValueError(f"search: {states.shape[0]} states for {masks.shape[0]} masks")
         rng = np.random.default_rng([*_words(self._entropy), self._calls])

@@ -41,7 +41,7 @@ from cardenvs.agents.training.running_stats import RunningStats
 if TYPE_CHECKING:  # the trainer hands itself (and its class, for the workers) to these workers
     from cardenvs.agents.training.trainer import Trainer
 
-from cardenvs.core.protocol import check_actions
+from cardenvs.core.protocol import check_actions, env_records
 from cardenvs.core.registry import get_spec
 
 #: how many times one round may replace a dead worker before the error is raised
@@ -264,7 +264,7 @@ class SelfPlayWorker:
                 self.agent = make_agent(policy, self.spec, seed=self.seed, options=self.options)
                 self.agent_name = policy
             if self.agent.reads_state:  # a search: the matches' records (copies) too
-                return lambda obs, mask: (self.agent.act_states(self.env.states, obs, mask), None)
+                return lambda obs, mask: (self.agent.act_states(env_records(self.env.states), obs, mask), None)
             return lambda obs, mask: (self.agent.act_batch(obs, mask), None)
         if callable(policy):  # its actions as given: a float or a bool is a TypeError, never cast
             return lambda obs, mask: (check_actions(policy(obs, mask), mask.shape[0], "the policy's actions"), None)

@@ -22,6 +22,7 @@ from cardenvs.core.protocol import (
     check_action,
     check_options,
     check_reset_options,
+    env_records,
     state_from_dict,
     state_to_dict,
 )
@@ -267,7 +268,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         """A copy of the game's record (shape (1,), the game's ``STATE_DTYPE``), what an
         agent that reads the state gets (``act_states``: the search agent) and what the
         vector env's ``states`` holds per game. Changing the copy changes nothing here."""
-        return self._state.copy()
+        return env_records(self._state.copy())
 
     def clone(self) -> CardGameEnv:
         """An independent copy at the same state (for search)."""

@@ -662,3 +662,47 @@ def check_game_index(i: Any, num_envs: int) -> int:
     if not 0 <= i < num_envs:
         raise ValueError(f"game index must be 0..{num_envs - 1}, got {i!r}")
     return int(i)
+
+
+# --------------------------------------------------------------------------- records given to agents
+class EnvRecords(np.ndarray):
+    """Game records copied from an env of this package (``VecEnv.records``, the AEC env's
+    ``state_record``): every field came from the kernels, so an agent that runs kernels on
+    them (the search agent, ``act_states``) takes them as they are. Records from anywhere
+    else go through :func:`checked_records` first."""
+
+
+def env_records(states: np.ndarray) -> EnvRecords:
+    """``states`` (records an env of this package holds) marked as such, without a copy."""
+    return np.asarray(states).view(EnvRecords)
+
+
+def checked_records(spec: GameSpec, states: Any) -> np.ndarray:
+    """Game records safe for the kernels, as a new plain array: :class:`EnvRecords` are
+    copied as they are; any other records are loaded, one by one, through the scenario
+    checks (their ``state_dict`` into a freshly dealt game of the same options: card
+    conservation and every value a kernel indexes with), since numba checks no bounds.
+    TypeError for an array of another dtype, ValueError naming the record that fails."""
+    game = spec.module
+    if isinstance(states, EnvRecords):
+        return np.array(states, copy=True).view(np.ndarray).reshape(-1)
+    arr = np.asarray(states)
+    if arr.dtype != game.STATE_DTYPE:
+        raise TypeError(f"states must be {spec.name} records (its STATE_DTYPE), got dtype {arr.dtype}")
+    arr = arr.reshape(-1)
+    out = np.empty(arr.shape[0], dtype=game.STATE_DTYPE)
+    masks = np.zeros((1, game.NUM_ACTIONS), np.bool_)
+    obs = np.zeros((1, game.OBS_SIZE), game.OBS_DTYPE)
+    current = np.zeros(1, np.int32)
+    for i in range(arr.shape[0]):
+        try:
+            scenario = state_to_dict(spec, arr[i])
+            options = check_options(spec.name, game, {f.name: scenario[f.name] for f in game.STATE_FIELDS
+                                                      if f.option})
+            one = game.make_template(**options)[:1].copy()
+            game.reset_batch(one, masks, obs, current)
+            state_from_dict(spec, one[0], scenario, np.random.default_rng(0))
+        except (ValueError, TypeError, IndexError, KeyError, OverflowError) as e:
+            raise ValueError(f"states[{i}] is not a {spec.name} position the package could have made: {e}") from None
+        out[i] = one[0]
+    return out

@@ -39,6 +39,7 @@ from cardenvs.core.protocol import (
     check_actions,
     check_flag,
     check_reset_options,
+    env_records,
 )
 from cardenvs.core.registry import GAMES, get_spec
 from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
@@ -491,7 +492,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
             for opponent, rows in groups:
                 if rows.size:
                     self._actions[rows] = _act_rows(opponent, self._obs[rows], self._masks[rows],
-                                                    lambda rows=rows: self._core.states[rows])
+                                                    lambda rows=rows: env_records(self._core.states[rows]))
             bad = waiting & ((self._actions < 0) | (self._actions >= self.game.NUM_ACTIONS))
             ok = waiting & ~bad
             ok[ok] = self._masks[np.flatnonzero(ok), self._actions[ok]]

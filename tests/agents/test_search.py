@@ -78,7 +78,8 @@ def test_decisions_are_legal_reproducible_and_leave_the_states_alone(game):
 
 def swap_hidden_cards(spec, states, obs, seats, rng):
     """In a copy of each state, one card swapped between two opponents of the seat to move
-    (a card of one that the other lacks, for one of the other's), where the seat's
+    (a card of one that the other lacks, for one of the other's; never a card the table saw
+    go into its hand), where the seat's
     observation and mask stay the same (the swap is hidden from it); returns the rows
     where such a swap was found and the swapped states."""
     game = spec.module
@@ -88,7 +89,9 @@ def swap_hidden_cards(spec, states, obs, seats, rng):
         seat = int(seats[i])
         others = [q for q in range(PLAYERS) if q != seat]
         rng.shuffle(others)
-        hands = out["hands"][i]
+        hands = out["hands"][i].astype(np.int64)
+        if "known" in out.dtype.names:  # a card known to be in a hand (seen taken) stays there
+            hands = hands - out["known"][i]
         for a, b in [(others[0], others[1]), (others[1], others[2]), (others[0], others[2])]:
             only_a = np.flatnonzero((hands[a] > 0) & (hands[b] == 0))
             only_b = np.flatnonzero((hands[b] > 0) & (hands[a] == 0))
@@ -207,3 +210,31 @@ def test_rollout_workers_play_a_search_by_name():
     out = worker.run({"policy": "search:1", "steps": 6})
     t, i = np.meshgrid(np.arange(6), np.arange(4), indexing="ij")
     assert out["action_mask"][t, i, out["action"]].all()
+
+
+@pytest.mark.parametrize("game", ["president", "rami51"])
+def test_records_from_outside_an_env_are_checked_first(game):
+    # plain arrays of records (not marked as an env's) load through the scenario checks:
+    # the same decisions for sound records; a broken one is a ValueError naming it, never
+    # a kernel reading out of bounds
+    from cardenvs.core.protocol import env_records
+
+    spec = searchable(game)
+    states, obs, masks = positions(spec, n=6)
+    plain = np.array(states).view(np.ndarray)
+    opts = {"num_players": PLAYERS}
+    a = SearchAgent(spec, seed=3, options=opts, samples=2).act_states(env_records(states), obs, masks)
+    b = SearchAgent(spec, seed=3, options=opts, samples=2).act_states(plain, obs, masks)
+    assert np.array_equal(a, b)
+    broken = plain.copy()
+    broken["current"][1] = 99
+    with pytest.raises(ValueError, match=r"states\[1\]"):
+        SearchAgent(spec, seed=3, options=opts, samples=2).act_states(broken, obs, masks)
+    broken = plain.copy()
+    broken["hands"][2, 0, :] = 9  # nine of every card in one hand
+    with pytest.raises(ValueError, match=r"states\[2\]"):
+        SearchAgent(spec, seed=3, options=opts, samples=2).act_states(broken, obs, masks)
+    with pytest.raises(TypeError, match="STATE_DTYPE"):
+        SearchAgent(spec, seed=3, options=opts, samples=2).act_states(np.zeros(6), obs, masks)
+    with pytest.raises(ValueError, match="players"):  # an agent made for other games
+        SearchAgent(spec, seed=3, options={"num_players": 5}, samples=2).act_states(plain, obs, masks)
