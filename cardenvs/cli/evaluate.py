@@ -90,12 +90,14 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
           f"(left out of the figures below); fair share {1 / num_players:.1%}", file=out)
     rows = []
     for k, r in enumerate(results):
-        share = f"{r.win_rate:.1%} ± {r.ci95:.1%}" if r.finished > 1 else "-"
+        low, high = r.interval95
+        share = f"{r.win_rate:.1%} ({100 * low:.1f}-{100 * high:.1f})" if r.finished else "-"
         score = "-" if np.isnan(r.mean_score) else f"{r.mean_score:.2f}"
         rows.append([str(k + 1), names[k], f"{r.wins:.1f}", share, score])
-    print(common.format_table(["seat", "agent", "wins", "win share (95 % CI)", "mean score"], rows, right=(2, 3, 4)),
-          file=out)
-    print(f"win share: ties shared; score: the game's match score, {spec.score_sense} is better", file=out)
+    header = ["seat", "agent", "wins", "win share (95 % interval)", "mean score"]
+    print(common.format_table(header, rows, right=(2, 3, 4)), file=out)
+    print(f"win share: ties shared, with its Wilson score interval; score: the game's match score, "
+          f"{spec.score_sense} is better", file=out)
     return 0
 
 

@@ -145,3 +145,17 @@ def test_each_heuristic_compiles_a_batch_of_its_own():
     name = OdinHeuristic.decide_batch.py_func.__qualname__
     assert name == "cardenvs.agents.heuristics.odin.OdinHeuristic.decide_batch"
     assert Rami51Heuristic.decide_batch.py_func.__globals__["decide"] is Rami51Heuristic.decide
+
+
+def test_the_win_share_interval_means_something_at_0_and_100_percent():
+    from cardenvs.agents.evaluate import SlotResult
+
+    none = SlotResult("a", 50, 0.0, float("nan"))
+    low, high = none.interval95
+    assert low == 0.0 and 0.05 < high < 0.09  # 0 wins of 50: up to about 7 %
+    every = SlotResult("a", 50, 50.0, float("nan"), wins_sq=50.0)
+    low, high = every.interval95
+    assert 0.91 < low < 0.95 and high == 1.0
+    half = SlotResult("a", 2000, 1000.0, float("nan"), wins_sq=1000.0)
+    low, high = half.interval95
+    assert abs((high - low) / 2 - half.ci95) < 1e-3  # the normal approximation where it holds
