@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from cardenvs.agents.base import Agent
+from cardenvs.agents.base import Agent, one_blas_thread
 from cardenvs.core.outcome import win_shares
 from cardenvs.core.protocol import GameSpec, env_records
 from cardenvs.core.rng import batch_seeds
@@ -90,12 +90,20 @@ def evaluate(
     opts.setdefault("num_players", num_players)
     if opts["num_players"] != num_players:
         raise ValueError(f"{len(agents)} agents for num_players={opts['num_players']}")
+    match_seeds = batch_seeds(seed, first_match + num_matches)[first_match:]
+    with one_blas_thread():  # agents' small matrix products: threads only wait on each other
+        return _play(spec, agents, num_matches, opts, batch_size, first_match, match_seeds)
+
+
+def _play(spec: GameSpec, agents: Sequence[Agent], num_matches: int, opts: dict[str, Any], batch_size: int,
+          first_match: int, match_seeds: np.ndarray) -> list[SlotResult]:
+    """The matches of :func:`evaluate` (its arguments, checked)."""
+    num_players = len(agents)
     wins = np.zeros(num_players)
     wins_sq = np.zeros(num_players)
     score_sum = np.zeros(num_players)
     truncated = 0
     has_scores = True
-    match_seeds = batch_seeds(seed, first_match + num_matches)[first_match:]
     for start in range(0, num_matches, batch_size):
         n = min(batch_size, num_matches - start)
         env = VecEnv(spec, num_envs=n, auto_reset=False, **opts)

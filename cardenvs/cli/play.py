@@ -18,6 +18,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from cardenvs.agents import Agent, has_heuristic, make_agent
+from cardenvs.agents.base import one_blas_thread
 from cardenvs.cli.common import (
     EXIT_INTERRUPTED,
     CliError,
@@ -154,41 +155,42 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     played = 0
     cut_short = 0
     status = 0
-    try:
-        for g in range(games):
-            # rotate: in match g seat s is played by slot (s + g) % P
-            order = [(s + g) % num_players for s in range(num_players)]
-            res = play_match(
-                env,
-                [slots[k] for k in order],
-                [names[k] for k in order],
-                seed + g,
-                out,
-                render=args.render,
-                input_fn=input_fn,
-                pause=render_pause(args, input_fn),
-                timer_seconds=args.turn_seconds,
-            )
-            if res.truncated:
-                cut_short += 1
-            else:
-                for s, k in enumerate(order):
-                    t = tallies[names[k]]
-                    t.seats += 1
-                    t.wins += res.shares[s]
-                    if res.scores is not None:
-                        t.score_sum += res.scores[s]
-                        t.scored += 1
-            played += 1
+    with one_blas_thread():  # the agents' small matrix products: threads only wait on each other
+        try:
+            for g in range(games):
+                # rotate: in match g seat s is played by slot (s + g) % P
+                order = [(s + g) % num_players for s in range(num_players)]
+                res = play_match(
+                    env,
+                    [slots[k] for k in order],
+                    [names[k] for k in order],
+                    seed + g,
+                    out,
+                    render=args.render,
+                    input_fn=input_fn,
+                    pause=render_pause(args, input_fn),
+                    timer_seconds=args.turn_seconds,
+                )
+                if res.truncated:
+                    cut_short += 1
+                else:
+                    for s, k in enumerate(order):
+                        t = tallies[names[k]]
+                        t.seats += 1
+                        t.wins += res.shares[s]
+                        if res.scores is not None:
+                            t.score_sum += res.scores[s]
+                            t.scored += 1
+                played += 1
+                if games > 1 and not interactive:
+                    progress(played, games, err)
+        except QuitRequested:
+            print("\nquit", file=out)
+        except KeyboardInterrupt:
             if games > 1 and not interactive:
-                progress(played, games, err)
-    except QuitRequested:
-        print("\nquit", file=out)
-    except KeyboardInterrupt:
-        if games > 1 and not interactive:
-            err.write("\n")
-        print(f"interrupted after {played} of {games} matches", file=err)
-        status = EXIT_INTERRUPTED
+                err.write("\n")
+            print(f"interrupted after {played} of {games} matches", file=err)
+            status = EXIT_INTERRUPTED
     if played:
         elapsed = time.perf_counter() - start
         print(
