@@ -207,6 +207,9 @@ class SearchAgent(Agent):
         self.depth = None if depth is None else _positive(depth, "depth")
         opts = check_options(spec.name, self.game, {k: v for k, v in self.options.items() if k != "reward_mode"})
         self.players, self.round_mode = value_mode(self.game, opts)
+        check = getattr(self.game, "check_unseen", None)
+        if check is not None:  # options under which no fair re-deal exists: refused now, not mid-match
+            check(self.game.make_template(**opts))
         self.heuristic = make_agent("heuristic", spec, options=self.options)
         self._entropy = np.random.SeedSequence(seed).entropy  # seed None: fresh entropy, kept
         self._calls = 0
@@ -243,7 +246,8 @@ class SearchAgent(Agent):
         rows = np.flatnonzero(counts > 1)
         if rows.size == 0:
             return out
-        hints = np.asarray(self.heuristic.act_batch(np.asarray(observations)[rows], masks[rows]), np.int64)
+        # the heuristic's move from the record's own observation (checked), not the caller's array
+        hints = np.asarray(self.heuristic.act_batch(view[rows], masks[rows]), np.int64)
         per_row = counts[rows] * self.samples
         start = 0
         while start < rows.size:  # chunks of at most MAX_TRIES rollouts (one state at least)

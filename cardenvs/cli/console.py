@@ -268,7 +268,7 @@ def _agent_action(raw: Any, agent: Agent, observation: np.ndarray, mask: np.ndar
     one-game record too (it deals that copy anew from its seat's view: the env's own record
     is never changed)."""
     if agent.reads_state:
-        return int(agent.act_states(raw.state_record(), observation[None], mask[None])[0])
+        return int(agent.act_states(raw._env_records(), observation[None], mask[None])[0])
     return int(agent.act(observation, mask))
 
 

@@ -265,9 +265,15 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         return state_to_dict(self.spec, self._state[0])
 
     def state_record(self) -> np.ndarray:
-        """A copy of the game's record (shape (1,), the game's ``STATE_DTYPE``), what an
-        agent that reads the state gets (``act_states``: the search agent) and what the
-        vector env's ``states`` holds per game. Changing the copy changes nothing here."""
+        """A copy of the game's record (shape (1,), the game's ``STATE_DTYPE``), as the
+        vector env's ``states`` holds each game. Changing the copy changes nothing here; an
+        agent that reads the state (``act_states``: the search) checks such a record as it
+        checks any given from outside (the env's own front ends give it theirs unchanged)."""
+        return self._state.copy()
+
+    def _env_records(self) -> np.ndarray:
+        """The game's record as the env's own (a copy marked ``EnvRecords``), for the package's
+        front ends that hand it to an agent that reads the state."""
         return env_records(self._state.copy())
 
     def clone(self) -> CardGameEnv:

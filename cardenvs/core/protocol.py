@@ -666,10 +666,12 @@ def check_game_index(i: Any, num_envs: int) -> int:
 
 # --------------------------------------------------------------------------- records given to agents
 class EnvRecords(np.ndarray):
-    """Game records copied from an env of this package (``VecEnv.records``, the AEC env's
-    ``state_record``): every field came from the kernels, so an agent that runs kernels on
-    them (the search agent, ``act_states``) takes them as they are. Records from anywhere
-    else go through :func:`checked_records` first."""
+    """Game records an env of this package hands its agents (copies of its own, marked by
+    its front ends: ``cardenvs eval``, ``play``, the Gymnasium opponents): every field came
+    from the kernels, so an agent that runs kernels on them (the search agent,
+    ``act_states``) takes them as they are. Records from anywhere else (the AEC env's
+    ``state_record``, ``VecEnv.states``, an edited copy) go through :func:`checked_records`
+    first."""
 
 
 def env_records(states: np.ndarray) -> EnvRecords:

@@ -110,9 +110,11 @@ def deal_unseen(game: Any, name: str, states: np.ndarray, viewers: np.ndarray, s
     flags as inconsistent with a public fact it checks after dealing (President: a player
     in play never holds only 2s; Classes: a player who let a turn pass without laying
     the contract did not hold it). Rejection: the deals kept are uniform among those that
-    keep every inference. ValueError, and the states as they
-    were, when a game still has none after ``tries`` deals (never seen: it would need a
-    position where almost no deal lets the player to move go on)."""
+    keep every inference. ValueError, and the states as they were, when a game still has
+    none after ``tries`` deals: a position where almost no deal lets the player to move go
+    on, seen by another seat (a Frime player laying out its whole hand, a Rami 51 player
+    who must still open with the card it took). A re-deal for the player to move, as a
+    search makes, keeps its own hand and never meets it."""
     if not hasattr(game, "deal_unseen_batch"):
         raise ValueError(f"{name}: {UNSEEN_MISSING}")
     check = getattr(game, "check_unseen", None)

@@ -279,7 +279,7 @@ class SingleAgentEnv(gymnasium.Env):
             p = int(env._current[0])
             opponent = self._opponents[(p - self.seat - 1) % self.num_players]
             obs = env.observe(env.agent_selection)
-            env.step(_act_one(opponent, obs["observation"], obs["action_mask"].astype(np.bool_), env.state_record()))
+            env.step(_act_one(opponent, obs["observation"], obs["action_mask"].astype(np.bool_), env._env_records()))
             reward += self._collect(learner)
         return reward
 

@@ -238,3 +238,23 @@ def test_records_from_outside_an_env_are_checked_first(game):
         SearchAgent(spec, seed=3, options=opts, samples=2).act_states(np.zeros(6), obs, masks)
     with pytest.raises(ValueError, match="players"):  # an agent made for other games
         SearchAgent(spec, seed=3, options={"num_players": 5}, samples=2).act_states(plain, obs, masks)
+
+
+def test_options_without_a_fair_redeal_are_refused_when_the_agent_is_made():
+    with pytest.raises(ValueError, match="completion_offers"):
+        SearchAgent(get_spec("president"), seed=1, options={"completion_offers": "holders"})
+
+
+def test_an_edited_record_of_the_aec_env_is_checked():
+    import cardenvs
+
+    env = cardenvs.make_raw("president")
+    env.reset(seed=2)
+    rec = env.state_record()
+    obs = env.observe(env.agent_selection)
+    mask = obs["action_mask"].astype(bool)[None]
+    agent = SearchAgent(env.spec, seed=1, samples=2)
+    assert mask[0, agent.act_states(rec, obs["observation"][None], mask)[0]]
+    rec["hands"][0, 1:3, 5] = 250  # far more of a card than the decks hold
+    with pytest.raises(ValueError, match=r"states\[0\]"):
+        agent.act_states(rec, obs["observation"][None], mask)

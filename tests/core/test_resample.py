@@ -19,7 +19,7 @@ from cardenvs.games.frime import rules as FRIME
 GAMES = ["president", "odin", "rami51", "frime", "classes"]
 # the state fields a re-deal may change: the hidden cards, the random stream, and Rami 51's
 # card drawn from the stock this turn (the mover's alone)
-HIDDEN = {"president": {"hands", "rng"}, "odin": {"hands", "aside", "rng"},
+HIDDEN = {"president": {"hands", "rng", "given", "received"}, "odin": {"hands", "aside", "rng"},
           "rami51": {"hands", "stock", "rng", "drawn"}, "frime": {"hands", "stock", "rng"},
           "classes": {"hands", "stock", "rng"}}
 
@@ -459,3 +459,94 @@ def test_frime_a_hand_seen_not_to_lay_out_does_not(monkeypatch):
 
     monkeypatch.setattr(game, "deal_unseen_batch", forgetful)
     assert sum(_split_violations(venv, venv.resample_hidden(viewers, seed=s), viewers) for s in range(4)) > 0
+
+
+def _copies(scenario: dict, n: int, seed: int = 0, **options) -> VecEnv:
+    """``n`` games all in the position ``scenario`` (a state_dict)."""
+    venv = cardenvs.make_vec("president", num_envs=n, seed=seed, **options)
+    venv.reset()
+    for i in range(n):
+        venv.load_state_dict(i, scenario)
+    return venv
+
+
+def test_president_the_exchange_deal_is_as_fair_as_dealing_and_throwing_away():
+    # The president's view after the exchange: the kernel's deals against fair deals of the
+    # same unseen cards kept only when trou A holds the card given back and nothing above the
+    # card it gave (rejection). The mean number of cards above that one in each other hand
+    # agrees within 5 standard errors (a kernel that fills the other hands in seat order from
+    # what trou A passed over puts most of them in the first one).
+    venv = _after_exchange(1, 31)
+    st = venv.states[0]
+    pres, trou, P = int(st["president"]), int(st["trou"]), int(st["num_players"])
+    two_high = bool(st["two_is_highest"])
+    top = _give_key(int(st["received"][pres]), two_high)
+    back = int(st["given"][pres])
+    n = 2000
+    new = _copies(venv.state_dict(0), n).resample_hidden(pres, seed=9).states
+    above = np.array([_give_key(c, two_high) > top for c in range(52)])
+    others = [q for q in range(P) if q != pres]
+    got = {q: (new["hands"][:, q, :52] * above).sum(axis=1) for q in others}
+    # the reference: fair deals of the unseen cards, kept when they keep what the president knows
+    known_back = st["played"][back] == 0
+    pool = []
+    for q in others:
+        pool += [c for c in range(52) for _ in range(int(st["hands"][q, c]))]
+    if known_back:
+        pool.remove(back)
+    sizes = [int(st["hands"][q].sum()) - (known_back and q == trou) for q in others]
+    rng = np.random.default_rng(0)
+    ref = {q: [] for q in others}
+    while len(ref[trou]) < n:
+        deal = rng.permutation(pool)
+        hands, k = {}, 0
+        for q, size in zip(others, sizes, strict=True):
+            hands[q] = deal[k:k + size]
+            k += size
+        if any(_give_key(int(c), two_high) > top for c in hands[trou]):
+            continue
+        for q in others:
+            ref[q].append(int(above[hands[q]].sum()))
+    for q in others:
+        a, b = got[q].astype(float), np.array(ref[q], dtype=float)
+        se = math.sqrt(a.var() / n + b.var() / n) + 1e-9
+        assert abs(a.mean() - b.mean()) < 5 * se + 0.02, (q, a.mean(), b.mean())
+
+
+def test_president_two_decks_first_lead_is_as_fair_as_rejection():
+    # two decks, before the first lead: the player to move holds a 3 of clubs (one or both),
+    # the players before it none; how often it holds both, against fair deals kept when
+    # they keep those facts
+    venv = cardenvs.make_vec("president", num_envs=1, seed=2, num_players=8)
+    venv.reset(seeds=np.array([2]))
+    st = venv.states[0]
+    cur, dealer, P = int(st["current"]), int(st["dealer"]), 8
+    viewer = next(q for q in range(P) if q != cur and st["hands"][q, THREE_CLUBS] == 0)
+    n = 2000
+    new = _copies(venv.state_dict(0), n, num_players=8).resample_hidden(viewer, seed=3).states
+    before = []
+    q = (dealer + 1) % P
+    while q != cur:
+        before.append(q)
+        q = (q + 1) % P
+    assert (new["hands"][:, cur, THREE_CLUBS] >= 1).all()
+    assert (new["hands"][:, before, THREE_CLUBS] == 0).all()
+    both = (new["hands"][:, cur, THREE_CLUBS] == 2).mean()
+    others = [q for q in range(P) if q != viewer]
+    pool = [c for q in others for c in range(52) for _ in range(int(st["hands"][q, c]))]
+    sizes = [int(st["hands"][q].sum()) for q in others]
+    rng = np.random.default_rng(1)
+    kept = 0
+    ref_both = 0
+    while kept < 4000:
+        deal = rng.permutation(pool)
+        hands, k = {}, 0
+        for q, size in zip(others, sizes, strict=True):
+            hands[q] = deal[k:k + size]
+            k += size
+        if THREE_CLUBS not in hands[cur] or any(THREE_CLUBS in hands[q] for q in before if q != viewer):
+            continue
+        kept += 1
+        ref_both += int((hands[cur] == THREE_CLUBS).sum() == 2)
+    p = ref_both / kept
+    assert abs(both - p) < 5 * math.sqrt(p * (1 - p) / n) + 0.01, (both, p)

@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core.cards import RANKS
-from cardenvs.core.rng import rand_below, shuffle, shuffled_pool
+from cardenvs.core.rng import rand_below, shuffle, shuffle_by_keys, shuffled_pool
 from cardenvs.core.seats import count_clear, next_seat
 from cardenvs.core.step_driver import bind
 
@@ -547,8 +547,10 @@ def observe(s, viewer, out):
 # knows the card it gave back is in trou A's hand until that card is played, and that
 # trou A's other cards rank at most as high as the card trou A gave (trou A's highest);
 # trou A knows the card it gave is in the president's hand until it is played (unless
-# the president gave it straight back).
-UNSEEN_KEYS = 2 * NUM_CARDS  # random keys per game that deal_unseen_batch may use
+# the president gave it straight back). A seat outside the exchange does not know which
+# cards it moved: its re-deal forgets them (``given``/``received`` of those two cleared),
+# since the cards they name may now lie anywhere.
+UNSEEN_KEYS = 4 * NUM_CARDS  # random keys per game: two shuffles of up to 104 cards
 _THREE_CLUBS = int(_STD_RANK[0]) * 4  # card id of the 3 of clubs
 
 
@@ -566,7 +568,8 @@ def _give_key(card, two_is_highest):
 def _known_to(s, v, known, allowed, restricted):
     """What seat v knows of the other hands: ``known[q, c]`` cards of type c that stay in
     hand q, and, for the hands marked ``restricted``, the cards they may hold
-    (``allowed[q, c]``; every restricted hand here shares one such set)."""
+    (``allowed[q, c]``; every restricted hand here shares one such set). A card is counted
+    known only where the hand holds it (always, in a position reached by play)."""
     P = s.num_players
     known[:] = 0
     restricted[:] = False
@@ -576,8 +579,8 @@ def _known_to(s, v, known, allowed, restricted):
                 known[q, c] = s.hands[q, c]
     if s.first_lead:
         cur = np.int64(s.current)
-        if cur != v:
-            known[cur, _THREE_CLUBS] = 1
+        if cur != v and s.decks == 1:
+            known[cur, _THREE_CLUBS] = 1  # the one 3 of clubs (two decks: checked after the deal)
         q = (s.dealer + 1) % P
         while q != cur:  # the first holder leads: the players before it hold no 3 of clubs
             if q != v:
@@ -591,15 +594,17 @@ def _known_to(s, v, known, allowed, restricted):
         return
     if v == pres and s.received[v] >= 0 and not s.out[trou]:
         back = np.int64(s.given[v])  # -1 while the president is choosing it
-        if back >= 0 and s.played[back] == 0:
+        back_known = back >= 0 and s.played[back] == 0 and s.hands[trou, back] > known[trou, back]
+        if back_known:
             known[trou, back] += 1
         top = _give_key(np.int64(s.received[v]), s.two_is_highest)
         restricted[trou] = True
         for c in range(NUM_CARDS):
-            allowed[trou, c] = _give_key(c, s.two_is_highest) <= top or c == back
+            # another copy of the card given back may be the one it holds once a copy was played
+            allowed[trou, c] = _give_key(c, s.two_is_highest) <= top or (c == back and not back_known)
     if v == trou and s.given[v] >= 0 and not s.out[pres]:
         gave = np.int64(s.given[v])
-        if s.played[gave] == 0 and s.received[v] != gave:
+        if s.played[gave] == 0 and s.received[v] != gave and s.hands[pres, gave] > known[pres, gave]:
             known[pres, gave] += 1
 
 
@@ -607,12 +612,15 @@ def _known_to(s, v, known, allowed, restricted):
 def deal_unseen_batch(states, seats, keys, keep_hands):
     """Deal anew, in game i, the cards seat ``seats[i]`` cannot see (the other hands but
     the cards known to be in them; see "unseen cards" above), uniformly among the deals
-    that keep every fact that seat knows: the hands restricted to some cards take theirs
-    first, from the shuffled pool in its order (a uniform choice of such cards), the others
-    the rest. Every hand keeps its size; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of
-    them) drive the shuffle. ``keep_hands`` leaves every hand as it is (President has no
-    stock). The caller refreshes the states (``refresh_batch``). Returns a flag per game:
-    False when the deal gave a player in play only 2s (the caller deals again)."""
+    that keep every fact that seat knows. The hands restricted to some cards take theirs
+    first, from the shuffled pool in its order (a uniform choice among the cards they may
+    hold); the cards left are shuffled again (their order after the first pass is not
+    uniform: the cards passed over sit in front) and fill the other hands. Every hand keeps
+    its size; ``keys[i]`` (uniform in [0, 1), UNSEEN_KEYS of them: one block a shuffle)
+    drive it. ``keep_hands`` leaves every hand as it is (President has no stock). The
+    caller refreshes the states (``refresh_batch``). Returns a flag per game, False for a
+    deal to draw again: a player in play left with only 2s, or (two decks) the player to
+    make the first lead without a 3 of clubs."""
     n = states.shape[0]
     ok = np.ones(n, dtype=np.bool_)
     known = np.zeros((MAX_PLAYERS, NUM_CARDS), dtype=np.int64)
@@ -620,8 +628,10 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
     restricted = np.zeros(MAX_PLAYERS, dtype=np.bool_)
     unseen = np.zeros(NUM_CARDS, dtype=np.int64)
     free = np.zeros(MAX_PLAYERS, dtype=np.int64)
-    pool = np.empty(UNSEEN_KEYS, dtype=np.int64)
-    used = np.zeros(UNSEEN_KEYS, dtype=np.bool_)
+    half = UNSEEN_KEYS // 2
+    pool = np.empty(half, dtype=np.int64)
+    rest = np.empty(half, dtype=np.int64)
+    used = np.zeros(half, dtype=np.bool_)
     for i in range(n * (not keep_hands)):
         s = states[i]
         if s.phase == PHASE_OVER:
@@ -639,7 +649,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
                     unseen[c] += k
                     free[q] += k
                     s.hands[q, c] = known[q, c]
-        m = shuffled_pool(unseen, pool, keys[i])
+        m = shuffled_pool(unseen, pool, keys[i, :half])
         used[:m] = False
         for q in range(P):  # the restricted hands first: the first cards they may hold
             if q != v and restricted[q]:
@@ -653,18 +663,30 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
                         need -= 1
                 if need > 0:
                     ok[i] = False  # never for a state reached by play
+        r = 0
+        for j in range(m):  # the cards left, shuffled again, for the other hands
+            if not used[j]:
+                rest[r] = pool[j]
+                r += 1
+        shuffle_by_keys(rest, r, keys[i, half:])
         j = 0
         for q in range(P):
             if q != v and not restricted[q]:
                 for _ in range(free[q]):
-                    while used[j]:
-                        j += 1
-                    used[j] = True
-                    s.hands[q, pool[j]] += 1
+                    s.hands[q, rest[j]] += 1
+                    j += 1
         recount(s)
         for q in range(P):
             if q != v and not s.out[q] and s.held[q] > 0 and s.rank_counts[q, TWO] == s.held[q]:
                 ok[i] = False
+        if s.first_lead and s.hands[s.current, _THREE_CLUBS] == 0:
+            ok[i] = False
+        pres, trou = np.int64(s.president), np.int64(s.trou)
+        if pres >= 0 and trou >= 0 and v != pres and v != trou:
+            s.given[pres] = -1  # the exchange's cards, unknown to this seat, may lie anywhere now
+            s.received[pres] = -1
+            s.given[trou] = -1
+            s.received[trou] = -1
     return ok
 
 

@@ -190,6 +190,20 @@ def check_scores(rec) -> None:
         raise ValueError(f"scenario: scores add up to more than the {3 * finished} points of {finished} round(s)")
 
 
+def _check_exchange(rec, P: int) -> None:
+    """``received``/``given``: only the president and trou A exchange, each the card the
+    other names (a field may be cleared: a re-deal for another seat forgets the exchange)."""
+    pres, trou = int(rec["president"]), int(rec["trou"])
+    for q in range(P):
+        if (int(rec["received"][q]) >= 0 or int(rec["given"][q]) >= 0) and q not in (pres, trou):
+            raise ValueError(f"scenario: player {q} has an exchanged card but is neither the president nor trou A")
+    if pres >= 0 and trou >= 0 and pres != trou:
+        for a, b in ((pres, trou), (trou, pres)):
+            got, sent = int(rec["received"][a]), int(rec["given"][b])
+            if got >= 0 and sent >= 0 and got != sent:
+                raise ValueError(f"scenario: received[{a}] and given[{b}] must name the same card")
+
+
 def validate_state(rec) -> None:
     """Consistency checks of a loaded scenario beyond card conservation."""
     P = int(rec["num_players"])
@@ -198,6 +212,7 @@ def validate_state(rec) -> None:
         twos = int(rec["hands"][p, _STD_RANK[TWO] * 4 : _STD_RANK[TWO] * 4 + 4].sum())
         if not rec["out"][p] and 0 < twos == int(rec["hands"][p].sum()):
             raise ValueError(f"scenario: player {p} holds only 2s, so is stuck: add them to stuck_order")
+    _check_exchange(rec, P)
     if rec["first_lead"]:
         three_clubs = _STD_RANK[0] * 4
         if rec["pile_rank"] >= 0 or rec["phase"] != PHASE_PLAY or not rec["hands"][rec["current"], three_clubs]:
