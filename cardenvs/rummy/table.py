@@ -196,6 +196,18 @@ def redeal_unseen(s, seat, known, keys):
     s.rng = np.uint64(min(keys[keys.shape[0] - 1], 1.0 - 2.0**-53) * 2.0**53)
 
 
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def redeal_unseen_known(s, seat, keep_hands, known, keys):
+    """:func:`redeal_unseen` for a rummy whose record keeps ``known`` (see known_field):
+    the cards seen going into a hand stay there; ``keep_hands`` keeps every hand and deals
+    the stock alone. ``known``: scratch rows (P, 53). Recounts ``held``."""
+    for q in range(known.shape[0]):
+        for c in range(NUM_TYPES):
+            known[q, c] = s.hands[q, c] if keep_hands else s.known[q, c]
+    redeal_unseen(s, seat, known, keys)
+    recount(s)
+
+
 # --------------------------------------------------------------------------- stock and discard pile
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def rebuild_stock(s):

@@ -821,11 +821,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
         if s.phase == PHASE_OVER:
             continue
         seat = seats[i]
-        for q in range(MAX_PLAYERS):
-            for c in range(NUM_TYPES):
-                known[q, c] = s.hands[q, c] if keep_hands else s.known[q, c]
-        T.redeal_unseen(s, seat, known, keys[i])
-        T.recount(s)
+        T.redeal_unseen_known(s, seat, keep_hands, known, keys[i])
         if not s.contract_when_able or keep_hands:
             continue
         cur = np.int64(s.current)
