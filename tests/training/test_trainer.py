@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import numpy as np
 import pytest
@@ -193,7 +194,8 @@ def test_cli_eval_reports_shares_intervals_and_the_score_sense():
     assert main(["eval", "odin", "--agents", "heuristic,random", "--matches", "24", "--batch", "10"], out, err) == 0
     text = out.getvalue()
     assert "seats heuristic,random,random,random" in text
-    assert "24 matches" in text and "lower is better" in text and "±" in text
+    assert "24 matches" in text and "lower is better" in text
+    assert re.search(r"\d+\.\d% \(\d+\.\d-\d+\.\d\)", text)  # the share and its Wilson interval
     lines = [ln for ln in text.splitlines() if ln.strip().startswith(("1 ", "2 ", "3 ", "4 "))]
     assert len(lines) == 4
     assert main(["eval", "odin", "--agents", "a,b,c,d,e", "--matches", "4"], io.StringIO(), err) == 2
@@ -213,7 +215,7 @@ def test_cli_eval_rotation_matches_one_batch():
         out = io.StringIO()
         assert main(["eval", "president", "--agents", "heuristic", "--matches", "13", "--batch", batch,
                      "--option", "single_round=true"], out, io.StringIO()) == 0
-        outs.append([ln for ln in out.getvalue().splitlines() if "heuristic" in ln and "±" in ln])
+        outs.append([ln for ln in out.getvalue().splitlines() if "heuristic" in ln and "% (" in ln])
     assert len(outs[0]) == 4 and outs[0] == outs[1]
     assert len({ln.split()[2] for ln in outs[0]}) > 1  # seats differ: the test can tell a shifted rotation
 
