@@ -93,11 +93,11 @@ def _reads_state(opponent: Any) -> bool:
     return bool(getattr(opponent, "reads_state", False))
 
 
-def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray, state: np.ndarray) -> Any:
+def _act_one(opponent: Any, obs: np.ndarray, mask: np.ndarray, state: Callable[[], np.ndarray]) -> Any:
     """The opponent's choice as it gave it (checked by the env, never coerced by ``int``);
-    ``state``: a copy of the game's one-game record, given to an agent that reads it."""
+    ``state()``: a copy of the game's one-game record, made only for an agent that reads it."""
     if _reads_state(opponent):
-        return np.asarray(opponent.act_states(state, obs[None], mask[None])).reshape(-1)[0]
+        return np.asarray(opponent.act_states(state(), obs[None], mask[None])).reshape(-1)[0]
     if hasattr(opponent, "act"):
         return opponent.act(obs, mask)
     if hasattr(opponent, "act_batch"):
@@ -279,7 +279,7 @@ class SingleAgentEnv(gymnasium.Env):
             p = int(env._current[0])
             opponent = self._opponents[(p - self.seat - 1) % self.num_players]
             obs = env.observe(env.agent_selection)
-            env.step(_act_one(opponent, obs["observation"], obs["action_mask"].astype(np.bool_), env._env_records()))
+            env.step(_act_one(opponent, obs["observation"], obs["action_mask"].astype(np.bool_), env._env_records))
             reward += self._collect(learner)
         return reward
 
