@@ -11,6 +11,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from cardenvs.core import jitcache
+from cardenvs.core.match_record import MatchLog, MatchRecord, match_result
 from cardenvs.core.protocol import (
     EVENT_FORCED_SHIFT,
     EVENT_REWARD,
@@ -101,6 +102,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self._viewer = np.zeros(1, dtype=np.int64)
         self._other_obs = np.zeros((1, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
         self._seeded = False
+        self._log: MatchLog | None = None  # the match since the last reset (match_record)
         self.agents = []
 
     # ------------------------------------------------------------------ spaces
@@ -116,7 +118,8 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         previous match continues). ``options={"scenario": d}`` starts from a full or
         partial ``state_dict()``-style dict instead of the deal."""
         if seed is not None:
-            rng = rng_state_from_seed(check_seed(seed))
+            rng_seed = check_seed(seed)
+            rng = rng_state_from_seed(rng_seed)
         elif self._seeded:
             rng = self._state["rng"][0]
         else:
@@ -133,6 +136,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             self.game.refresh_batch(state, mask, obs, current)
         self._seeded = True
         self._state[:] = state
+        self._log = MatchLog(state, None if seed is None else int(rng_seed), self.num_players)
         self._mask[:] = mask
         self._obs[:] = obs
         self._current[:] = current
@@ -159,6 +163,10 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             raise ValueError(self._illegal_message(agent, a))
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
+        log = self._log
+        if not self._mask[0, a]:
+            log.illegal = len(log.actions)
+        log.actions.append(a)
         self.game.step_batch(
             self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, self._mode
         )
@@ -173,10 +181,12 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             self.rewards = {ag: float(rewards[i]) for i, ag in enumerate(self.agents)}
             self._rewards_dirty = bool(events & EVENT_REWARD)
             self._accumulate_rewards()
+            log.returns += self._rewards[0, : self.num_players]
         if events & (EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED):
             self._set_infos()
         if events & (EVENT_TERMINATED | EVENT_TRUNCATED):
             term = bool(events & EVENT_TERMINATED)
+            log.result = match_result(self.spec, self._state[0], log.returns, not term)
             self.terminations = {ag: term for ag in self.agents}
             self.truncations = {ag: not term for ag in self.agents}
             self.agent_selection = agent
@@ -184,6 +194,17 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             self.agent_selection = self.agents[int(self._current[0])]
         if self.render_mode == "human":
             self.render()
+
+    def match_record(self) -> MatchRecord:
+        """The record of the match since the last ``reset``, finished or not: its options,
+        its start (``state_dict``), the seed it was dealt from (if any), every action, and
+        its result once over. Save and replay it with :mod:`cardenvs.replay`. ValueError if
+        an illegal action was penalised (``illegal_action="penalty"``): a replay takes
+        legal moves only."""
+        if self._log is None:
+            raise RuntimeError("no match recorded: call reset() first (a re-dealt copy from resample_hidden "
+                               "has no record)")
+        return self._log.record(self.spec, self.options, self.num_players, self.auto_play_forced)
 
     def _set_infos(self) -> None:
         info = self.game.round_info(self._state[0])
@@ -233,6 +254,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         if not hasattr(self.game, "deal_unseen_batch"):
             raise ValueError(f"{self.spec.name}: {UNSEEN_MISSING}")
         other = copy.deepcopy(self)
+        other._log = None  # its position was never played from this match's start
         deal_unseen(self.game, self.spec.name, other._state, seats, seed, other._mask, other._obs, other._current)
         return other
 
