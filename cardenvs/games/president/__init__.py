@@ -14,6 +14,7 @@ from cardenvs.games.president.rules import (
     MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS, deal_unseen_batch,
     mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
+from cardenvs.games.president.picture import table_view
 from cardenvs.games.president.text import (
     REST_FIELD, STATE_FIELDS, action_to_str, check_unseen, complete_scenario, deck_counts, make_template,
     observation_bounds, public_action_str, render_text, round_info, str_to_action, validate_state,
