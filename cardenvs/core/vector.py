@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import numba
@@ -11,6 +12,7 @@ from numba import njit
 
 from cardenvs.core import jitcache
 from cardenvs.core.bits import low_index, popcount
+from cardenvs.core.match_record import MatchLog, MatchRecord, match_result
 from cardenvs.core.protocol import (
     ACT_HOLD,
     ACT_RESET,
@@ -128,8 +130,12 @@ class VecEnv(PicklesBySpec):
         self.illegal_action = illegal_action
         options = check_options(spec.name, self.game, options)
         self._template = self.game.make_template(**options)
+        self.options = dict(options)
         jitcache.announce_compile(self.game, spec.title)
         self._steps = 0
+        # record_matches: the recorded games' matches in progress, and those ended since finished_matches()
+        self._recorded: dict[int, MatchLog | None] | None = None
+        self._ended_matches: list[tuple[int, MatchLog]] = []
         self.num_players = int(self._template["num_players"][0])
         self.num_actions = self.game.NUM_ACTIONS
         self.observation_size = self.game.OBS_SIZE
@@ -156,6 +162,9 @@ class VecEnv(PicklesBySpec):
         events = self.game.reset_batch(self.states, masks, obs, current, self._mode & MODE_AUTO_FORCED)
         self._finished = np.zeros(self.num_envs, dtype=np.bool_)  # ended games, without auto-reset
         self._legal = masks.copy()  # the env's own: the caller may write into what it gets
+        if self._recorded is not None:
+            self._recorded = {i: MatchLog(self.states[i:i + 1], int(seeds[i]), self.num_players)
+                              for i in self._recorded}
         zeros = np.zeros(self.num_envs, dtype=np.bool_)
         self._state = VecState(
             obs, masks, current, np.zeros((self.num_envs, self.num_players), np.float32),
@@ -184,6 +193,8 @@ class VecEnv(PicklesBySpec):
         final = None
         if self.final_observation:
             final = self._restart_ended(flags[0] | flags[1], masks, obs, current, forced)
+        if self._recorded is not None:
+            self._record_step(actions, rewards, flags)
         if not self.auto_reset:
             self._finished |= flags[0] | flags[1]
         self._legal = masks.copy()  # the env's own: the caller may write into what it gets
@@ -277,6 +288,7 @@ class VecEnv(PicklesBySpec):
         if not hasattr(self.game, "deal_unseen_batch"):
             raise ValueError(f"{self.spec.name}: {UNSEEN_MISSING}")
         other = copy.deepcopy(self)
+        other._recorded, other._ended_matches = None, []  # its positions were never played from a recorded start
         obs, masks, current = other._new_outputs()
         deal_unseen(self.game, self.spec.name, other.states, v, seed, masks, obs, current)
         other._legal = masks.copy()
@@ -330,6 +342,8 @@ class VecEnv(PicklesBySpec):
             raise ValueError(f"scenario {which!r}: game {i} would load a finished match, which auto_reset=True "
                              f"never holds between steps; load it into a VecEnv with auto_reset=False")
         self.states[i] = one[0]
+        if self._recorded is not None and i in self._recorded:
+            self._recorded[i] = MatchLog(self.states[i:i + 1], None, self.num_players)
         # new arrays: those returned before stay as the caller got them
         obs, masks, current = obs.copy(), masks.copy(), current.copy()
         obs[i], masks[i], current[i] = obs1[0], masks1[0], current1[0]
@@ -338,6 +352,60 @@ class VecEnv(PicklesBySpec):
         self._state = self._state._replace(observation=obs, legal_action_mask=masks, current_player=current,
                                            privileged_observation=self._every_view())
         return self._state
+
+    # ------------------------------------------------------------------ match records
+    def record_matches(self, games: Iterable[int] | None) -> None:
+        """Record every match of the games ``games`` (indices), across auto-resets, for
+        saving and replaying (:mod:`cardenvs.replay`); None stops recording. Recording
+        starts at each game's next ``reset`` (dealt from a seed, which the record keeps),
+        or, when the env is already reset, at the game's current position. A game that is
+        not recorded costs nothing, and an env that records no game pays one test a step."""
+        if games is None:
+            self._recorded, self._ended_matches = None, []
+            return
+        if isinstance(games, (int, np.integer)):
+            raise TypeError(f"games must be a list of game indices, got {games!r}")
+        chosen = sorted({check_game_index(i, self.num_envs) for i in games})
+        now = self._state is not None
+        self._recorded = {i: MatchLog(self.states[i:i + 1], None, self.num_players) if now else None
+                          for i in chosen}
+        self._ended_matches = []
+
+    def match_record(self, i: int) -> MatchRecord:
+        """The record of the match being played in recorded game ``i`` (or, without
+        auto-reset, the one that ended there), from its start to now."""
+        i = check_game_index(i, self.num_envs)
+        if self._recorded is None or i not in self._recorded:
+            raise ValueError(f"game {i} is not recorded: choose it with record_matches([...]) first")
+        log = self._recorded[i]
+        if log is None:
+            raise RuntimeError("call reset() before match_record()")
+        return log.record(self.spec, self.options, self.num_players, self.auto_play_forced)
+
+    def finished_matches(self) -> list[tuple[int, MatchRecord]]:
+        """The recorded matches that ended since the last call, as (game index, record) in
+        the order they ended; each is returned once. With auto-reset, a match's ``result``
+        has no game scores (the game restarted in the same step): its returns and places."""
+        ended, self._ended_matches = self._ended_matches, []
+        return [(i, log.record(self.spec, self.options, self.num_players, self.auto_play_forced))
+                for i, log in ended]
+
+    def _record_step(self, actions: np.ndarray, rewards: np.ndarray, flags: np.ndarray) -> None:
+        """Each recorded game's action and rewards of this step; a match that ended is put
+        aside and, after an auto-reset, the next one is recorded from its start."""
+        for i, log in self._recorded.items():
+            if log is None or self._finished[i]:  # a finished game (no auto-reset) ignores its action
+                continue
+            if flags[3, i]:
+                log.illegal = len(log.actions)
+            log.actions.append(int(actions[i]))
+            log.returns += rewards[i, : self.num_players]
+            if flags[0, i] or flags[1, i]:
+                final = None if self.auto_reset else self.states[i]
+                log.result = match_result(self.spec, final, log.returns, not flags[0, i])
+                self._ended_matches.append((i, log))
+                if self.auto_reset:
+                    self._recorded[i] = MatchLog(self.states[i:i + 1], None, self.num_players)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
