@@ -169,9 +169,11 @@ def card(code: str, x: float, y: float, w: float, h: float, in_hand: bool = Fals
     if len(phys) == 2 and phys[1] in ODIN_FILL:  # an Odin card: value, colour
         fill = ODIN_FILL[phys[1]]
         ink = BLACK if phys[1] == "y" else "#ffffff"
+        # the value in the corner (seen when cards overlap) and large, the colour's letter
         kids += [rect(x, y, w, h, fill, CARD_EDGE, 1, r=w * 0.1),
-                 rect(x + w * 0.12, y + h * 0.1, w * 0.76, h * 0.8, fill, ink, 1, r=w * 0.08),
-                 text(x + w / 2, y + h * 0.5, phys[0], h * 0.48, ink, "middle", bold=True)]
+                 text(x + w * 0.1, y + corner * 0.62, phys[0], corner, ink, bold=True),
+                 text(x + w * 0.56, y + h * 0.55, phys[0], h * 0.44, ink, "middle", bold=True),
+                 text(x + w * 0.9, y + h * 0.88, phys[1], h * 0.16, ink, "end")]
         return group(kids, card=code, in_hand=in_hand)
     kids.append(rect(x, y, w, h, CARD_FACE, CARD_EDGE, 1, r=w * 0.1))
     band = h * 0.34 if stands else 0.0
@@ -302,13 +304,14 @@ def table_scene(view: dict) -> list[Shape]:
         if len(groups) > 6:  # many melds: smaller cards so that they fit
             scale = 0.72
         w, h = tw * scale, th * scale
+        right = x0 + area_w - 8
         for cards in groups:
-            width = len(cards) * (w * 0.62) + w * 0.38
-            if gx + width > x0 + area_w - 8 and gx > x0 + 10:
+            width = len(cards) * (w + 4) - 4  # side by side; overlapped only when a row cannot hold it
+            if gx + width > right and gx > x0 + 10:
                 gx, y = x0 + 10, y + h + 6
             if y + h > limit:
                 break
-            shapes, used = card_row(cards, gx, y, w, h, min(width, x0 + area_w - 8 - gx))
+            shapes, used = card_row(cards, gx, y, w, h, min(width, right - gx))
             scene += shapes
             gx += used + 10
         stack = int(area.get("stack", 0))

@@ -13,6 +13,7 @@ from cardenvs.games.odin.rules import (
     MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS, deal_unseen_batch,
     mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
+from cardenvs.games.odin.picture import table_view
 from cardenvs.games.odin.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, action_to_str, deck_counts, make_template, observation_bounds,
     observation_v0, play_actions, render_text, round_info, str_to_action, validate_state,
