@@ -1,0 +1,286 @@
+"""The web application behind ``cardenvs serve``: a Starlette app serving the page in
+``static/`` and a small JSON API over :mod:`cardenvs.web.table`.
+
+    GET  /                       the page
+    GET  /api/games              the games, their players, agents and options
+    POST /api/tables             a new match: {game, players, seat, opponents, seed?, options?}
+    GET  /api/tables/{id}        the match as the person sees it
+    POST /api/tables/{id}/move   {line}: the person's move, then the agents' up to their next turn
+    POST /api/replay             a saved match (its JSON as the body): the replay page, HTML
+
+The tables live in memory, keyed by a random id. Every value of a request is checked here
+or by the env, and a bad one answers 400 with a message naming it, the table unchanged.
+Requests whose Host header is not the server's own are refused (another web site cannot
+drive a page on this machine through the browser), and a POST must carry JSON, which a
+form of another site cannot send without the browser asking this server first.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from cardenvs.agents import available_agents
+from cardenvs.core.protocol import GameSpec, options_schema
+from cardenvs.core.registry import get_spec, list_games
+from cardenvs.core.rng import check_seed
+from cardenvs.web.table import LineReader, Table, open_table, view
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_TABLES = 32  # matches kept in memory; the one left longest goes first
+MAX_BODY = 16 * 2**20  # bytes of a request (a saved match of a long game is a few hundred kB)
+POLICY_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+# options the page leaves to the game: the match's reward is the outcome; its length is the game's
+HIDDEN_OPTIONS = ("num_players", "reward_mode", "max_steps")
+
+
+class BadRequest(ValueError):
+    """A request the server refuses: 400 with its message."""
+
+
+def allowed_hosts(host: str) -> list[str]:
+    """The Host headers the server answers: its own address, and the loopback names when it
+    listens on a loopback address (``localhost`` and ``127.0.0.1`` are the same machine)."""
+    return list(LOOPBACK) if host in LOOPBACK else [host]
+
+
+def game_agents(spec: GameSpec, policies: dict[str, tuple[str, str]]) -> list[str]:
+    """The agents the page offers for ``spec``'s seats: the package's agents that need no
+    path, then the command line's policies trained for this game, by name."""
+    built_in = [n for n in available_agents(spec) if ":" not in n and n != "human"]
+    return built_in + [name for name, (game, _) in policies.items() if game == spec.name]
+
+
+def games_catalog(policies: dict[str, tuple[str, str]]) -> list[dict[str, Any]]:
+    out = []
+    for spec in list_games():
+        schema = options_schema(spec.module)
+        out.append({
+            "name": spec.name, "env_id": spec.env_id, "title": spec.title, "summary": spec.summary,
+            "min_players": spec.min_players, "max_players": spec.max_players,
+            "default_players": spec.default_players, "agents": game_agents(spec, policies),
+            "options": [{"name": o.name, "kind": o.kind, "default": o.default, "optional": o.optional}
+                        for o in schema.values() if o.name not in HIDDEN_OPTIONS],
+        })
+    return out
+
+
+# --------------------------------------------------------------------------- reading a request
+def _int(body: dict, key: str, default: Any = None) -> Any:
+    value = body.get(key, default)
+    if value is default and key not in body:
+        return value
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise BadRequest(f"{key} must be a whole number, got {value!r}")
+    return value
+
+
+def _options(spec: GameSpec, given: Any) -> dict[str, Any]:
+    """The game options of a request, each of its option's own type (no conversion)."""
+    if given is None:
+        return {}
+    if not isinstance(given, dict):
+        raise BadRequest(f"options must be an object of option names and values, got {given!r}")
+    schema = options_schema(spec.module)
+    out: dict[str, Any] = {}
+    for key, value in given.items():
+        if key not in schema or key in HIDDEN_OPTIONS:
+            known = ", ".join(k for k in schema if k not in HIDDEN_OPTIONS)
+            raise BadRequest(f"unknown option {key!r} for {spec.name}; options: {known}")
+        kind = schema[key].kind
+        if value is None and schema[key].optional:
+            out[key] = None
+            continue
+        fits = {
+            "int": isinstance(value, int) and not isinstance(value, bool),
+            "bool": isinstance(value, bool),
+            "float": isinstance(value, (int, float)) and not isinstance(value, bool),
+            "str": isinstance(value, str),
+        }.get(kind, False)
+        if not fits:
+            raise BadRequest(f"option {key} takes a {kind}, got {value!r}")
+        out[key] = value
+    return out
+
+
+def new_table_args(body: Any, policies: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """The arguments of :func:`open_table` from a request's body; BadRequest names a bad value."""
+    if not isinstance(body, dict):
+        raise BadRequest("the request must be a JSON object")
+    unknown = set(body) - {"game", "players", "seat", "opponents", "seed", "options"}
+    if unknown:
+        raise BadRequest(f"unknown field(s): {', '.join(sorted(map(str, unknown)))}")
+    game = body.get("game")
+    if not isinstance(game, str):
+        raise BadRequest(f"game must be a game's name, got {game!r}")
+    spec = get_spec(game)  # ValueError lists the games
+    options = _options(spec, body.get("options"))
+    players = _int(body, "players", spec.default_players)
+    if not spec.min_players <= players <= spec.max_players:
+        raise BadRequest(f"{spec.name} takes {spec.min_players} to {spec.max_players} players, got {players}")
+    options["num_players"] = players
+    seat = _int(body, "seat", 0)
+    if not 0 <= seat < players:
+        raise BadRequest(f"seat must be one of 0 .. {players - 1}, got {seat}")
+    opponents = body.get("opponents")
+    offered = game_agents(spec, policies)
+    if not isinstance(opponents, list) or len(opponents) != players - 1:
+        raise BadRequest(f"opponents must list {players - 1} agents (one per other seat), got {opponents!r}")
+    agents = []
+    for name in opponents:
+        if name not in offered:
+            raise BadRequest(f"unknown agent {name!r} for {spec.name}; agents: {', '.join(offered)}")
+        agents.append(f"ppo:{policies[name][1]}" if name in policies else name)
+    seed = body.get("seed")
+    if seed is None:
+        seed = secrets.randbelow(2**31)
+    elif not isinstance(seed, int) or isinstance(seed, bool):
+        raise BadRequest(f"seed must be a whole number, got {seed!r}")
+    check_seed(seed)  # ValueError for one outside 0 .. 2**64 - 1
+    return {"spec": spec, "options": options, "seat": seat, "opponents": agents, "seed": seed,
+            "labels": list(opponents)}
+
+
+async def _json_body(request: Request) -> Any:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise BadRequest("send JSON (Content-Type: application/json)")
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise BadRequest(f"the request is larger than {MAX_BODY // 2**20} MB")
+    import json
+
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError) as e:
+        raise BadRequest(f"the request is not JSON: {e}") from None
+
+
+def _error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+# --------------------------------------------------------------------------- the application
+def create_app(read_line: LineReader, policies: dict[str, str] | None = None, host: str = "127.0.0.1") -> Starlette:
+    """The application. ``read_line`` reads a person's typed line into moves (the terminal's
+    reader); ``policies`` maps a name the page offers to a policy file given on the command
+    line (checked here: each must load, and its game decides where it is offered); ``host``
+    is the address the server listens on, the only Host it answers."""
+    known_policies = load_policies(policies or {})
+    tables: OrderedDict[str, Table] = OrderedDict()
+    catalog = games_catalog(known_policies)
+
+    async def page(request: Request) -> Response:
+        return FileResponse(STATIC / "index.html")
+
+    async def games(request: Request) -> Response:
+        return JSONResponse({"games": catalog})
+
+    def table_of(request: Request) -> Table:
+        table = tables.get(request.path_params["table_id"])
+        if table is None:
+            raise LookupError("no such match (the server keeps a few in memory, and none after a restart)")
+        return table
+
+    def answer(table_id: str, table: Table, line: str | None = None) -> dict[str, Any]:
+        """The person's move (``line``, if any), then the match as they see it; run in a
+        worker thread (the agents' moves take time), one request at a time per table."""
+        with table.lock:
+            if line is not None:
+                table.play(line)
+            return {"id": table_id, **view(table)}
+
+    async def new_table(request: Request) -> Response:
+        try:
+            args = new_table_args(await _json_body(request), known_policies)
+            table = await run_in_threadpool(open_table, read_line=read_line, **args)
+        except (ValueError, TypeError) as e:
+            return _error(str(e))
+        table_id = secrets.token_urlsafe(16)
+        tables[table_id] = table
+        while len(tables) > MAX_TABLES:
+            tables.popitem(last=False)
+        return JSONResponse(await run_in_threadpool(answer, table_id, table))
+
+    async def show_table(request: Request) -> Response:
+        try:
+            table = table_of(request)
+        except LookupError as e:
+            return _error(str(e), 404)
+        return JSONResponse(await run_in_threadpool(answer, request.path_params["table_id"], table))
+
+    async def move(request: Request) -> Response:
+        try:
+            table = table_of(request)
+        except LookupError as e:
+            return _error(str(e), 404)
+        try:
+            body = await _json_body(request)
+            if not isinstance(body, dict) or set(body) != {"line"}:
+                raise BadRequest('send {"line": "the move"}')
+            shown = await run_in_threadpool(answer, request.path_params["table_id"], table, body["line"])
+        except (ValueError, TypeError) as e:
+            return _error(str(e))
+        return JSONResponse(shown)
+
+    async def replay(request: Request) -> Response:
+        try:
+            html = await run_in_threadpool(replay_page, await request_bytes(request))
+        except (ValueError, TypeError) as e:
+            return _error(str(e))
+        return HTMLResponse(html)
+
+    routes = [
+        Route("/", page),
+        Route("/api/games", games),
+        Route("/api/tables", new_table, methods=["POST"]),
+        Route("/api/tables/{table_id}", show_table),
+        Route("/api/tables/{table_id}/move", move, methods=["POST"]),
+        Route("/api/replay", replay, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host))])
+
+
+async def request_bytes(request: Request) -> bytes:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise BadRequest("send the saved match as JSON (Content-Type: application/json)")
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        raise BadRequest(f"the saved match is larger than {MAX_BODY // 2**20} MB")
+    return body
+
+
+def replay_page(content: bytes) -> str:
+    """The replay page of a saved match's content (never a path: the file is read by the
+    browser and sent here)."""
+    raise BadRequest("the replay viewer is not available yet")
+
+
+def load_policies(policies: dict[str, str]) -> dict[str, tuple[str, str]]:
+    """``{name: path}`` from the command line as ``{name: (game, path)}``: each name a short
+    lower-case word that is not one of the package's agents, each file a policy that loads."""
+    from cardenvs.agents import AGENT_NAMES
+    from cardenvs.agents.ppo import PolicyNetwork
+
+    out = {}
+    for name, path in policies.items():
+        if not POLICY_NAME.fullmatch(name) or name in AGENT_NAMES or name == "scorer":
+            raise ValueError(f"policy name {name!r}: a lower-case word of letters, digits, - and _ (at most 32), "
+                             f"not one of the agents' names ({', '.join(AGENT_NAMES)}, scorer)")
+        policy = PolicyNetwork.load(path)  # ValueError/OSError says what is wrong with the file
+        spec = get_spec(policy.env_id)
+        out[name] = (spec.name, str(path))
+    return out
