@@ -178,7 +178,7 @@ def card(code: str, x: float, y: float, w: float, h: float, in_hand: bool = Fals
     kids.append(rect(x, y, w, h, CARD_FACE, CARD_EDGE, 1, r=w * 0.1))
     band = h * 0.34 if stands else 0.0
     if phys == "X":
-        kids += [text(x + w * 0.1, y + corner * 0.62, "J", corner, "#6a1b9a", bold=True),
+        kids += [text(x + w * 0.08, y + corner * 0.62, "Jk", corner * 0.8, "#6a1b9a", bold=True),
                  _star(x + w / 2, y + (h - band) * 0.58, min(w, h - band) * 0.62, "#6a1b9a")]
     elif len(phys) == 2:
         rank, suit = phys
@@ -228,6 +228,17 @@ def _clip(s: str, n: int) -> str:
     return s if len(s) <= n else s[: n - 1] + "…"
 
 
+def _wrap(words: list[str], width: int) -> list[str]:
+    """Labels joined by `` · `` into lines of about ``width`` characters."""
+    lines: list[str] = []
+    for w in words:
+        if lines and len(lines[-1]) + 3 + len(w) <= width:
+            lines[-1] += " · " + w
+        else:
+            lines.append(w)
+    return lines
+
+
 def table_scene(view: dict) -> list[Shape]:
     """The view laid out on a WIDTH x HEIGHT canvas: the title, a strip per seat (name,
     labels, cards or backs) on the left, the play area on the right, the status lines, and
@@ -256,14 +267,17 @@ def table_scene(view: dict) -> list[Shape]:
             scene.append(rect(12, y0 + 1, left_w - 8, strip - 2, "#22704b", GOLD, 2, r=8))
             scene.append(polygon([(16, mid - 6), (26, mid), (16, mid + 6)], GOLD))
         name = seat["name"] + (" (you)" if i == viewer else "")
-        line2 = " · ".join(seat.get("labels", []))
-        if seat.get("out"):
-            line2 = (line2 + " · " if line2 else "") + seat["out"]
+        words = list(seat.get("labels", [])) + ([seat["out"]] if seat.get("out") else [])
+        lines = _wrap(words, 27)
         if strip >= 34:
-            scene.append(text(32, mid - 8, name, 14, INK, bold=True))
-            scene.append(text(32, mid + 9, _clip(line2, 28), 11, DIM))
+            rows = lines[: max(1, min(3, int((strip - 22) // 14)))]
+            y1 = mid - 7 * len(rows)
+            scene.append(text(32, y1, name, 14, INK, bold=True))
+            for j, line in enumerate(rows):
+                scene.append(text(32, y1 + 16 + 13 * j, _clip(line, 30), 11, GOLD if seat.get("out") and
+                                  j == len(rows) - 1 and line.endswith(seat["out"]) else DIM))
         else:
-            scene.append(text(32, mid, _clip(name + "  " + line2, 30), 11, INK))
+            scene.append(text(32, mid, _clip(name + "  " + " · ".join(words), 30), 11, INK))
         cx, cy, room = 200, mid - ch / 2, left_w - 200
         if seat.get("hand") is not None and not (hand_band and i == viewer):
             shapes, _ = card_row(seat["hand"], cx, cy, cw, ch, room)

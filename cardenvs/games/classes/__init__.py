@@ -14,6 +14,7 @@ from cardenvs.games.classes.rules import (
     MAX_PLAYERS, NUM_ACTIONS, OBS_DTYPE, OBS_SIZE, PHASE_NAMES, STATE_DTYPE, UNSEEN_KEYS, deal_unseen_batch,
     mask_batch, observe_batch, refresh_batch, reset_batch, step_batch, step_batch_parallel,
 )
+from cardenvs.games.classes.picture import table_view
 from cardenvs.games.classes.text import (
     LINE_FINISHER, REST_FIELD, STATE_FIELDS, TURN_SECONDS, action_to_str, complete_scenario, custom_counts,
     custom_from_dict, custom_to_dict, deck_counts, make_template, observation_bounds, prepare_scenario, render_text,
