@@ -1,0 +1,221 @@
+"""The server of ``cardenvs serve`` through Starlette's test client: a new match, a move, a
+bad move refused with the table unchanged, what a person's picture may show, the checks on
+every value of a request, and the Host check."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import sys
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+from starlette.testclient import TestClient  # noqa: E402
+
+from cardenvs.agents.ppo import baseline_path  # noqa: E402
+from cardenvs.cli.console import parse_human_line  # noqa: E402
+from cardenvs.cli.main import main  # noqa: E402
+from cardenvs.core.picture import table_svg  # noqa: E402
+from cardenvs.core.registry import get_spec  # noqa: E402
+from cardenvs.web.app import create_app  # noqa: E402
+from cardenvs.web.table import open_table, view  # noqa: E402
+
+LOCAL = "http://127.0.0.1"
+PRESIDENT = {"game": "president", "players": 4, "seat": 0, "opponents": ["heuristic"] * 3, "seed": 5}
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(parse_human_line), base_url=LOCAL) as c:
+        yield c
+
+
+def new_table(client, **changes):
+    response = client.post("/api/tables", json={**PRESIDENT, **changes})
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def test_the_page_and_its_files_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "<script src=\"/static/app.js\">" in page.text
+    for name in ("app.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    games = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+    assert set(games) == {"president", "odin", "rami51", "frime", "classes"}
+    assert games["president"]["agents"][:2] == ["random", "heuristic"]
+    assert "human" not in games["president"]["agents"]
+    assert "scorer" in games["rami51"]["agents"] and "scorer" not in games["odin"]["agents"]
+
+
+def test_a_new_match_waits_for_the_person_with_their_hand_drawn(client):
+    table = new_table(client)
+    assert table["your_turn"] and not table["over"] and table["seat"] == 0
+    svg = table["picture"]["svg"]
+    assert svg.startswith("<svg")
+    assert svg.count('class="card in-hand"') == len(table["hand"]) == 13
+    for card in table["hand"]:
+        assert f'data-card="{card}"' in svg
+    assert [m["text"] for m in table["moves"]][0] == "pass"  # seed 5: player_3 led a 3
+    assert table["events"] == [{"kind": "move", "text": "player_3 (heuristic): 3"}]
+    assert [s["plays"] for s in table["seats"]] == ["you", "heuristic", "heuristic", "heuristic"]
+
+
+def test_a_move_by_its_cards_then_the_agents_play_on(client):
+    table = new_table(client)
+    response = client.post(f"/api/tables/{table['id']}/move", json={"line": "Ac"})  # the ace, by its card
+    assert response.status_code == 200, response.text
+    after = response.json()
+    assert after["events"][:2] == [{"kind": "move", "text": "player_3 (heuristic): 3"},
+                                   {"kind": "move", "text": "you: A"}]
+    assert "Ac" not in after["hand"] and len(after["hand"]) == 12
+    assert after["your_turn"] or after["over"]
+    assert client.get(f"/api/tables/{table['id']}").json() == after
+
+
+@pytest.mark.parametrize("line, message", [
+    ("Zz", "cannot read 'Zz'"),
+    ("2s", "'2' is not legal now"),  # no 2 in the hand
+    ("#99", "choose #0 .. #"),
+    ("", "the move is empty"),
+])
+def test_a_bad_move_is_refused_and_the_table_is_unchanged(client, line, message):
+    table = new_table(client)
+    before = client.get(f"/api/tables/{table['id']}").json()
+    response = client.post(f"/api/tables/{table['id']}/move", json={"line": line})
+    assert response.status_code == 400
+    assert message in response.json()["error"]
+    assert client.get(f"/api/tables/{table['id']}").json() == before
+
+
+@pytest.mark.parametrize("body, message", [
+    ({"line": 3}, "a move is a line of text"),
+    ({"move": "pass"}, 'send {"line": "the move"}'),
+    ([], 'send {"line": "the move"}'),
+])
+def test_a_move_request_of_another_shape_is_refused(client, body, message):
+    table = new_table(client)
+    response = client.post(f"/api/tables/{table['id']}/move", json=body)
+    assert response.status_code == 400 and message in response.json()["error"]
+
+
+def test_an_unknown_match_is_not_found(client):
+    response = client.post("/api/tables/nothing/move", json={"line": "pass"})
+    assert response.status_code == 404 and "no such match" in response.json()["error"]
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"game": "poker"}, "poker"),
+    ({"players": 11}, "president takes 4 to 10 players, got 11"),
+    ({"players": 4.0}, "players must be a whole number, got 4.0"),
+    ({"players": True}, "players must be a whole number, got True"),
+    ({"seat": 4}, "seat must be one of 0 .. 3, got 4"),
+    ({"seat": "0"}, "seat must be a whole number, got '0'"),
+    ({"opponents": ["heuristic"] * 2}, "opponents must list 3 agents"),
+    ({"opponents": ["heuristic", "heuristic", "human"]}, "unknown agent 'human'"),
+    ({"opponents": ["heuristic", "heuristic", "ppo:policy.npz"]}, "unknown agent 'ppo:policy.npz'"),
+    ({"seed": -1}, "seed"),
+    ({"seed": 1.5}, "seed must be a whole number, got 1.5"),
+    ({"options": {"single_round": "false"}}, "option single_round takes a bool, got 'false'"),
+    ({"options": {"target_score": 2.0}}, "option target_score takes a int, got 2.0"),
+    ({"options": {"num_players": 5}}, "unknown option 'num_players'"),
+    ({"options": {"target_score": 0}}, "target_score"),
+    ({"path": "match.json"}, "unknown field(s): path"),
+])
+def test_a_bad_new_match_is_refused_naming_the_value(client, changes, message):
+    response = client.post("/api/tables", json={**PRESIDENT, **changes})
+    assert response.status_code == 400, response.text
+    assert message in response.json()["error"]
+
+
+def test_a_post_must_carry_json(client):
+    response = client.post("/api/tables", content=json.dumps(PRESIDENT),
+                           headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert response.status_code == 400 and "send JSON" in response.json()["error"]
+
+
+def test_another_host_is_refused():
+    app = create_app(parse_human_line)
+    for base in ("http://evil.example", "http://127.0.0.1.evil.example:8000"):
+        with TestClient(app, base_url=base) as c:
+            assert c.get("/").status_code == 400
+            assert c.post("/api/tables", json=PRESIDENT).status_code == 400
+    for base in ("http://127.0.0.1:8000", "http://localhost:8000"):
+        with TestClient(app, base_url=base) as c:
+            assert c.get("/api/games").status_code == 200
+    with TestClient(create_app(parse_human_line, host="10.1.2.3"), base_url="http://127.0.0.1") as c:
+        assert c.get("/").status_code == 400  # bound elsewhere: only that address
+
+
+def test_a_policy_from_the_command_line_is_offered_by_name_for_its_game():
+    path = str(baseline_path(get_spec("odin")))
+    with TestClient(create_app(parse_human_line, {"mine": path}), base_url=LOCAL) as c:
+        games = {g["name"]: g for g in c.get("/api/games").json()["games"]}
+        assert games["odin"]["agents"][-1] == "mine" and "mine" not in games["president"]["agents"]
+        table = c.post("/api/tables", json={"game": "odin", "players": 4, "seat": 1,
+                                            "opponents": ["mine", "random", "mine"], "seed": 2}).json()
+        assert [s["plays"] for s in table["seats"]] == ["mine", "you", "random", "mine"]
+        assert path not in json.dumps(table)
+    for bad, message in (({"heuristic": path}, "policy name 'heuristic'"), ({"Mine": path}, "policy name 'Mine'")):
+        with pytest.raises(ValueError, match=message):
+            create_app(parse_human_line, bad)
+
+
+# --------------------------------------------------------------------------- what a seat may see
+DRAWN = [g for g in ("president", "odin", "rami51", "frime", "classes") if hasattr(get_spec(g).module, "table_view")]
+
+
+@pytest.mark.parametrize("game", DRAWN)
+def test_hidden_cards_never_reach_the_persons_picture(game):
+    """The person's picture is the same in a twin state whose hidden cards are dealt anew,
+    and differs from the onlooker's, which shows them."""
+    spec = get_spec(game)
+    seen = 0
+    for seed in range(4):
+        table = open_table(spec, {}, 1, ["random"] * (spec.default_players - 1), seed, parse_human_line)
+        raw = table.raw
+        mine = view(table)["picture"]["svg"]
+        twin = raw.resample_hidden(raw.possible_agents[1], seed + 100)
+        assert table_svg(spec, twin.state_record()[0], 1) == mine
+        everyone = table_svg(spec, raw.state_record()[0], None)
+        seen += everyone != mine
+        in_hand = re.findall(r'class="card in-hand" data-card="([^"]+)"', mine)
+        assert sorted(in_hand) == sorted(raw.state_dict()["hands"][1])  # the person's cards, and only theirs
+    assert seen == 4
+
+
+def test_the_same_seed_deals_the_same_match():
+    spec = get_spec("president")
+    a = open_table(spec, {}, 2, ["heuristic", "random", "heuristic"], 11, parse_human_line)
+    b = open_table(spec, {}, 2, ["heuristic", "random", "heuristic"], 11, parse_human_line)
+    for _ in range(3):
+        assert view(a) == view(b)
+        if a.over:
+            break
+        a.play("pass" if "pass" in [m["text"] for m in view(a)["moves"]] else "#0")
+        b.play("pass" if "pass" in [m["text"] for m in view(b)["moves"]] else "#0")
+
+
+# --------------------------------------------------------------------------- the command
+def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch):
+    monkeypatch.setitem(sys.modules, "uvicorn", None)  # import uvicorn raises ImportError
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["serve"], out=out, err=err) == 2
+    assert err.getvalue().count("\n") == 1
+    assert 'pip install "cardenvs[web]"' in err.getvalue()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["serve", "--port", "0"], "--port must be at least 1"),
+    (["serve", "--port", "70000"], "--port must be at most 65,535"),
+    (["serve", "--policy", "mine"], "--policy expects NAME=PATH"),
+    (["serve", "--policy", "mine=nothing-here.npz"], "--policy"),
+])
+def test_serve_refuses_a_bad_flag_in_one_line(argv, message):
+    out, err = io.StringIO(), io.StringIO()
+    assert main(argv, out=out, err=err) == 2
+    assert message in err.getvalue() and err.getvalue().count("\n") == 1
