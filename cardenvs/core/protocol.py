@@ -169,7 +169,8 @@ class GameProtocol(Protocol):
         the options' schema), ``STATE_FIELDS`` (a :class:`Field` list for ``state_dict``; a
         ``hands`` field is required), ``REST_FIELD`` (the card field that takes the cards a
         scenario does not place), ``deck_counts``, ``validate_state``, ``observation_bounds``,
-        ``render_text``, ``round_info``.
+        ``render_text``, ``round_info``, ``table_view`` (what one seat sees, as a JSON-able
+        dict that :mod:`cardenvs.core.picture` draws: the game's ``picture.py``).
     Optional (looked up with ``getattr``)
         ``public_action_str`` (an action as the other players see it), ``complete_scenario``
         (derive fields a partial scenario implies), ``CACHE_FIELDS`` (state fields that only
@@ -224,6 +225,8 @@ class GameProtocol(Protocol):
     def render_text(self, rec: np.void, viewer: int | None = None) -> str: ...
 
     def round_info(self, rec: np.void) -> dict: ...
+
+    def table_view(self, rec: np.void, viewer: int | None) -> dict: ...
 
 
 def protocol_names() -> tuple[str, ...]:
