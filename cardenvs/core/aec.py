@@ -53,13 +53,14 @@ class CardGameEnv(PicklesBySpec, AECEnv):
     ``reset``. A loaded scenario is shown as loaded, even when its first decision is forced.
     """
 
-    metadata = {"render_modes": ["human", "ansi"], "name": "cardenvs", "is_parallelizable": False, "render_fps": 1}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "name": "cardenvs", "is_parallelizable": False,
+                "render_fps": 1}
 
     def __init__(self, spec: GameSpec, render_mode: str | None = None, illegal_action: str = "raise",
                  auto_play_forced: bool = False, **options: Any):
         super().__init__()
-        if render_mode not in (None, "human", "ansi"):
-            raise ValueError(f"render_mode must be None, 'human' or 'ansi', got {render_mode!r}")
+        if render_mode not in (None, "human", "ansi", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'human', 'ansi' or 'rgb_array', got {render_mode!r}")
         if illegal_action not in ILLEGAL_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_MODES}, got {illegal_action!r}")
         self.spec = spec
@@ -274,9 +275,37 @@ class CardGameEnv(PicklesBySpec, AECEnv):
 
     def render_text(self, viewer: int | str | None = None) -> str:
         """The table as text: every hand (viewer None), or what one seat sees."""
+        return self.game.render_text(self._state[0], self._viewer_seat(viewer))
+
+    def render_rgb(self, viewer: int | str | None = None) -> np.ndarray:
+        """The table as an (H, W, 3) uint8 image: what one seat (an agent name or a seat
+        number) sees, its own cards face up and the others' face down, or every hand
+        (viewer None). Needs Pillow (``pip install "cardenvs[render]"``)."""
+        from cardenvs.core.picture import table_rgb
+
+        return table_rgb(self.spec, self._state[0], self._viewer_seat(viewer))
+
+    def render_svg(self, viewer: int | str | None = None) -> str:
+        """The same picture as :meth:`render_rgb`, as an SVG document; the viewer's own
+        cards are ``<g class="card in-hand" data-card="Qs">`` groups."""
+        from cardenvs.core.picture import table_svg
+
+        return table_svg(self.spec, self._state[0], self._viewer_seat(viewer))
+
+    def _viewer_seat(self, viewer: Any) -> int | None:
+        """A viewer as a seat: None, an agent name or a seat number (ValueError for a name or
+        seat outside the match, TypeError for another type)."""
+        if viewer is None:
+            return None
         if isinstance(viewer, str):
-            viewer = self._index[viewer]
-        return self.game.render_text(self._state[0], viewer)
+            if viewer not in self._index:
+                raise ValueError(f"viewer must be one of {self.possible_agents}, a seat or None, got {viewer!r}")
+            return self._index[viewer]
+        if isinstance(viewer, (bool, np.bool_)) or not isinstance(viewer, (int, np.integer)):
+            raise TypeError(f"viewer must be an agent name, a seat 0..{self.num_players - 1} or None, got {viewer!r}")
+        if not 0 <= viewer < self.num_players:
+            raise ValueError(f"viewer must be a seat 0..{self.num_players - 1}, an agent name or None, got {viewer!r}")
+        return int(viewer)
 
     def str_to_action(self, text: str) -> int:
         """Inverse of :meth:`action_to_str`; ValueError quoting the text if unreadable."""
@@ -302,9 +331,14 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         """An independent copy at the same state (for search)."""
         return copy.deepcopy(self)
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """``"ansi"``: the table as text; ``"rgb_array"``: an image of the table seen by the
+        agent to move (every hand once the match is over); ``"human"``: the text, printed."""
         if self.render_mode is None:
             return None
+        if self.render_mode == "rgb_array":
+            running = self.agents and not (self._state["terminated"][0] or self._state["truncated"][0])
+            return self.render_rgb(self.agent_selection if running else None)
         text = self.render_text()
         if self.render_mode == "human":
             print(text)
