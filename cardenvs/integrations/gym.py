@@ -146,7 +146,7 @@ class SingleAgentEnv(gymnasium.Env):
     (the learner's total reward over the match).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 1}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 1}
 
     def __init__(
         self,
@@ -161,9 +161,8 @@ class SingleAgentEnv(gymnasium.Env):
     ):
         from cardenvs.core.aec import CardGameEnv
 
-        if render_mode not in (None, "ansi"):
-            # TypeError: SB3's make_vec_env asks for "rgb_array" first and retries without on it
-            raise TypeError(f"render_mode must be None or 'ansi' (text), got {render_mode!r}")
+        if render_mode not in (None, "ansi", "rgb_array"):
+            raise ValueError(f"render_mode must be None, 'ansi' (text) or 'rgb_array' (an image), got {render_mode!r}")
         self.spec_game = get_spec(game)
         self.render_mode = render_mode
         self._env = CardGameEnv(self.spec_game, illegal_action=illegal_action, auto_play_forced=auto_play_forced,
@@ -252,9 +251,13 @@ class SingleAgentEnv(gymnasium.Env):
             return np.zeros(self.action_space.n, dtype=np.bool_)
         return env._mask[0].copy()
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
+        """The table seen by the learner's seat: ``"ansi"`` as text, ``"rgb_array"`` as an
+        (H, W, 3) uint8 image (what Gymnasium's ``RecordVideo`` films; needs Pillow)."""
         if self.render_mode == "ansi":
             return self._env.render_text(self.seat)
+        if self.render_mode == "rgb_array":
+            return self._env.render_rgb(self.seat)
         return None
 
     # ------------------------------------------------------------------ internals
