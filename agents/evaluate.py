@@ -6,13 +6,14 @@ reward over the match, the same rule as ``cardenvs play``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from cardenvs.agents.base import Agent, one_blas_thread
+from cardenvs.core.match_record import MatchRecord
 from cardenvs.core.outcome import win_shares
 from cardenvs.core.protocol import GameSpec, env_records
 from cardenvs.core.rng import batch_seeds
@@ -77,6 +78,8 @@ def evaluate(
     options: dict[str, Any] | None = None,
     batch_size: int = 1000,
     first_match: int = 0,
+    record_every: int = 0,
+    on_record: Callable[[int, MatchRecord], None] | None = None,
 ) -> list[SlotResult]:
     """Play ``num_matches`` matches; ``agents[k]`` sits at seat ``(k - i) % P`` in match i,
     so every agent plays every seat equally often when ``num_matches`` is a multiple of P.
@@ -84,7 +87,15 @@ def evaluate(
 
     Match i is dealt from the i-th seed of ``seed``'s stream, whatever ``batch_size``:
     the matches ``first_match .. first_match + num_matches - 1`` of one long evaluation
-    can be played in pieces."""
+    can be played in pieces.
+
+    ``record_every`` K > 0 records every K-th match (matches K - 1, 2K - 1, ... counted
+    from 0, over the whole evaluation) and hands each to ``on_record(match, record)`` once
+    it is over, with the agents' names per seat in ``record.agents``."""
+    if isinstance(record_every, bool) or not isinstance(record_every, (int, np.integer)) or record_every < 0:
+        raise ValueError(f"record_every must be a whole number >= 0, got {record_every!r}")
+    if record_every and on_record is None:
+        raise ValueError("record_every needs on_record, which receives the records")
     opts = dict(options or {})
     num_players = len(agents)
     opts.setdefault("num_players", num_players)
@@ -92,11 +103,13 @@ def evaluate(
         raise ValueError(f"{len(agents)} agents for num_players={opts['num_players']}")
     match_seeds = batch_seeds(seed, first_match + num_matches)[first_match:]
     with one_blas_thread():  # agents' small matrix products: threads only wait on each other
-        return _play(spec, agents, num_matches, opts, batch_size, first_match, match_seeds)
+        return _play(spec, agents, num_matches, opts, batch_size, first_match, match_seeds, int(record_every),
+                     on_record)
 
 
 def _play(spec: GameSpec, agents: Sequence[Agent], num_matches: int, opts: dict[str, Any], batch_size: int,
-          first_match: int, match_seeds: np.ndarray) -> list[SlotResult]:
+          first_match: int, match_seeds: np.ndarray, record_every: int = 0,
+          on_record: Callable[[int, MatchRecord], None] | None = None) -> list[SlotResult]:
     """The matches of :func:`evaluate` (its arguments, checked)."""
     num_players = len(agents)
     wins = np.zeros(num_players)
@@ -107,6 +120,10 @@ def _play(spec: GameSpec, agents: Sequence[Agent], num_matches: int, opts: dict[
     for start in range(0, num_matches, batch_size):
         n = min(batch_size, num_matches - start)
         env = VecEnv(spec, num_envs=n, auto_reset=False, **opts)
+        recorded = []
+        if record_every:
+            recorded = np.flatnonzero((first_match + start + np.arange(n) + 1) % record_every == 0).tolist()
+            env.record_matches(recorded)
         st = env.reset(seeds=match_seeds[start:start + n])
         match = np.arange(first_match + start, first_match + start + n)
         slot_of = (np.arange(num_players)[None, :] + match[:, None]) % num_players  # (n, seat) -> slot
@@ -128,6 +145,10 @@ def _play(spec: GameSpec, agents: Sequence[Agent], num_matches: int, opts: dict[
             returns += st.rewards
             cut |= ~done & st.truncated
             done |= st.terminated | st.truncated
+        for i in recorded:
+            record = env.match_record(i)
+            record.agents = [agents[slot_of[i, seat]].name for seat in range(num_players)]
+            on_record(int(match[i]), record)
         shares = win_shares(returns)
         for i in range(n):
             if cut[i]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 from typing import Any, TextIO
 
 import numpy as np
 
 from cardenvs.agents import make_agent
 from cardenvs.cli import common
+from cardenvs.cli.replay import check_save_dir, write_match
 
 HELP = "measure agents against each other on the vector env"
 DESCRIPTION = (
@@ -34,6 +36,10 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     ev.add_argument("--seed", type=int, default=0, help="seed of the first match (default 0)")
     ev.add_argument("--batch", type=int, default=1000,
                     help=f"matches played together (default 1000, at most {common.MAX_TOGETHER:,})")
+    ev.add_argument("--save-every", type=int, metavar="K",
+                    help="save every K-th match (K, 2K, ...) for `cardenvs replay`, as DIR/match-0004.json ...")
+    ev.add_argument("--save-dir", default="matches", metavar="DIR",
+                    help="the folder of --save-every's matches, made if missing (default: matches)")
 
 
 def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -44,6 +50,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     common.check_count("--matches", args.matches)
     common.check_count("--batch", args.batch, high=common.MAX_TOGETHER)
     common.check_seed_flag(args.seed)  # the matches' seeds are drawn from its stream: one seed
+    save_every = getattr(args, "save_every", None)
+    if save_every is not None:
+        common.check_count("--save-every", save_every)
+        check_save_dir("--save-dir", args.save_dir)
     wanted = common.agent_list(args.agents)
     if not wanted:
         raise common.CliError("--agents needs at least one agent name")
@@ -73,10 +83,25 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     done = 0
     results = None
     batch = min(args.batch, args.matches)
+    saved: list[Path] = []
+
+    def save(match: int, record: Any) -> None:
+        # the CLI's names (ppo:PATH) rather than the agents' kinds; seat s of match m is slot (s + m) % P
+        record.agents = [names[(seat + match) % num_players] for seat in range(num_players)]
+        path = Path(args.save_dir) / f"match-{match + 1:0{max(3, len(str(args.matches)))}d}.json"
+        write_match(record, path, "--save-every")
+        saved.append(path)
+
+    if save_every is not None:
+        try:
+            Path(args.save_dir).mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise common.CliError(f"--save-dir {args.save_dir!r} cannot be made: {e.strerror or e}") from None
     try:
         while done < args.matches:
             n = min(batch, args.matches - done)
-            part = evaluate(spec, slots, n, seed=args.seed, options=options, batch_size=n, first_match=done)
+            part = evaluate(spec, slots, n, seed=args.seed, options=options, batch_size=n, first_match=done,
+                            record_every=save_every or 0, on_record=save if save_every else None)
             results = part if results is None else [_merge(a, b) for a, b in zip(results, part, strict=True)]
             done += n
             common.progress(done, args.matches, err)
@@ -98,6 +123,10 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     print(common.format_table(header, rows, right=(2, 3, 4)), file=out)
     print(f"win share: ties shared, with its Wilson score interval; score: the game's match score, "
           f"{spec.score_sense} is better", file=out)
+    if save_every is not None:
+        print(f"saved {len(saved)} match{'es' if len(saved) != 1 else ''} (every {save_every}) in {args.save_dir}"
+              + (f": {saved[0].name} .. {saved[-1].name}" if saved else "") + "; cardenvs replay FILE shows one",
+              file=out)
     return 0
 
 

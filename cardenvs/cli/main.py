@@ -8,6 +8,9 @@
     cardenvs train ppo president --minutes 60 --out runs/president
     cardenvs warmup odin
     cardenvs soak president --matches 10000
+    cardenvs play president --agents heuristic --save match.json
+    cardenvs replay match.json --seat 0 --step 12
+    cardenvs replay match.json --html match.html
     cardenvs serve
 """
 
@@ -19,7 +22,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from cardenvs import __version__
-from cardenvs.cli import catalog, evaluate, play, serve, soak, train, warmup
+from cardenvs.cli import catalog, evaluate, play, replay, serve, soak, train, warmup
 from cardenvs.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, CliError, game_options_help, split_option_values
 
 GAME_COMMANDS = ("play", "eval", "train", "soak")  # their --help lists the options of a game named with it
@@ -40,6 +43,7 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     soak.add_parser(sub, epilog)
     train.add_parser(sub, epilog)
     serve.add_parser(sub)
+    replay.add_parser(sub)
     return parser
 
 
@@ -80,6 +84,8 @@ def main(
             return soak.cmd_soak(args, out, err)
         if args.command == "train":
             return train.cmd_train(args, out, err)
+        if args.command == "replay":
+            return replay.cmd_replay(args, out, err)
         if args.command == "serve":
             return serve.cmd_serve(args, out, err)
         parser.print_help(out)

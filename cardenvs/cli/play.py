@@ -34,6 +34,7 @@ from cardenvs.cli.common import (
     seat_names,
 )
 from cardenvs.cli.console import QuitRequested, play_match, readable_stdin
+from cardenvs.cli.replay import check_save_path, numbered_paths, write_match
 from cardenvs.envs import make
 
 HELP = "play matches between agents (or you)"
@@ -64,6 +65,9 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     play.add_argument("--turn-seconds", type=float, metavar="SECONDS",
                       help="a person's time for a turn before the game plays it for them (0: no timer; default: "
                       "the game's own: 30 s in Rami 51, none in the other games; Frime and Classes take one)")
+    play.add_argument("--save", metavar="MATCH.json",
+                      help="save each match for `cardenvs replay`; with --games N > 1 the matches are numbered: "
+                      "match.json -> match-001.json, match-002.json ... (a match quit halfway is saved as played)")
 
 
 @dataclass
@@ -110,6 +114,10 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     check_seconds("--turn-seconds", args.turn_seconds)
     games = 1 if args.render else args.games
     check_seed_flag(args.seed, games)
+    save_paths = None
+    if getattr(args, "save", None) is not None:
+        check_save_path("--save", args.save)
+        save_paths = numbered_paths(args.save, games)
     wanted = agent_list(args.agents) if args.agents is not None else None  # given, even empty
     if wanted == []:
         raise CliError("--agents needs at least one agent name")
@@ -155,11 +163,23 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     played = 0
     cut_short = 0
     status = 0
+    seated: list[str] = []  # who sits where in the match being played, for --save
+
+    def save(g: int) -> None:
+        if save_paths is not None:
+            try:
+                record = env.unwrapped.match_record()
+            except ValueError as e:  # an illegal move penalised (illegal_action=penalty)
+                raise CliError(f"--save: {e}") from None
+            record.agents = seated
+            write_match(record, save_paths[g], "--save")
+
     with one_blas_thread():  # the agents' small matrix products: threads only wait on each other
         try:
             for g in range(games):
                 # rotate: in match g seat s is played by slot (s + g) % P
                 order = [(s + g) % num_players for s in range(num_players)]
+                seated = [names[k] for k in order]
                 res = play_match(
                     env,
                     [slots[k] for k in order],
@@ -182,10 +202,14 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
                             t.score_sum += res.scores[s]
                             t.scored += 1
                 played += 1
+                save(g)
                 if games > 1 and not interactive:
                     progress(played, games, err)
         except QuitRequested:
             print("\nquit", file=out)
+            if save_paths is not None and seated:
+                save(played)
+                print(f"the match so far is saved in {save_paths[played]}", file=out)
         except KeyboardInterrupt:
             if games > 1 and not interactive:
                 err.write("\n")
@@ -200,6 +224,9 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
             file=out,
         )
         print(results_table(tallies), file=out)
+        if save_paths is not None:
+            where = save_paths[0] if games == 1 else f"{save_paths[0]} .. {save_paths[played - 1]}"
+            print(f"saved: {where} (cardenvs replay FILE shows a match)", file=out)
         print(
             "winner: the seat(s) with the highest total reward of the match, ties shared; "
             f"score: the game's match score (infos['scores']), {spec.score_sense} is better",

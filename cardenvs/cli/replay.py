@@ -1,0 +1,161 @@
+"""``cardenvs replay``: a saved match in the terminal (each move, the table at a step, from
+everyone's view or one seat's), or as a self-contained replay page; and the saving of
+matches for ``play --save`` and ``eval --save-every``."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+from cardenvs.cli.common import CliError
+from cardenvs.replay import MatchRecord, load_match, replay, replay_html, save_match
+
+HELP = "show a saved match, move by move, or write its replay page"
+DESCRIPTION = (
+    "Show a match saved by `cardenvs play --save` or `cardenvs eval --save-every`: each move's text and the table "
+    "at a step (the last one unless --step), seen by everyone or by one seat (--seat). --html writes a replay "
+    "page that opens in any browser, with no server. A match saved by another version of its game is refused."
+)
+
+
+def add_parser(sub: Any) -> None:
+    """``replay MATCH.json [--seat N] [--step K] [--html OUT.html]``."""
+    rp = sub.add_parser("replay", help=HELP, description=DESCRIPTION)
+    rp.add_argument("match", help="a match file (JSON)")
+    rp.add_argument("--seat", type=int, metavar="N",
+                    help="show what seat N saw: its own hand, the others' moves as they saw them (default: everyone, "
+                    "every hand)")
+    rp.add_argument("--step", type=int, metavar="K",
+                    help="show the moves up to step K and the table there (0: the start; default: the last step)")
+    rp.add_argument("--html", metavar="OUT.html",
+                    help="write a self-contained replay page (step slider, play and pause, every seat's view)")
+
+
+# --------------------------------------------------------------------------- saving
+def numbered_paths(path: str, count: int) -> list[Path]:
+    """Where ``count`` matches saved as ``path`` go: ``path`` itself for one match; for more,
+    a number before the suffix, ``match.json`` -> ``match-001.json``, ``match-002.json`` ...
+    (at least three digits, as many as ``count`` has)."""
+    p = Path(path)
+    if count == 1:
+        return [p]
+    width = max(3, len(str(count)))
+    return [p.with_name(f"{p.stem}-{g:0{width}d}{p.suffix}") for g in range(1, count + 1)]
+
+
+def check_save_path(flag: str, path: str) -> None:
+    """A match file to write: a file name in a folder that exists and can be written."""
+    if not path or path.endswith(("/", os.sep)):
+        raise CliError(f"{flag} must name a file, got {path!r}")
+    try:
+        target = Path(path)
+        if target.is_dir():
+            raise CliError(f"{flag} {path!r} is a folder; name a file such as match.json")
+        folder = target.absolute().parent
+        if not folder.is_dir():
+            raise CliError(f"{flag} {path!r}: the folder {str(folder)!r} does not exist")
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise CliError(f"{flag} {path!r}: the folder {str(folder)!r} is not writable")
+    except (OSError, ValueError) as e:  # a name too long, a NUL ...
+        raise CliError(f"{flag} {path!r} is no usable file name: {getattr(e, 'strerror', None) or e}") from None
+
+
+def check_save_dir(flag: str, folder: str) -> None:
+    """A folder to save matches in: one that exists or can be made, and can be written."""
+    if not folder:
+        raise CliError(f"{flag} must name a folder, got {folder!r}")
+    try:
+        path = Path(folder)
+        if path.exists() and not path.is_dir():
+            raise CliError(f"{flag} {folder!r} is a file, not a folder")
+        base = path.absolute()
+        while not base.exists() and base != base.parent:  # the nearest folder there is: the run makes the rest
+            base = base.parent
+        if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
+            raise CliError(f"{flag} {folder!r} cannot be written")
+    except (OSError, ValueError) as e:
+        raise CliError(f"{flag} {folder!r} is no usable folder: {getattr(e, 'strerror', None) or e}") from None
+
+
+def write_match(record: MatchRecord, path: Path, flag: str) -> None:
+    """Save one match; a file that cannot be written is a one-line error."""
+    try:
+        save_match(record, path)
+    except OSError as e:
+        raise CliError(f"{flag}: cannot write {str(path)!r}: {e.strerror or e}") from None
+
+
+# --------------------------------------------------------------------------- the command
+def _read(path: str) -> MatchRecord:
+    try:
+        return load_match(path)
+    except ValueError as e:
+        raise CliError(str(e)) from None
+    except OSError as e:
+        raise CliError(f"cannot read {path!r}: {e.strerror or e}") from None
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Print the match (or write its page with ``--html``)."""
+    if args.step is not None and args.step < 0:
+        raise CliError(f"--step must be at least 0, got {args.step}")
+    if args.html is not None:
+        check_save_path("--html", args.html)
+    record = _read(args.match)
+    players = record.num_players
+    if args.seat is not None and not 0 <= args.seat < players:
+        raise CliError(f"--seat must be a seat 0..{players - 1} of this {players}-player match, got {args.seat}")
+    if args.html is not None:
+        if args.seat is not None or args.step is not None:
+            print("note: the page holds every view and step: --seat and --step are ignored with --html", file=err)
+        page = replay_html(record)
+        try:
+            Path(args.html).write_text(page, encoding="utf-8")
+        except OSError as e:
+            raise CliError(f"--html: cannot write {args.html!r}: {e.strerror or e}") from None
+        print(f"wrote {args.html} ({len(page) // 1024 + 1} kB): open it in a browser", file=out)
+        return 0
+    viewer = args.seat
+    agents = record.agents or [""] * players
+    seat_names = [f"player_{s}" + (f" ({agents[s]})" if agents[s] else "") for s in range(players)]
+    head = f"{record.env_id}: {players} players, {', '.join(seat_names)}"
+    head += f"; seed {record.seed}" if record.seed is not None else ""
+    opts = ", ".join(f"{k}={v}" for k, v in record.options.items())
+    head += f"; options {opts}" if opts else ""
+    print(head + f"; saved by cardenvs {record.cardenvs_version}", file=out)
+    print("seen by " + ("everyone (every hand)" if viewer is None else f"player_{viewer} (its own hand)"), file=out)
+    lines: list[str] = []
+    table = ""
+    last = 0
+    for st in replay(record):
+        last = st.index
+        if st.index:
+            forced = " (forced)" if st.forced else ""
+            lines.append(f"{st.index:5d}  {seat_names[st.seat]}: {st.move_seen_by(viewer)}{forced}")
+        if args.step is None or st.index == args.step:
+            table = st.env.render_text(viewer)
+        if args.step is not None and st.index == args.step:
+            break
+    if args.step is not None and args.step > last:
+        raise CliError(f"--step {args.step} is past the end of this match: its steps are 0..{last}")
+    print("\n".join(lines) if lines else "(no move)", file=out)
+    print(f"\nthe table at step {last if args.step is None else args.step}:", file=out)
+    print(table, file=out)
+    if args.step is None or args.step == last:
+        print(_result_line(record), file=out)
+    return 0
+
+
+def _result_line(record: MatchRecord) -> str:
+    result = record.result
+    if result is None:
+        return f"match not finished when saved ({len(record.actions)} actions)"
+    if result["truncated"]:
+        return f"match cut short (max_steps): no winner; returns {[round(r, 3) for r in result['returns']]}"
+    winners = [f"player_{s}" for s, place in enumerate(result["places"]) if place == 1]
+    line = f"match over: winner {' and '.join(winners)}"
+    if result["scores"] is not None:
+        line += f"; scores {[int(x) if float(x).is_integer() else x for x in result['scores']]}"
+    return line + f"; returns {[round(r, 3) for r in result['returns']]}"
