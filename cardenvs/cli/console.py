@@ -123,6 +123,8 @@ def parse_human_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
         if not n.isdigit() or int(n) >= len(legal):
             raise ValueError(f"{text!r}: choose #0 .. #{len(legal) - 1}")
         return [legal[int(n)]]
+    if _game_attr(raw, "LINE_STARTERS") is not None:  # the rummies: cards read by what the mask allows
+        return read_card_line(raw, text, legal)
     try:
         action = raw.str_to_action(text)
     except ValueError as whole_error:
@@ -209,6 +211,185 @@ def _expand_line(raw: Any, tokens: list[str]) -> list[int]:
         if plan[-1] != last and last in legal_now():
             play(last)
     return plan
+
+
+# --------------------------------------------------------------------------- a rummy's line
+# A line of cards typed in a rummy is read against the game itself: each word stands for
+# the moves its game's ``str_to_actions`` lists (``Qs``: add it or discard it; ``2s`` where
+# 2s are wild: any card), the moves ``LINE_STARTERS`` names (a new meld, a lay-off) may come
+# before a card, ``LINE_FINISHER`` may close a meld, and cards typed alone side by side may
+# come in any order. Every reading is played out on copies of the game, so only legal ones
+# are left; the mask decides, never a rule written here. Of those left, the ones that read
+# fewest cards as ``BARE_CARD_FALLBACK`` (a discard: a card that can be laid is laid), then
+# add fewest moves, then keep the typed order best win; one left is played, several are
+# listed.
+MAX_READING_COPIES = 3000  # copies of the game one line may try (a long line of cards in any order)
+READINGS_LISTED = 4
+
+
+def _game_attr(raw: Any, name: str) -> Any:
+    """An optional attribute of the game's package, or of its ``text`` module."""
+    module = raw.spec.module
+    found = getattr(module, name, None)
+    return found if found is not None else getattr(getattr(module, "text", None), name, None)
+
+
+@dataclass(frozen=True)
+class _Word:
+    text: str
+    actions: tuple[int, ...]
+    bare: bool  # a card typed alone: its place among the cards beside it is free
+
+
+def _line_words(raw: Any, tokens: list[str]) -> list[_Word]:
+    """The line's words, each the longest span of up to 3 tokens that reads as a move."""
+    read = _game_attr(raw, "str_to_actions") or (lambda t: [raw.str_to_action(t)])
+    words: list[_Word] = []
+    i = 0
+    while i < len(tokens):
+        for j in range(min(len(tokens), i + 3), i, -1):
+            span = " ".join(tokens[i:j])
+            try:
+                actions = read(span)
+                break
+            except ValueError:
+                continue
+        else:
+            try:
+                read(tokens[i])
+            except ValueError as e:
+                if tokens[i].isdigit() and len(tokens) == 1:
+                    raise ValueError(f"{e}; to pick move {tokens[i]} of the list, type #{tokens[i]}") from None
+                raise
+            raise AssertionError("unreachable")  # pragma: no cover
+        verbs = {raw.action_to_str(a).split(" ", 1)[0].lower() for a in actions}
+        words.append(_Word(span, tuple(dict.fromkeys(actions)), span.split(" ", 1)[0].lower() not in verbs))
+        i = j
+    return words
+
+
+class _TooManyReadings(Exception):
+    pass
+
+
+def read_card_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
+    """The moves a rummy line stands for (see above): the one reading the game allows, or
+    a ValueError listing the readings left, or saying where the line stops being legal."""
+    tokens = text.replace(",", " ").split()
+    if not tokens:
+        raise ValueError("type a move: cards, a whole play, or #N from the list")
+    words = _line_words(raw, tokens)
+    starters = tuple(v.lower() for v in _game_attr(raw, "LINE_STARTERS") or ())
+    finisher_text = _line_finisher(raw)
+    finisher = raw.str_to_action(finisher_text) if finisher_text else None
+    fallback = (_game_attr(raw, "BARE_CARD_FALLBACK") or "").lower()
+    seat = raw.agent_selection
+    # groups of words in order; the cards typed alone side by side form one group, in any order
+    groups: list[list[int]] = []
+    for k, w in enumerate(words):
+        if w.bare and groups and words[groups[-1][0]].bare:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    found: dict[tuple[int, ...], tuple[int, int, int]] = {}  # moves: (discards, moves added, words moved)
+    deepest: tuple[int, list[int], list[int]] = (-1, [], [])  # words played, moves, words left
+    copies = 0
+
+    def verb(a: int) -> str:
+        return raw.action_to_str(a).split(" ", 1)[0].lower()
+
+    def stepped(sim: Any, a: int) -> Any:
+        nonlocal copies
+        copies += 1
+        if copies > MAX_READING_COPIES:
+            raise _TooManyReadings
+        nxt = sim.clone()
+        nxt.step(a)
+        return nxt
+
+    def ours(sim: Any) -> bool:
+        return sim.agent_selection == seat and not (sim.terminations[seat] or sim.truncations[seat])
+
+    def prefixes(sim: Any) -> list[tuple[list[int], Any]]:
+        """The moves the line may add before a word: none, a starter, or a finisher then a starter."""
+        out: list[tuple[list[int], Any]] = [([], sim)]
+        now = sim.legal_actions()
+        for a in now:
+            if verb(a) in starters:
+                out.append(([a], stepped(sim, a)))
+        if finisher is not None and finisher in now:
+            closed = stepped(sim, finisher)
+            out.append(([finisher], closed))
+            if ours(closed):
+                out += [([finisher, a], stepped(closed, a)) for a in closed.legal_actions() if verb(a) in starters]
+        return out
+
+    def finish(sim: Any, moves: list[int], cost: tuple[int, int, int], opened: bool) -> None:
+        # a line that began laying closes its last meld where it may; one built a card a line is left open
+        begun = any(verb(a) in starters for a in moves)
+        if begun and ours(sim) and finisher is not None and finisher in sim.legal_actions():
+            sim = stepped(sim, finisher)
+            moves, cost, opened = [*moves, finisher], (cost[0], cost[1] + 1, cost[2]), False
+        if opened and ours(sim) and not any(verb(a) in starters or verb(a) == fallback
+                                            for a in sim.legal_actions()):
+            return  # a meld the line began is left half built
+        key = tuple(moves)
+        if key not in found or cost < found[key]:
+            found[key] = cost
+
+    def visit(sim: Any, g: int, left: list[int], moves: list[int], cost: tuple[int, int, int], opened: bool,
+              played: int) -> None:
+        nonlocal deepest
+        if not left:
+            if g == len(groups):
+                finish(sim, moves, cost, opened)
+                return
+            left, g = groups[g], g + 1
+        if played > deepest[0]:
+            rest = [k for grp in groups[g:] for k in grp]
+            deepest = (played, moves, [*left, *rest])
+        if not ours(sim):
+            return
+        tried: set[str] = set()
+        for k in left:
+            word = words[k]
+            if word.text in tried:  # the same card twice: one order is enough
+                continue
+            tried.add(word.text)
+            rest = [x for x in left if x != k]
+            moved = sum(x < k for x in left)  # words typed before this one, still to play
+            for added, before in prefixes(sim):
+                if not ours(before):
+                    continue
+                now = set(before.legal_actions())
+                for a in word.actions:
+                    if a not in now:
+                        continue
+                    spare = int(word.bare and verb(a) == fallback)
+                    began = (opened or any(verb(x) in starters for x in added)) and a != finisher
+                    visit(stepped(before, a), g, rest, [*moves, *added, a],
+                          (cost[0] + spare, cost[1] + len(added), cost[2] + moved), began and verb(a) != fallback,
+                          played + 1)
+
+    try:
+        visit(raw.clone(), 0, [], [], (0, 0, 0), False, 0)
+    except _TooManyReadings:
+        raise ValueError("that line can be read in too many ways to check; type it in shorter parts "
+                         "(a meld at a time)") from None
+    if not found:
+        played, moves, left = deepest
+        if played <= 0:
+            raise ValueError(f"{text.strip()!r} is not legal now; choose a listed move (#0 .. #{len(legal) - 1})")
+        done = " ".join(raw.action_to_str(a) for a in moves)
+        rest = " ".join(words[k].text for k in left)
+        raise ValueError(f"{rest!r} cannot be played after {done}")
+    best = min(found.values())
+    readings = [list(m) for m, c in found.items() if c == best]
+    if len(readings) == 1:
+        return readings[0]
+    shown = " | ".join(", ".join(raw.action_to_str(a) for a in r) for r in readings[:READINGS_LISTED])
+    more = f" and {len(readings) - READINGS_LISTED} more" if len(readings) > READINGS_LISTED else ""
+    raise ValueError(f"{text.strip()!r} reads {len(readings)} ways: {shown}{more}; type the moves you mean")
 
 
 def ask_human(

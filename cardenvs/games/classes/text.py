@@ -42,6 +42,8 @@ from cardenvs.games.classes.rules import (
 from cardenvs.rummy import table as T
 from cardenvs.rummy.contract import CONTRACTS
 from cardenvs.rummy.melds import KIND_SET, classes_penalty
+from cardenvs.rummy.reading import CardMoves, card_readings
+from cardenvs.rummy.reading import str_to_actions as _card_moves
 
 
 def action_to_str(a: int) -> str:
@@ -91,22 +93,33 @@ def str_to_action(text: str) -> int:
             if c < NUM_FACES:
                 return DISCARD0 + c
         card = t.split(" ")[1] if len(words) == 2 and words[0] == "add" else (t if len(words) == 1 else "")
-        if card.startswith("*="):
-            rep = card[2:]
-            c = RANKS.index(rep.upper()) * 4 if len(rep) == 1 and rep.upper() in RANKS else card_id(rep)
-            if c < NUM_FACES:
-                return WILD0 + c
+        if "=" in card:  # *=7h, *=7, X=7h, 2c=7h (the table's form): ValueError naming what is wrong
+            wild = card_readings(CARD_MOVES, card, discard=False)
+            if wild:
+                return wild[0]
         elif card:
             c = card_id(card)
             if c < NUM_FACES:
                 return ADD0 + c
-    except ValueError:
-        pass
+    except ValueError as e:
+        if str(e).startswith("cannot read"):  # a wild card's own message
+            raise
     raise ValueError(
         f"cannot read {text!r}: expected 'draw', 'take', 'discard 7h', 'contract', 'set', 'run', 'layoff N', "
         f"'add 7h' (or just '7h'), 'add *=7h' (a 2 standing for 7h; '*=7' in a set of 7s) or 'close' "
         f"(ranks {' '.join(RANKS)}, suits {' '.join(SUITS)})"
     )
+
+
+CARD_MOVES = CardMoves("Classes", RULES_BY_SUIT[1], ADD0, WILD0, DISCARD0)  # the action ids of cards, for reading them
+
+
+def str_to_actions(text: str) -> list[int]:
+    """Every move ``text`` may stand for, legal or not: a card typed alone may be added or
+    discarded, a wild card stands for any card, ``*=7h``, ``X=7h`` or ``2c=7h`` names its
+    meaning; any other move is the one :func:`str_to_action` reads. The CLI keeps the
+    readings the mask allows (``cardenvs.cli.console``)."""
+    return _card_moves(CARD_MOVES, text, str_to_action)
 
 
 def deck_counts(state) -> np.ndarray:
@@ -376,6 +389,10 @@ TURN_SECONDS = 0.0
 # A whole meld typed on one line at the command line (``cardenvs play``): the move that lays
 # it (``close``), added when the line stops at its cards.
 LINE_FINISHER = "close"
+# The moves the CLI may add before a card typed alone to lay it (a new meld, a lay-off on a
+# table meld), and the move a card typed alone is only when it cannot be laid.
+LINE_STARTERS = ("contract", "set", "run", "layoff")
+BARE_CARD_FALLBACK = "discard"
 
 def timeout_actions(rec) -> list[int]:
     """What the CLI plays for a person whose turn timer ran out: draw from the stock,

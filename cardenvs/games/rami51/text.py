@@ -42,6 +42,8 @@ from cardenvs.games.rami51.rules import (
 )
 from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import KIND_RUN, KIND_SET, card_at, run_window_ok
+from cardenvs.rummy.reading import CardMoves, card_readings
+from cardenvs.rummy.reading import str_to_actions as _card_moves
 
 CARD_NAMES = tuple(card_str(c) for c in range(NUM_TYPES))
 
@@ -90,21 +92,33 @@ def str_to_action(text: str) -> int:
         if len(words) == 2 and words[0].lower() == "discard":
             return DISCARD0 + card_id(words[1])
         card = words[1] if len(words) == 2 and words[0].lower() == "add" else (words[0] if len(words) == 1 else "")
-        if card.upper().startswith("X="):
-            c = card_id(card[2:])
-            if c < NUM_FACES:
-                return JOKER0 + c
+        if "=" in card:  # X=7h (a joker standing for 7h), *=7h: raises ValueError naming what is wrong
+            wild = card_readings(CARD_MOVES, card, discard=False)
+            if wild:
+                return wild[0]
         elif card:
             c = card_id(card)
             if c < NUM_FACES:
                 return ADD0 + c
-    except ValueError:
-        pass
+    except ValueError as e:
+        if str(e).startswith("cannot read"):  # a wild card's own message
+            raise
     raise ValueError(
         f"cannot read {text!r}: expected 'draw', 'take', 'meld', 'layoff N', 'add 7h' (or just '7h'), "
         f"'add X=7h' (a joker standing for 7h), 'close' or 'discard 7h' (ranks {' '.join(RANKS)}, "
         f"suits {' '.join(SUITS)}, joker X)"
     )
+
+
+CARD_MOVES = CardMoves("Rami 51", RULES, ADD0, JOKER0, DISCARD0)  # the action ids of cards, for reading them
+
+
+def str_to_actions(text: str) -> list[int]:
+    """Every move ``text`` may stand for, legal or not: a card typed alone may be added or
+    discarded, a joker (``X``) stands for any card, ``X=7h`` names its meaning; any other
+    move is the one :func:`str_to_action` reads. The CLI keeps the readings the mask
+    allows (``cardenvs.cli.console``)."""
+    return _card_moves(CARD_MOVES, text, str_to_action)
 
 
 def deck_counts(state) -> np.ndarray:
@@ -366,6 +380,10 @@ TURN_SECONDS = 30.0
 # added when the line stops at its cards.
 LINE_OPENER = "meld"
 LINE_FINISHER = "close"
+# The moves the CLI may add before a card typed alone to lay it (a new meld, a lay-off on a
+# table meld), and the move a card typed alone is only when it cannot be laid.
+LINE_STARTERS = ("meld", "layoff")
+BARE_CARD_FALLBACK = "discard"
 
 def timeout_actions(rec) -> list[int]:
     """What the CLI plays for a person whose turn timer ran out, one step at a time
