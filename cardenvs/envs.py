@@ -33,7 +33,8 @@ def make(name: str, render_mode: str | None = None, **options: Any) -> AECEnv:
 
     ``name``: an env id (``"president_v0"``) or a game name (``"president"``); see
     ``cardenvs list``. ``render_mode``: None, ``"ansi"`` (``render()`` returns the table
-    as text) or ``"human"`` (prints it). ``options``: the game's options (its page's
+    as text), ``"rgb_array"`` (an image of the table seen by the agent to move; needs Pillow)
+    or ``"human"`` (prints the text). ``options``: the game's options (its page's
     options table, e.g. ``num_players=5``, ``single_round=True``) and the env's own:
     ``illegal_action="raise"`` (ValueError on an illegal action) or ``"penalty"`` (the
     offender gets -1 and the match ends), ``auto_play_forced=False`` (True plays every
