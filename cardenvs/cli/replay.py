@@ -129,15 +129,13 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     lines: list[str] = []
     table = ""
     last = 0
-    for st in replay(record):
+    for st in replay(record):  # to the end, past --step: every move is checked, and the end known
         last = st.index
-        if st.index:
+        if st.index and (args.step is None or st.index <= args.step):
             forced = " (forced)" if st.forced else ""
             lines.append(f"{st.index:5d}  {seat_names[st.seat]}: {st.move_seen_by(viewer)}{forced}")
         if args.step is None or st.index == args.step:
             table = st.env.render_text(viewer)
-        if args.step is not None and st.index == args.step:
-            break
     if args.step is not None and args.step > last:
         raise CliError(f"--step {args.step} is past the end of this match: its steps are 0..{last}")
     print("\n".join(lines) if lines else "(no move)", file=out)
