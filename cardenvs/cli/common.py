@@ -224,8 +224,21 @@ def agent_list(text: str) -> list[str]:
 
 
 def seat_names(names: Sequence[str], num_players: int) -> list[str]:
-    """The agent list repeated to fill the table: ``heuristic,random`` for 5 -> h, r, h, r, h."""
-    return [names[i % len(names)] for i in range(num_players)]
+    """The agents of the seats, in the order listed, the last one filling the remaining
+    seats (``heuristic,random`` for 5: h, r, r, r, r), as ``play`` and ``eval`` both seat
+    them. A person plays only the seats they list: a list that would leave ``human`` to
+    fill seats, or that names more agents than seats, is a CliError saying so."""
+    if not names:
+        raise CliError("--agents needs at least one agent name")
+    if len(names) > num_players:
+        raise CliError(f"--agents names {len(names)} agents for {num_players} seats: list one agent per seat, "
+                       "or fewer (the last fills the remaining seats)")
+    if names[-1] == "human" and len(names) < num_players:
+        filled = num_players - len(names)
+        raise CliError(f"--agents {','.join(names)} would seat you at {filled} more seat{'s' if filled > 1 else ''} "
+                       f"than listed ({num_players} seats): list one agent per seat, for example "
+                       f"--agents {','.join([*names, *['heuristic'] * filled])}")
+    return [*names, *[names[-1]] * (num_players - len(names))]
 
 
 def policy_setup(spec: GameSpec, names: Sequence[str], options: dict[str, Any], out: TextIO) -> None:

@@ -68,9 +68,7 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         num_players = VecEnv(spec, 1, **options).num_players
     except (ValueError, TypeError) as e:
         raise common.CliError(str(e)) from None
-    if len(wanted) > num_players:
-        raise common.CliError(f"{len(wanted)} agents for {num_players} seats")
-    names = wanted + [wanted[-1]] * (num_players - len(wanted))  # the last agent fills the table
+    names = common.seat_names(wanted, num_players)  # the last agent fills the remaining seats, as in play
     slots = []
     for k, name in enumerate(names):
         try:

@@ -1,7 +1,8 @@
 """``cardenvs play``: matches between agents, or with a person at the table, on the AEC env.
 
-Seats take the agents in the order given, the list repeated to fill the table, and rotate
-by one between matches so that no agent keeps a seat. The winner of a match is the seat
+Seats take the agents in the order given, the last one filling the remaining seats (as in
+``eval``; a person plays only the seats listed as ``human``), and rotate by one between
+matches so that no agent keeps a seat. The winner of a match is the seat
 (or seats) with the highest total reward over the match; a tie shares the win. The score
 column is the game's match score (``infos[agent]["scores"]``).
 """
@@ -50,9 +51,10 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     play = game_command(sub, "play", epilog, help=HELP, description=DESCRIPTION)
     play.add_argument(
         "--agents",
-        help="comma-separated agents repeated to fill the seats: random, heuristic, human, ppo (the shipped "
-        "baseline), ppo:PATH (a trained policy), search, search:K, search:K:DEPTH (determinised search over the "
-        "heuristic: K deals of the unseen cards a decision, rollouts cut after DEPTH decisions; games that can "
+        help="comma-separated agents, one a seat, the last one filling the remaining seats (human only plays "
+        "the seats it is listed at): random, heuristic, human, ppo (the shipped baseline), ppo:PATH (a trained "
+        "policy), search, search:K, search:K:DEPTH (determinised search over the heuristic: K deals of the "
+        "unseen cards a decision, rollouts cut after DEPTH decisions; games that can "
         "deal their unseen cards anew); rami51 also scorer (its shipped card scorer), scorer:PATH "
         "(default: heuristic where the game has one, else random)",
     )
@@ -131,10 +133,7 @@ def cmd_play(args: argparse.Namespace, out: TextIO, err: TextIO, input_fn: Calla
     num_players = env.unwrapped.num_players
     if wanted is None:
         wanted = ["heuristic" if has_heuristic(spec) else "random"]
-    names = seat_names(wanted, num_players)
-    if names.count("human") > 1:
-        seats = ", ".join(str(s) for s, n in enumerate(names) if n == "human")
-        print(f"note: the agent list repeats to fill {num_players} seats: you play seats {seats}", file=out)
+    names = seat_names(wanted, num_players)  # the last agent fills the remaining seats, as in eval
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     slots: list[Agent] = []
     for k, name in enumerate(names):

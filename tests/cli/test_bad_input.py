@@ -144,7 +144,7 @@ def test_an_input_function_failing_to_decode_is_asked_again():
             raise UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte")
         return text
 
-    rc, out, _ = run_cli("play", "president", "--agents", "human", "--seed", "1", inputs=reply)
+    rc, out, _ = run_cli("play", "president", "--agents", "human,heuristic", "--seed", "1", inputs=reply)
     assert rc == 0 and "cannot read that line" in out and out.rstrip().endswith("quit")
 
 

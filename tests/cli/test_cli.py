@@ -34,7 +34,7 @@ def test_parse_helpers():
         "target_score": 5,
         "num_players": 6,
     }
-    assert seat_names(["heuristic", "random"], 5) == ["heuristic", "random", "heuristic", "random", "heuristic"]
+    assert seat_names(["heuristic", "random"], 5) == ["heuristic", "random", "random", "random", "random"]
 
 
 # --------------------------------------------------------------------------- cli
@@ -61,9 +61,9 @@ def test_play_many_games_table_and_rotation():
         "single_round=true",
     )
     assert rc == 0
-    assert "seats heuristic,random,heuristic,random,heuristic" in out
+    assert "seats heuristic,random,random,random,random" in out  # the last agent fills the remaining seats
     rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("heuristic ", "random "))}
-    assert rows["heuristic"][1] == "15" and rows["random"][1] == "10"  # 5 matches x 3 and x 2 seats
+    assert rows["heuristic"][1] == "5" and rows["random"][1] == "20"  # 5 matches x 1 and x 4 seats
     wins = float(rows["heuristic"][2]) + float(rows["random"][2])
     assert wins == pytest.approx(5.0)
     assert err.endswith("5/5 matches\n") and "\r" in err
@@ -142,13 +142,13 @@ def test_human_plays_a_round():
 
 
 def test_human_quit_and_interrupt():
-    rc, out, _ = run_cli("play", "president", "--agents", "human", "--seed", "1", inputs=lambda _: "q")
+    rc, out, _ = run_cli("play", "president", "--agents", "human,heuristic", "--seed", "1", inputs=lambda _: "q")
     assert rc == 0 and "quit" in out
 
     def ctrl_c(_: str) -> str:
         raise KeyboardInterrupt
 
-    rc, out, err = run_cli("play", "president", "--agents", "human", "--seed", "1", inputs=ctrl_c)
+    rc, out, err = run_cli("play", "president", "--agents", "human,heuristic", "--seed", "1", inputs=ctrl_c)
     assert rc == 130 and "interrupted after 0 of 1 matches" in err
 
 
