@@ -401,8 +401,8 @@ button, select { font-size: 1em; }
 main { display: flex; flex-wrap: wrap; gap: 12px; padding: 0 12px 12px; }
 #table { flex: 3; min-width: 320px; max-width: 960px; }
 #table svg { width: 100%; height: auto; display: block; }
-#moves { flex: 1; min-width: 220px; max-height: 640px; overflow-y: auto; margin: 0; padding-left: 3.5em;
-         background: #175638; font-family: ui-monospace, monospace; font-size: 0.9em; }
+#moves { position: relative; flex: 1; min-width: 220px; max-height: 640px; overflow-y: auto; margin: 0;
+         padding-left: 3.5em; background: #175638; font-family: ui-monospace, monospace; font-size: 0.9em; }
 #moves li { cursor: pointer; padding: 1px 4px; }
 #moves li.current { background: #ffd166; color: #1b1b1b; }
 #moves li.forced { opacity: 0.7; }
@@ -412,11 +412,11 @@ main { display: flex; flex-wrap: wrap; gap: 12px; padding: 0 12px 12px; }
 <body>
 <header><h1 id="title">__TITLE__</h1><div id="meta"></div></header>
 <div id="controls">
-  <button id="first" title="first step (Home)">&#x23EE;</button>
+  <button id="first" title="first step (Home)">|&#x25C0;</button>
   <button id="prev" title="previous step (Left)">&#x25C0;</button>
   <button id="play" title="play or pause (Space)">play</button>
   <button id="next" title="next step (Right)">&#x25B6;</button>
-  <button id="last" title="last step (End)">&#x23ED;</button>
+  <button id="last" title="last step (End)">&#x25B6;|</button>
   <input id="slider" type="range" min="0" max="0" value="0" aria-label="step">
   <label>view <select id="view"></select></label>
   <label>speed <select id="speed">
@@ -448,7 +448,7 @@ main { display: flex; flex-wrap: wrap; gap: 12px; padding: 0 12px 12px; }
   const meta = [data.num_players + " players: " + data.seats.join(", ")];
   if (data.seed !== null) meta.push("seed " + data.seed);
   meta.push("saved by cardenvs " + data.saved_by);
-  if (data.result) meta.push("returns " + data.result.returns.map((r) => r.toFixed(2)).join(", "));
+  if (data.result) meta.push("final returns " + data.result.returns.map((r) => r.toFixed(2)).join(", "));
   document.getElementById("meta").textContent = meta.join(" | ");
   data.views.forEach((v, i) => {
     const o = document.createElement("option");
@@ -486,7 +486,9 @@ main { display: flex; flex-wrap: wrap; gap: 12px; padding: 0 12px 12px; }
       text += ": player_" + m.seat + " plays " + moveText(m) + (m.forced ? " (forced)" : "");
       const li = list.children[step - 1];
       li.classList.add("current");
-      li.scrollIntoView({block: "nearest"});
+      if (li.offsetTop < list.scrollTop || li.offsetTop + li.offsetHeight > list.scrollTop + list.clientHeight) {
+        list.scrollTop = li.offsetTop - list.clientHeight / 2;  // the list scrolls, not the page
+      }
     } else {
       text += ": the start";
     }

@@ -156,3 +156,48 @@ def test_replay_usage_errors(saved, tmp_path):
         assert rc == 2, (argv, out, err)
         assert err.startswith("cardenvs: error: ") and len(err.strip().splitlines()) == 1, err
         assert message in err, err
+
+
+def test_replay_page_in_a_browser(saved, tmp_path):
+    """The page opened from a file in headless Chromium (the system's): it unpacks its
+    frames, steps, plays and switches views, with no error and no server."""
+    import os
+    import shutil
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    chromium = os.environ.get("CARDENVS_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        if os.environ.get("CARDENVS_REQUIRE_BROWSER") == "1":
+            pytest.fail("no Chromium on the PATH (CARDENVS_REQUIRE_BROWSER=1)")
+        pytest.skip("no Chromium on the PATH (set CARDENVS_CHROMIUM to its path)")
+    saved = saved[0]
+    record = load_match(saved)
+    page_file = tmp_path / "replay.html"
+    assert run_cli("replay", str(saved), "--html", str(page_file))[0] == 0
+    env = make_raw("president_v0", single_round=True)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(page_file.as_uri())
+            page.wait_for_selector("body[data-ready=true]", timeout=20_000)
+            assert page.inner_text("#info") == f"step 0 of {len(record.actions)}: the start"
+            page.keyboard.press("ArrowRight")
+            first = env.action_to_str(record.actions[0])
+            assert page.inner_text("#info").startswith(f"step 1 of {len(record.actions)}: player_")
+            assert page.inner_text("#info").endswith(f" plays {first}")
+            assert page.locator("#moves li").count() == len(record.actions)
+            page.select_option("#view", "2")
+            assert "seen by player_1" in page.inner_text("#table")
+            page.click("#play")
+            page.wait_for_function("document.getElementById('slider').value >= 3", timeout=10_000)
+            page.click("#play")
+            page.keyboard.press("End")
+            assert page.input_value("#slider") == str(len(record.actions))
+            assert errors == [] and requests == [page_file.as_uri()]
+        finally:
+            browser.close()
