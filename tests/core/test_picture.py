@@ -167,3 +167,22 @@ def test_svg_needs_nothing_and_rgb_names_the_extra_without_pillow(monkeypatch):
     assert env.render_svg(0).startswith("<svg")
     with pytest.raises(ImportError, match=r'pip install "cardenvs\[render\]"'):
         env.render_rgb(0)
+
+
+def test_sb3_make_vec_env_gets_rgb_array_without_a_warning():
+    pytest.importorskip("stable_baselines3")
+    import warnings
+
+    import gymnasium
+    from gymnasium.utils.env_checker import check_env
+    from stable_baselines3.common.env_util import make_vec_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # Gymnasium warns when a render mode is not in the env's metadata
+        venv = make_vec_env("cardenvs/odin-v1", 2)
+    assert venv.render_mode == "rgb_array"
+    venv.reset()
+    assert venv.get_images()[0].shape == SHAPE
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # every render mode of the metadata tried, none refused
+        check_env(gymnasium.make("cardenvs/odin-v1", render_mode="rgb_array").unwrapped, skip_render_check=False)
