@@ -6,6 +6,8 @@
     POST /api/tables             a new match: {game, players, seat, opponents, seed?, options?}
     GET  /api/tables/{id}        the match as the person sees it
     POST /api/tables/{id}/move   {line}: the person's move, then the agents' up to their next turn
+    GET  /api/tables/{id}/match  the match so far as a saved-match file (JSON)
+    GET  /api/tables/{id}/replay the replay page of the match so far (HTML)
     POST /api/replay             a saved match (its JSON as the body): the replay page, HTML
 
 The tables live in memory, keyed by a random id. Every value of a request is checked here
@@ -235,6 +237,40 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
             return _error(str(e))
         return JSONResponse(shown)
 
+    async def saved_match(request: Request) -> Response:
+        """The match so far as a saved-match file (``cardenvs replay`` reads it)."""
+        try:
+            table = table_of(request)
+        except LookupError as e:
+            return _error(str(e), 404)
+
+        def record() -> str:
+            from cardenvs.replay import match_to_json
+
+            with table.lock:
+                return match_to_json(table.raw.match_record())
+
+        text = await run_in_threadpool(record)
+        name = f"{table.spec.name}-seed{table.seed}.json"
+        return Response(text, media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+    async def match_replay(request: Request) -> Response:
+        """The replay page of the match so far."""
+        try:
+            table = table_of(request)
+        except LookupError as e:
+            return _error(str(e), 404)
+
+        def page() -> str:
+            from cardenvs.replay import replay_html
+
+            with table.lock:
+                record = table.raw.match_record()
+            return replay_html(record)
+
+        return HTMLResponse(await run_in_threadpool(page))
+
     async def replay(request: Request) -> Response:
         try:
             html = await run_in_threadpool(replay_page, await request_bytes(request))
@@ -248,6 +284,8 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
         Route("/api/tables", new_table, methods=["POST"]),
         Route("/api/tables/{table_id}", show_table),
         Route("/api/tables/{table_id}/move", move, methods=["POST"]),
+        Route("/api/tables/{table_id}/match", saved_match),
+        Route("/api/tables/{table_id}/replay", match_replay),
         Route("/api/replay", replay, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -264,9 +302,12 @@ async def request_bytes(request: Request) -> bytes:
 
 
 def replay_page(content: bytes) -> str:
-    """The replay page of a saved match's content (never a path: the file is read by the
-    browser and sent here)."""
-    raise BadRequest("the replay viewer is not available yet")
+    """The replay page of a saved match's content (never a path: the browser reads the
+    file and sends it here). The record is checked and played again first: ValueError
+    says what is wrong with it."""
+    from cardenvs.replay import parse_match, replay_html
+
+    return replay_html(parse_match(content))
 
 
 def load_policies(policies: dict[str, str]) -> dict[str, tuple[str, str]]:

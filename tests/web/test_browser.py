@@ -194,3 +194,35 @@ def test_a_rami51_turn_that_opens_with_melds_built_by_clicks(page):
     assert "you: discard Th" in events
     assert any(e.startswith("player_1 (heuristic): ") for e in events)
     expect(page.locator("#status")).to_have_text("Your turn.")
+
+
+def test_a_saved_match_opens_in_the_replay_viewer(page, tmp_path):
+    """A match file (an Odin match of random play, saved by the env) chosen in the file
+    input opens in the replay page: a step slider over every move and the view of a seat."""
+    import random
+
+    from cardenvs.envs import make
+    from cardenvs.replay import match_to_json
+
+    env = make("odin", single_round=True)
+    env.reset(seed=4)
+    rng = random.Random(4)
+    while env.agents:
+        _, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else rng.choice(env.unwrapped.legal_actions()))
+    record = env.unwrapped.match_record()
+    path = tmp_path / "odin-match.json"
+    path.write_text(match_to_json(record))
+    with page.expect_response(lambda r: r.url.endswith("/api/replay")) as response:
+        page.set_input_files("#replay-file", str(path))
+    assert response.value.ok, response.value.text()
+    expect(page.locator("#replay")).to_be_visible()
+    replay = page.frame_locator("#replay-frame")
+    expect(replay.locator("#table svg")).to_be_visible()
+    slider = replay.locator("#slider")
+    assert int(slider.get_attribute("max")) == len(record.actions)
+    replay.locator("#last").click()
+    expect(slider).to_have_value(str(len(record.actions)))
+    assert replay.locator("#moves li").count() == len(record.actions)
+    page.click("#close-replay")
+    expect(page.locator("#setup")).to_be_visible()

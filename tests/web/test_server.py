@@ -219,3 +219,29 @@ def test_serve_refuses_a_bad_flag_in_one_line(argv, message):
     out, err = io.StringIO(), io.StringIO()
     assert main(argv, out=out, err=err) == 2
     assert message in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+# --------------------------------------------------------------------------- saved matches
+def test_a_match_saved_from_the_page_replays(client):
+    from cardenvs.replay import parse_match
+
+    table = new_table(client)
+    client.post(f"/api/tables/{table['id']}/move", json={"line": "pass"})
+    saved = client.get(f"/api/tables/{table['id']}/match")
+    assert saved.status_code == 200 and "attachment" in saved.headers["content-disposition"]
+    record = parse_match(saved.content)
+    assert record.seed == 5 and record.env_id == "president_v0"
+    page = client.get(f"/api/tables/{table['id']}/replay")
+    assert page.status_code == 200 and page.text.startswith("<!DOCTYPE html>")
+    uploaded = client.post("/api/replay", content=saved.content, headers={"Content-Type": "application/json"})
+    assert uploaded.status_code == 200 and 'id="slider"' in uploaded.text
+
+
+@pytest.mark.parametrize("content, message", [
+    (b"not json", "not JSON"),
+    (b'{"format": "something else"}', "format"),
+    (b"\xff\xfe", "UTF-8"),
+])
+def test_a_bad_saved_match_is_refused_with_its_reason(client, content, message):
+    response = client.post("/api/replay", content=content, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and message in response.json()["error"]

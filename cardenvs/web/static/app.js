@@ -122,6 +122,7 @@ async function deal(event) {
   try {
     const view = await api("POST", "/api/tables", body);
     tableId = view.id;
+    $("save-match").href = `/api/tables/${encodeURIComponent(tableId)}/match`;
     show(view);
     $("setup").hidden = true;
     $("play").hidden = false;
@@ -227,19 +228,31 @@ async function send(line) {
 }
 
 // ------------------------------------------------------------------ the replay viewer
+function showReplay(html, from) {
+  $("replay-frame").srcdoc = html; // the replay page is self-contained: it runs sandboxed, fetching nothing
+  $("replay").hidden = false;
+  $("replay").dataset.from = from;
+  $(from).hidden = true;
+}
+
 async function openReplay() {
   const file = $("replay-file").files[0];
   if (!file) return;
   $("setup-error").textContent = "";
   try {
-    const html = await api("POST", "/api/replay", await file.text());
-    $("replay-frame").srcdoc = html;
-    $("replay").hidden = false;
-    $("setup").hidden = true;
+    showReplay(await api("POST", "/api/replay", await file.text()), "setup");
   } catch (e) {
     $("setup-error").textContent = e.message;
   } finally {
     $("replay-file").value = "";
+  }
+}
+
+async function replayThisMatch() {
+  try {
+    showReplay(await api("GET", `/api/tables/${encodeURIComponent(tableId)}/replay`), "play");
+  } catch (e) {
+    $("error").textContent = e.message;
   }
 }
 
@@ -280,10 +293,11 @@ async function start() {
     $("play").hidden = true;
     $("setup").hidden = false;
   });
+  $("replay-match").addEventListener("click", replayThisMatch);
   $("close-replay").addEventListener("click", () => {
     $("replay").hidden = true;
     $("replay-frame").srcdoc = "";
-    $("setup").hidden = false;
+    $($("replay").dataset.from || "setup").hidden = false;
   });
   document.body.dataset.ready = "true";
 }
