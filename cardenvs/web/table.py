@@ -245,8 +245,6 @@ def table_picture(table: Table) -> dict[str, str]:
     """The table from the person's seat: ``{"svg": ...}``, the package's drawing."""
     from cardenvs.core.picture import table_svg
 
-    if not hasattr(table.spec.module, "table_view"):  # TEMPORARY: a game not drawn yet
-        return {"text": table.raw.render_text(table.seat)}
     return {"svg": table_svg(table.spec, table.raw.state_record()[0], table.seat)}
 
 

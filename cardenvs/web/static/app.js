@@ -170,14 +170,7 @@ function show(view) {
   $("table-title").textContent = `${view.title}: you are player_${view.seat}`;
   const table = $("table");
   selected = [];
-  if (view.picture.svg !== undefined) {
-    table.innerHTML = view.picture.svg; // drawn by the package from the person's view
-  } else {
-    table.replaceChildren(element("pre", {}, view.picture.text));
-    const hand = element("div", { class: "hand" });
-    for (const card of view.hand) hand.append(element("button", { type: "button", class: "card in-hand", "data-card": card }, card));
-    table.append(hand);
-  }
+  table.innerHTML = view.picture.svg; // the package's drawing of the table from the person's seat
   table.dataset.yourTurn = String(view.your_turn);
   table.querySelectorAll(".card.in-hand").forEach((el) => {
     el.setAttribute("tabindex", "0");
