@@ -20,7 +20,7 @@ import json
 import math
 import os
 import re
-import tempfile
+import secrets
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -184,13 +184,14 @@ def save_match(record: MatchRecord, path: str | os.PathLike) -> None:
     moved in place). The record is checked first (ValueError)."""
     text = match_to_json(record)
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent if str(path.parent) else ".")
+    # beside the target, so that the move is atomic; made with open(), so the umask sets its mode as for any file
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        with open(tmp, "x", encoding="utf-8") as f:
             f.write(text)
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 
