@@ -239,6 +239,49 @@ def _wrap(words: list[str], width: int) -> list[str]:
     return lines
 
 
+def _play_area(areas: list[dict], x0: float, y: float, area_w: float, limit: float,
+               scale: float, overlap: bool) -> tuple[list[Shape], bool]:
+    """The table's areas from ``y`` down, cards at ``scale`` of the table size (``overlap``:
+    the cards of a group overlapping, their corners showing); False when they run past
+    ``limit`` (what does not fit is left out)."""
+    shapes: list[Shape] = []
+    w, h = TABLE_CARD[0] * scale, TABLE_CARD[1] * scale
+    right = x0 + area_w - 8
+    for area in areas:
+        if y + 20 > limit:
+            return shapes, False
+        label = area["label"] + (f": {area['note']}" if area.get("note") else "")
+        groups = area.get("groups", [])
+        gx = x0 + 10
+        if overlap and groups:  # compact: the label at the start of its first row of cards
+            shapes.append(text(gx, y + h / 2, _clip(label, 24), 11, GOLD, bold=True))
+            gx += 7 * min(len(label), 24) + 8
+        else:
+            shapes.append(text(x0 + 10, y + 8, _clip(label, 52), 13, GOLD, bold=True))
+            y += 18
+        for cards in groups:
+            # side by side (or overlapping); squeezed further only when a row cannot hold it
+            width = w + (len(cards) - 1) * (w * 0.55 if overlap else w + 4)
+            if gx + width > right and gx > x0 + 10:
+                gx, y = x0 + 10, y + h + 6
+            if y + h > limit:
+                return shapes, False
+            row, used = card_row(cards, gx, y, w, h, min(width, right - gx))
+            shapes += row
+            gx += used + 10
+        stack = int(area.get("stack", 0))
+        if stack > 0:
+            if gx + w * 2 + 70 > right and gx > x0 + 10:
+                gx, y = x0 + 10, y + h + 6
+            if y + h > limit:
+                return shapes, False
+            row, used = backs_row(min(stack, 5), gx, y, w, h, w * 2)
+            shapes += row
+            shapes.append(text(gx + used + 6, y + h / 2, f"{stack} card{'' if stack == 1 else 's'}", 12, INK))
+        y += (h + (6 if overlap else 10)) if groups or stack > 0 else 4
+    return shapes, True
+
+
 def table_scene(view: dict) -> list[Shape]:
     """The view laid out on a WIDTH x HEIGHT canvas: the title, a strip per seat (name,
     labels, cards or backs) on the left, the play area on the right, the status lines, and
@@ -303,40 +346,16 @@ def table_scene(view: dict) -> list[Shape]:
     scene.append(rect(x0, top, area_w, bottom - top, PANEL, None, 0, r=10))
     status = view.get("status", [])
     status_h = 18 * len(status) + 8
-    y = top + 10
-    tw, th = TABLE_CARD
     limit = bottom - status_h
-    for area in view.get("table", []):
-        if y + 20 > limit:
+    # the largest cards at which every area fits (many melds: smaller cards, then overlapping)
+    for scale, overlap in ((1.0, False), (0.85, False), (0.7, False), (0.7, True), (0.58, True)):
+        shapes, fits = _play_area(view.get("table", []), x0, top + 10, area_w, limit, scale, overlap)
+        if fits:
             break
-        label = area["label"] + (f": {area['note']}" if area.get("note") else "")
-        scene.append(text(x0 + 10, y + 8, _clip(label, 52), 13, GOLD, bold=True))
-        y += 18
-        gx = x0 + 10
-        groups = area.get("groups", [])
-        scale = 1.0
-        if len(groups) > 6:  # many melds: smaller cards so that they fit
-            scale = 0.72
-        w, h = tw * scale, th * scale
-        right = x0 + area_w - 8
-        for cards in groups:
-            width = len(cards) * (w + 4) - 4  # side by side; overlapped only when a row cannot hold it
-            if gx + width > right and gx > x0 + 10:
-                gx, y = x0 + 10, y + h + 6
-            if y + h > limit:
-                break
-            shapes, used = card_row(cards, gx, y, w, h, min(width, right - gx))
-            scene += shapes
-            gx += used + 10
-        stack = int(area.get("stack", 0))
-        if stack > 0 and y + h <= limit:
-            shapes, used = backs_row(min(stack, 5), gx, y, w, h, w * 2)
-            scene += shapes
-            scene.append(text(gx + used + 6, y + h / 2, f"{stack} card{'' if stack == 1 else 's'}", 12, INK))
-        if groups or stack > 0:
-            y += h + 10
-        else:
-            y += 4
+    scene += shapes
+    if not fits:
+        scene.append(text(x0 + area_w - 10, limit - 6, "more on the table than fits here: see the text view",
+                          11, GOLD, "end"))
     sy = bottom - status_h + 12
     for line in status:
         scene.append(text(x0 + 10, sy, _clip(line, 56), 12, DIM))

@@ -186,3 +186,31 @@ def test_sb3_make_vec_env_gets_rgb_array_without_a_warning():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # every render mode of the metadata tried, none refused
         check_env(gymnasium.make("cardenvs/odin-v1", render_mode="rgb_array").unwrapped, skip_render_check=False)
+
+
+def _groups_in(scene: list[dict]) -> list[str]:
+    out = []
+    for shape in scene:
+        if shape["kind"] == "group" and shape.get("card"):
+            out.append(shape["card"])
+    return out
+
+
+def test_a_crowded_table_shrinks_its_cards_to_show_every_meld_or_says_what_is_left_out():
+    def view(melds_per_owner: int) -> dict:
+        runs = [[f"{r}{s}" for r in rank_run] for s in "cdhs" for rank_run in ("345", "789", "TJQ")]
+        table = [{"label": f"player_{o}'s melds", "groups": [runs[(o * melds_per_owner + k) % len(runs)]
+                                                              for k in range(melds_per_owner)], "note": ""}
+                 for o in range(6)]
+        seats = [{"name": f"player_{p}", "hand": None, "count": 5, "labels": [], "to_move": False, "out": None}
+                 for p in range(6)]
+        seats[0]["hand"] = ["Ac"] * 5
+        return {"game": "test", "title": "a crowded table", "viewer": 0, "seats": seats, "table": table,
+                "status": ["phase play"]}
+
+    roomy = view(3)  # 18 melds: every card drawn, smaller
+    shown = _groups_in(picture.table_scene(roomy))
+    assert sorted(shown) == sorted(["Ac"] * 5 + [c for a in roomy["table"] for g in a["groups"] for c in g])
+    crowded = picture.table_scene(view(8))  # 48 melds: some left out, and the picture says so
+    texts = [s["text"] for s in crowded if s["kind"] == "text"]
+    assert any(t.startswith("more on the table than fits here") for t in texts)
