@@ -69,6 +69,7 @@ class Table:
     _voids: int = 0
     _last_info: dict = field(default_factory=dict)
     _waiting: bool = False  # env.last() read for the seat to move, who is the person
+    _mover: int = -1  # the seat whose move ends the events, while nothing else was said after it
     _obs: Any = None  # that observation (read once: env.last() adds the reward it returns)
 
     @property
@@ -164,15 +165,21 @@ class Table:
         viewer = self.seat
         move = raw.action_to_str(action) if seat == viewer else raw.public_action_str(action)
         if not narration.quiet(game, before, seat, viewer, move, forced):
-            who = "you" if seat == viewer else f"{raw.possible_agents[seat]} ({self.names[seat]})"
-            note = narration.move_note(game, before, seat, move)
-            self._say("move", f"{who}: {move}{note}{narration.forced_note(seat, viewer, forced)}")
+            said = f"{move}{narration.move_note(game, before, seat, move)}"
+            if self._mover == seat and self.events and self.events[-1].kind == "move":
+                self.events[-1].text += f", {said}"  # a play of several steps (cards, then take or close): one line
+            else:
+                who = "you" if seat == viewer else f"{raw.possible_agents[seat]} ({self.names[seat]})"
+                self._say("move", f"{who}: {said}{narration.forced_note(seat, viewer, forced)}")
+            self._mover = seat
         for line in narration.events(game, before, raw.state_dict(), seat, viewer, move):
             self._say("event", line)
+            self._mover = -1
 
     def _round_change(self, info: dict) -> None:
         if info.get("round") == self._last_round:
             return
+        self._mover = -1
         if self._last_round is not None and info.get("void_rounds", 0) > self._voids:
             self._voids = info["void_rounds"]
             self._say("round", f"round {self._last_round} void: nobody scores it; scores {_numbers(info['scores'])}")
