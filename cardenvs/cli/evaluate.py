@@ -54,6 +54,9 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if save_every is not None:
         common.check_count("--save-every", save_every)
         check_save_dir("--save-dir", args.save_dir)
+    elif args.save_dir != "matches":
+        print("note: --save-dir is the folder of --save-every's matches; without --save-every nothing is saved",
+              file=err)
     wanted = common.agent_list(args.agents)
     if not wanted:
         raise common.CliError("--agents needs at least one agent name")

@@ -244,6 +244,7 @@ BAD_FIELDS = [
     ({"format_version": FORMAT_VERSION + 1}, "format version 2.*reads version 1: upgrade"),
     ({"format_version": "1"}, "format_version"),
     ({"env_id": "odin_v0"}, "saved by odin_v0 .*this package plays odin_v1"),
+    ({"env_id": "rami51_v2"}, r"saved by rami51_v2 \(cardenvs .*\); this package plays rami51_v3"),
     ({"env_id": "odin_v7"}, "saved by odin_v7 .*this package plays odin_v1"),
     ({"env_id": "belote_v1"}, "does not know, 'belote_v1'"),
     ({"env_id": 3}, "env_id must be a string"),
