@@ -104,6 +104,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self._other_obs = np.zeros((1, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
         self._seeded = False
         self._log: MatchLog | None = None  # the match since the last reset (match_record)
+        self._last_move: tuple[int, int] | None = None  # (seat, action) of the last step: the pictures' status
         self.agents = []
 
     # ------------------------------------------------------------------ spaces
@@ -138,6 +139,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self._seeded = True
         self._state[:] = state
         self._log = MatchLog(state, None if seed is None else int(rng_seed), self.num_players)
+        self._last_move = None
         self._mask[:] = mask
         self._obs[:] = obs
         self._current[:] = current
@@ -168,6 +170,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         if not self._mask[0, a]:
             log.illegal = len(log.actions)
         log.actions.append(a)
+        self._last_move = (self._index[agent], a)
         self.game.step_batch(
             self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, self._mode
         )
@@ -283,14 +286,25 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         (viewer None). Needs Pillow (``pip install "cardenvs[render]"``)."""
         from cardenvs.core.picture import table_rgb
 
-        return table_rgb(self.spec, self._state[0], self._viewer_seat(viewer))
+        seat = self._viewer_seat(viewer)
+        return table_rgb(self.spec, self._state[0], seat, last_move=self._last_move_text(seat))
 
     def render_svg(self, viewer: int | str | None = None) -> str:
         """The same picture as :meth:`render_rgb`, as an SVG document; the viewer's own
         cards are ``<g class="card in-hand" data-card="Qs">`` groups."""
         from cardenvs.core.picture import table_svg
 
-        return table_svg(self.spec, self._state[0], self._viewer_seat(viewer))
+        seat = self._viewer_seat(viewer)
+        return table_svg(self.spec, self._state[0], seat, last_move=self._last_move_text(seat))
+
+    def _last_move_text(self, viewer: int | None) -> str | None:
+        """The last step's move as ``viewer`` saw it (a card given in secret shows no card
+        to the others)."""
+        if self._last_move is None:
+            return None
+        seat, a = self._last_move
+        move = self.action_to_str(a) if viewer is None or viewer == seat else self.public_action_str(a)
+        return f"{self.possible_agents[seat]}: {move}"
 
     def _viewer_seat(self, viewer: Any) -> int | None:
         """A viewer as a seat: None, an agent name or a seat number (ValueError for a name or

@@ -76,20 +76,27 @@ def check_viewer(spec: GameSpec, rec: np.void, viewer: Any) -> int | None:
     return int(viewer)
 
 
-def table_view(spec: GameSpec, rec: np.void, viewer: int | None) -> dict:
+def table_view(spec: GameSpec, rec: np.void, viewer: int | None, last_move: str | None = None) -> dict:
     """What seat ``viewer`` sees of the game in ``rec`` (None: every hand), as the game's
-    ``table_view`` describes it."""
-    return spec.module.table_view(rec, check_viewer(spec, rec, viewer))
+    ``table_view`` describes it. ``last_move``: a status line saying the last move, as this
+    viewer saw it (the record does not keep it; the AEC env does)."""
+    view = spec.module.table_view(rec, check_viewer(spec, rec, viewer))
+    if last_move is not None:
+        if not isinstance(last_move, str):
+            raise TypeError(f"last_move must be a string or None, got {last_move!r}")
+        view["status"] = list(view.get("status", [])) + [f"last move: {last_move}"]
+    return view
 
 
-def table_svg(spec: GameSpec, rec: np.void, viewer: int | None) -> str:
+def table_svg(spec: GameSpec, rec: np.void, viewer: int | None, last_move: str | None = None) -> str:
     """The table seen by ``viewer`` as an SVG document (no dependency)."""
-    return to_svg(table_scene(table_view(spec, rec, viewer)))
+    return to_svg(table_scene(table_view(spec, rec, viewer, last_move)))
 
 
-def table_rgb(spec: GameSpec, rec: np.void, viewer: int | None, scale: int = 1) -> np.ndarray:
+def table_rgb(spec: GameSpec, rec: np.void, viewer: int | None, scale: int = 1,
+              last_move: str | None = None) -> np.ndarray:
     """The table seen by ``viewer`` as an (HEIGHT, WIDTH, 3) uint8 image (needs Pillow)."""
-    return to_rgb(table_scene(table_view(spec, rec, viewer)), scale=scale)
+    return to_rgb(table_scene(table_view(spec, rec, viewer, last_move)), scale=scale)
 
 
 # --------------------------------------------------------------------------- shapes

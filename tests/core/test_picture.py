@@ -214,3 +214,19 @@ def test_a_crowded_table_shrinks_its_cards_to_show_every_meld_or_says_what_is_le
     crowded = picture.table_scene(view(8))  # 48 melds: some left out, and the picture says so
     texts = [s["text"] for s in crowded if s["kind"] == "text"]
     assert any(t.startswith("more on the table than fits here") for t in texts)
+
+
+def test_the_last_move_is_shown_as_each_viewer_saw_it():
+    env = cardenvs.make_raw("president")
+    env.reset(seed=2)
+    assert "last move" not in env.render_svg(None)
+    agent = env.agent_selection
+    action = env.legal_actions()[-1]
+    env.step(action)
+    assert f"last move: {agent}: {env.action_to_str(action)}" in env.render_svg(None)
+    # a card the president gives back is secret: the others see that a card was given
+    give = env.str_to_action("give K")
+    env._last_move = (0, give)
+    assert "last move: player_0: give K" in env.render_svg(0)
+    assert "last move: player_0: give a card" in env.render_svg(1)
+    assert "give K" not in env.render_svg(1)
