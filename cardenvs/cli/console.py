@@ -443,6 +443,75 @@ def ask_human(
             print(f"  {e}", file=out)
 
 
+# --------------------------------------------------------------------------- what the table hears
+class TableTalk:
+    """What a person at the table (``viewer``; None: an onlooker who sees every hand) is
+    told: a seat's moves in a row as one line ("player_1 (heuristic): takes the discard,
+    lays 5c 6c 7c and discards Qs"), said when another seat moves or a person is asked,
+    with the events after it; and at a round's end who went out, the places or points,
+    the scores and the table. ``each_move``: a line a move (``--render`` prints the table
+    after each)."""
+
+    def __init__(self, raw: Any, names: Sequence[str], viewer: int | None, out: TextIO,
+                 each_move: bool = False) -> None:
+        self.raw, self.names, self.viewer, self.out, self.each_move = raw, names, viewer, out, each_move
+        self.game = raw.spec.name
+        self.seat: int | None = None
+        self.moves: list[str] = []
+        self.events: list[str] = []
+        self.forced = ""
+
+    def flush(self, events: bool = True) -> None:
+        """Say the moves gathered, in one line, and (``events``) their events."""
+        if self.moves and self.seat is not None:
+            line = narration.summary(self.game, self.moves)
+            forced = self.forced if len(self.moves) == 1 else ""
+            print(f"{self.raw.possible_agents[self.seat]} ({self.names[self.seat]}): {line}{forced}", file=self.out)
+        if events:
+            for line in self.events:
+                print(f"  {line}", file=self.out)
+            self.events = []
+        self.seat, self.moves, self.forced = None, [], ""
+
+    def moved(self, seat: int, action: int, before: dict, forced: bool, table_before: str) -> None:
+        """Seat played ``action`` from the state ``before`` (with one legal move: ``forced``);
+        ``table_before``: the table as the viewer saw it then (a round's last table)."""
+        raw, viewer = self.raw, self.viewer
+        if seat != self.seat:
+            self.flush()
+        self.seat = seat
+        move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)
+        after = raw.state_dict()
+        if not narration.quiet(self.game, before, seat, viewer, move, forced):
+            self.moves.append(move + narration.move_note(self.game, before, seat, move))
+            self.forced = narration.forced_note(seat, viewer, forced)
+        self.events += narration.events(self.game, before, after, seat, viewer, move)
+        if after["round"] != before["round"] or after.get("terminated", False):
+            self.round_over(seat, before, after, table_before)
+        elif self.each_move or not narration.grouped(self.game):
+            self.flush()
+
+    def round_over(self, seat: int, before: dict, after: dict, table_before: str) -> None:
+        """A round ended with seat's move: who went out and the points or places, the
+        scores, and the round's last table (at the match's end the final one; between
+        rounds the next round is dealt at once, so the table before the last move); then
+        the events of the move (a new round's exchange)."""
+        self.flush(events=False)
+        number = before["round"]
+        if after.get("void_rounds", 0) > before.get("void_rounds", 0):
+            print(f"-- round {number} void: nobody scores it; scores {after['scores']}", file=self.out)
+        else:
+            said = narration.round_end(self.game, before, after, seat, self.viewer)
+            scores = [f"scores {after['scores']}"] if "scores" in after else []
+            print(f"-- round {number} over: " + "; ".join([*said, *scores]), file=self.out)
+            if after.get("terminated", False):
+                if not self.each_move:  # --render prints the table after every move
+                    print(self.raw.render_text(self.viewer), file=self.out)
+            elif not self.each_move:
+                print(f"the table before the round's last move:\n{table_before}", file=self.out)
+        self.flush()
+
+
 # --------------------------------------------------------------------------- one match
 def _agent_action(raw: Any, agent: Agent, observation: np.ndarray, mask: np.ndarray) -> int:
     """The agent's move; one that reads the state (the search) gets a copy of the AEC env's
@@ -478,9 +547,8 @@ def play_match(
         agent.reset()
     returns = [0.0] * len(agents)
     final_info: dict[str, Any] = {}
-    last_round = None
+    talk = TableTalk(raw, names, viewer, out, each_move=render)
     timer = turn_seconds(env, timer_seconds) if humans else 0.0
-    voids = 0
     turn_key: tuple | None = None  # (seat, round) of the person whose turn clock runs
     deadline = 0.0
     cut = False  # the match was cut short (max_steps)
@@ -497,17 +565,13 @@ def play_match(
             cut = cut or bool(truncated and not terminated)
             env.step(None)
             continue
-        if narrate and info.get("round") != last_round:
-            if last_round is not None and info.get("void_rounds", 0) > voids:
-                voids = info["void_rounds"]
-                print(f"-- round {last_round} void: nobody scores it; scores {info['scores']}", file=out)
-            elif last_round is not None and "scores" in info:
-                print(f"-- round {last_round} over; scores {info['scores']}", file=out)
-            last_round = info.get("round")
         agent = agents[seat]
         legal = raw.legal_actions()
         before = raw.state_dict() if narrate else None
+        table_before = table_text(env, viewer) if narrate else ""
         hint = narration.phase_hint(game, before, seat) if agent.is_human else None
+        if agent.is_human and not (pending and pending_seat == seat and pending[0] in legal) and len(legal) > 1:
+            talk.flush()  # what happened since this person last chose, before they choose
         if agent.is_human and pending and pending_seat == seat and pending[0] in legal:
             action = pending.pop(0)  # the next step of the play typed whole
         elif agent.is_human and timer > 0:
@@ -519,6 +583,7 @@ def play_match(
             plan = ask_human(env, seat, input_fn, out, deadline, hint) if time.monotonic() < deadline else None
             if plan is None:
                 action = _timeout_action(env)
+                talk.flush()
                 print(f"{name} (you): time is up ({timer:g} s a turn): {raw.action_to_str(action)} played for you",
                       file=out)
             else:
@@ -531,19 +596,14 @@ def play_match(
             action = _agent_action(raw, agent, obs["observation"], obs["action_mask"].astype(np.bool_))
         env.step(action)
         if narrate:
-            move = raw.action_to_str(action) if viewer in (None, seat) else raw.public_action_str(action)
-            forced = narration.forced_note(seat, viewer, len(legal) == 1)
-            if not narration.quiet(game, before, seat, viewer, move, len(legal) == 1):
-                note = narration.move_note(game, before, seat, move)
-                print(f"{name} ({names[seat]}): {move}{note}{forced}", file=out)
-            for line in narration.events(game, before, raw.state_dict(), seat, viewer, move):
-                print(f"  {line}", file=out)
+            talk.moved(seat, action, before, len(legal) == 1, table_before)
         if render:
             print(table_text(env, viewer) + "\n", file=out)
             if pause is not None and not agent.is_human:
                 pause()
     scores = final_info.get("scores")
     result = MatchResult(returns, list(scores) if scores is not None else None, win_shares([returns])[0].tolist(), cut)
+    talk.flush()
     if narrate and cut:
         print(f"match cut short (max_steps): no winner; scores {scores}", file=out)
     elif narrate:

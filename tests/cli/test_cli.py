@@ -94,10 +94,11 @@ def test_render_one_match():
     assert rc == 0 and "single match" in err
     lines = re.findall(r"^player_\d \((?:heuristic|random)\): (.+?)(?: \(the only legal move\))?$", out, re.M)
     assert len(lines) > 10
-    # a move in card notation, with what it means in an offer ("pass (declines ...)")
+    # a move said in words around its card notation ("plays 77"), with what it means in an offer
+    # ("passes (declines ...)")
     moves = [re.sub(r" \((?:declines|completes) .* out of turn\)$", "", line) for line in lines]
     for move in moves:
-        SPEC.module.str_to_action(move)
+        SPEC.module.str_to_action({"passes": "pass"}.get(move, re.sub(r"^(plays|gives back a) ", "", move)))
     assert any(m != line for m, line in zip(moves, lines, strict=True))
     # the table before and after every move (forced passes in an offer are not listed)
     assert out.count("Président — round") > len(moves) + 1

@@ -1,9 +1,11 @@
 """President at the table: the exchange, players going out, a cleared pile, the out-of-turn
-offer to complete a four (see :mod:`cardenvs.core.narration`)."""
+offer to complete a four, the places at a round's end (see :mod:`cardenvs.core.narration`)."""
 
 from __future__ import annotations
 
-from cardenvs.core.narration import State, acts, cards_text, seat_name, sees
+from cardenvs.core.narration import State, acts, cards_text, listing, plural, seat_name, sees
+
+WHOLE_MOVES = True  # each move is a whole play: a line of its own, with what it caused
 
 
 def note(before: State, seat: int, move: str) -> str:
@@ -49,7 +51,7 @@ def _exchange(after: State, viewer: int | None) -> list[str]:
         return []
     got = after["received"][pres]
     got = got if isinstance(got, list) else [got]
-    shown = cards_text(got) if sees(viewer, pres, trou) else f"{len(got)} card{'s' if len(got) > 1 else ''}"
+    shown = cards_text(got) if sees(viewer, pres, trou) else plural(len(got), "card")
     return [f"exchange: {seat_name(trou, viewer)} (trou) gave the best {shown} to {seat_name(pres, viewer)} "
             "(président), who gives as many back"]
 
@@ -60,7 +62,7 @@ def _return(before: State, after: State, viewer: int | None) -> list[str]:
     if back is None:
         return []
     back = back if isinstance(back, list) else [back]
-    shown = cards_text(back) if sees(viewer, pres, trou) else f"{len(back)} card{'s' if len(back) > 1 else ''}"
+    shown = cards_text(back) if sees(viewer, pres, trou) else plural(len(back), "card")
     return [f"{acts(trou, viewer, 'receive')} {shown} back (trou)"]
 
 
@@ -71,3 +73,31 @@ def hint(state: State, seat: int) -> str | None:
     if state["phase"] == "exchange":
         return "the exchange: give one card back to the trou (`give R` returns a card of rank R)"
     return None
+
+
+def summary(moves: list[str]) -> str:
+    """"plays 77", "passes", "gives back a K"."""
+    words = []
+    for move in moves:
+        verb, _, rest = move.partition(" ")
+        if verb == "pass":
+            words.append("passes" + (f" {rest}" if rest else ""))
+        elif verb == "give":
+            words.append(f"gives back {'a ' + rest if len(rest) == 1 else rest}")
+        else:
+            words.append(f"plays {move}")
+    return listing(words) if words else ""
+
+
+def _place(n: int, players: int) -> str:
+    ordinal = {1: "1st", 2: "2nd", 3: "3rd"}.get(n, f"{n}th")
+    title = {1: " (président)", 2: " (vice-president)", players: " (trou A)"}.get(n, "")
+    return ordinal + (title if n != 2 or players > 2 else " (trou A)")
+
+
+def round_end(before: State, after: State, seat: int, viewer: int | None) -> list[str]:
+    places = after["last_places"]
+    order = sorted((p, k) for k, p in enumerate(places) if p > 0)
+    if not order:
+        return []
+    return ["places: " + ", ".join(f"{seat_name(k, viewer)} {_place(p, len(places))}" for p, k in order)]
