@@ -39,6 +39,8 @@ __all__ = ["MatchRecord", "ReplayStep", "FORMAT_NAME", "FORMAT_VERSION", "save_m
 MAX_FILE_BYTES = 64 * 2**20  # far above any match (a long Rami 51 match is a few hundred kB)
 MAX_ACTIONS = 1_000_000
 MAX_NAME = 200  # an agent's name, as the CLI prints it
+# a replay page draws every step from every seat (about 1 ms a picture): a few minutes at most
+MAX_PAGE_STEPS = 20_000
 REQUIRED_KEYS = ("format", "format_version", "cardenvs_version", "env_id", "options", "num_players", "start",
                  "actions")
 OPTIONAL_KEYS = ("seed", "auto_play_forced", "agents", "result")
@@ -334,6 +336,9 @@ def replay_frames(record: MatchRecord) -> dict[str, Any]:
     per_view: list[list[int]] = [[] for _ in viewers]
     moves: list[dict[str, Any]] = []
     for st in replay(record):
+        if st.index > MAX_PAGE_STEPS:
+            raise ValueError(f"this match has more than {MAX_PAGE_STEPS:,} steps, too many for a replay page; "
+                             f"`cardenvs replay FILE --step K` shows any step in the terminal")
         rec = st.env.state_record()[0]
         for v, viewer in enumerate(viewers):
             svg = table_svg(spec, rec, viewer)

@@ -110,7 +110,10 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.html is not None:
         if args.seat is not None or args.step is not None:
             print("note: the page holds every view and step: --seat and --step are ignored with --html", file=err)
-        page = replay_html(record)
+        try:
+            page = replay_html(record)
+        except ValueError as e:  # a match too long for a page
+            raise CliError(str(e)) from None
         try:
             Path(args.html).write_text(page, encoding="utf-8")
         except OSError as e:

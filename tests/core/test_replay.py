@@ -361,3 +361,11 @@ def test_replay_page_holds_the_pictures(odin_record):
     assert len(data["frames"]) <= len(steps) * len(data["views"])
     assert 10 * len(data["lines"]) < sum(len(f) for f in data["frames"])
     assert len(page) < 1_000_000
+
+
+def test_replay_page_refuses_a_match_too_long(monkeypatch, odin_record):
+    import cardenvs.replay
+
+    monkeypatch.setattr(cardenvs.replay, "MAX_PAGE_STEPS", 10)
+    with pytest.raises(ValueError, match="more than 10 steps, too many for a replay page"):
+        replay_html(odin_record)
