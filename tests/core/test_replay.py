@@ -166,6 +166,22 @@ def test_vector_records_replay_exactly_across_auto_resets(env_id):
     assert env.state_dict() == first.start
 
 
+def test_vector_records_with_final_observations():
+    """With final_observation the ended games restart after the step: the records are the same."""
+    venv = make_vec("odin_v1", num_envs=2, seed=3, final_observation=True, single_round=True)
+    venv.record_matches([1])
+    st = venv.reset()
+    rng = np.random.default_rng(0)
+    ended = []
+    while len(ended) < 2:
+        st = venv.step(np.array([rng.choice(np.flatnonzero(m)) for m in st.legal_action_mask]))
+        ended += venv.finished_matches()
+    for _i, record in ended:
+        _, total, _ = replayed(record)
+        assert np.allclose(total, record.result["returns"], atol=1e-5)
+    assert ended[1][1].start != ended[0][1].start and ended[1][1].seed is None
+
+
 @pytest.mark.parametrize("env_id", GAMES)
 def test_vector_record_without_auto_reset_matches_the_aec_env(env_id):
     venv, ended = vector_matches(env_id, auto_reset=False, forced=False, steps=20_000)
