@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
@@ -20,6 +21,7 @@ import numpy as np
 
 from cardenvs.agents import Agent
 from cardenvs.core import narration
+from cardenvs.core.narration import plural
 from cardenvs.core.outcome import win_shares
 
 LEGAL_LIST_WIDTH = 100
@@ -265,7 +267,24 @@ def _line_words(raw: Any, tokens: list[str]) -> list[_Word]:
         verbs = {raw.action_to_str(a).split(" ", 1)[0].lower() for a in actions}
         words.append(_Word(span, tuple(dict.fromkeys(actions)), span.split(" ", 1)[0].lower() not in verbs))
         i = j
+    _check_held(raw, words)
     return words
+
+
+def _check_held(raw: Any, words: list[_Word]) -> None:
+    """The cards a line lays or discards are in the hand of the seat to move, as often as
+    typed (a wild card too: ``X=7h`` needs a joker, where the mask only knows of some wild
+    card); ValueError saying which is not."""
+    named = _game_attr(raw, "named_card")
+    if named is None:
+        return
+    seat = raw.possible_agents.index(raw.agent_selection)
+    held = Counter(raw.state_dict()["hands"][seat])
+    typed = Counter(c for c in (named(w.text) for w in words) if c is not None)
+    for card, n in typed.items():
+        if n > held[card]:
+            have = f"only {plural(held[card], card)}" if held[card] else f"no {card}"
+            raise ValueError(f"you hold {have}" + (f", not {n}" if held[card] else ""))
 
 
 class _TooManyReadings(Exception):

@@ -98,6 +98,24 @@ def card_readings(moves: CardMoves, token: str, discard: bool = True) -> list[in
     return found
 
 
+def named_card(text: str) -> str | None:
+    """The card of the hand a typed word lays or discards (``7h``, ``add 7h``, ``discard
+    7h``; the wild card before ``=``: ``X`` of ``X=7h``, ``2c`` of ``2c=7h``), None for a
+    word that names none (``*=7h``, ``draw``)."""
+    words = " ".join(str(text).split()).split(" ")
+    if len(words) == 2 and words[0].lower() in ("add", "discard"):
+        words = words[1:]
+    if len(words) != 1:
+        return None
+    phys = words[0].partition("=")[0]
+    if phys in ("X", "x"):
+        return "X"
+    try:
+        return card_str(card_id(phys))
+    except ValueError:
+        return None
+
+
 def str_to_actions(moves: CardMoves, text: str, str_to_action) -> list[int]:
     """Every move a typed word may stand for: a card (bare, ``add C`` or with its
     meaning: :func:`card_readings`), else the one move ``str_to_action`` reads (its

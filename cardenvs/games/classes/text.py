@@ -42,7 +42,7 @@ from cardenvs.games.classes.rules import (
 from cardenvs.rummy import table as T
 from cardenvs.rummy.contract import CONTRACTS
 from cardenvs.rummy.melds import KIND_SET, classes_penalty
-from cardenvs.rummy.reading import CardMoves, card_readings
+from cardenvs.rummy.reading import CardMoves, card_readings, named_card  # noqa: F401 (named_card: the CLI's)
 from cardenvs.rummy.reading import str_to_actions as _card_moves
 
 

@@ -48,7 +48,7 @@ from cardenvs.games.frime.rules import (
 )
 from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import frime_penalty
-from cardenvs.rummy.reading import CardMoves, card_readings
+from cardenvs.rummy.reading import CardMoves, card_readings, named_card  # noqa: F401 (named_card: the CLI's)
 from cardenvs.rummy.reading import str_to_actions as _card_moves
 from cardenvs.rummy.split import hand_splits
 

@@ -42,7 +42,7 @@ from cardenvs.games.rami51.rules import (
 )
 from cardenvs.rummy import table as T
 from cardenvs.rummy.melds import KIND_RUN, KIND_SET, card_at, run_window_ok
-from cardenvs.rummy.reading import CardMoves, card_readings
+from cardenvs.rummy.reading import CardMoves, card_readings, named_card  # noqa: F401 (named_card: the CLI's)
 from cardenvs.rummy.reading import str_to_actions as _card_moves
 
 CARD_NAMES = tuple(card_str(c) for c in range(NUM_TYPES))
