@@ -4,8 +4,9 @@
     GET  /                       the page
     GET  /api/games              the games, their players, agents and options
     POST /api/tables             a new match: {game, players, seat, opponents, seed?, options?}
-    GET  /api/tables/{id}        the match as the person sees it
-    POST /api/tables/{id}/move   {line}: the person's move, then the agents' up to their next turn
+    GET  /api/tables/{id}        the match as the person sees it (?since=N: the tables of the events
+                                 from N on, those before are on the page already)
+    POST /api/tables/{id}/move   {line}: the person's move, then the agents' up to their next turn (?since=N)
     GET  /api/tables/{id}/match  the match so far as a saved-match file (JSON)
     GET  /api/tables/{id}/replay the replay page of the match so far (HTML)
     POST /api/replay             a saved match (its JSON as the body): the replay page, HTML
@@ -156,6 +157,14 @@ def new_table_args(body: Any, policies: dict[str, tuple[str, str]]) -> dict[str,
             "labels": list(opponents)}
 
 
+def events_since(request: Request) -> int:
+    """``?since=N``: the events the page has already (their tables are not sent again)."""
+    text = request.query_params.get("since", "0")
+    if not text.isdigit() or len(text) > 9:
+        raise BadRequest(f"since must be a count of events, got {text!r}")
+    return int(text)
+
+
 async def _json_body(request: Request) -> Any:
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise BadRequest("send JSON (Content-Type: application/json)")
@@ -196,13 +205,13 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
             raise LookupError("no such match (the server keeps a few in memory, and none after a restart)")
         return table
 
-    def answer(table_id: str, table: Table, line: str | None = None) -> dict[str, Any]:
+    def answer(table_id: str, table: Table, line: str | None = None, since: int = 0) -> dict[str, Any]:
         """The person's move (``line``, if any), then the match as they see it; run in a
         worker thread (the agents' moves take time), one request at a time per table."""
         with table.lock:
             if line is not None:
                 table.play(line)
-            return {"id": table_id, **view(table)}
+            return {"id": table_id, **view(table, since)}
 
     async def new_table(request: Request) -> Response:
         try:
@@ -221,7 +230,11 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
             table = table_of(request)
         except LookupError as e:
             return _error(str(e), 404)
-        return JSONResponse(await run_in_threadpool(answer, request.path_params["table_id"], table))
+        try:
+            since = events_since(request)
+        except BadRequest as e:
+            return _error(str(e))
+        return JSONResponse(await run_in_threadpool(answer, request.path_params["table_id"], table, None, since))
 
     async def move(request: Request) -> Response:
         try:
@@ -232,7 +245,8 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
             body = await _json_body(request)
             if not isinstance(body, dict) or set(body) != {"line"}:
                 raise BadRequest('send {"line": "the move"}')
-            shown = await run_in_threadpool(answer, request.path_params["table_id"], table, body["line"])
+            shown = await run_in_threadpool(answer, request.path_params["table_id"], table, body["line"],
+                                            events_since(request))
         except (ValueError, TypeError) as e:
             return _error(str(e))
         return JSONResponse(shown)

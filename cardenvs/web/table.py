@@ -26,16 +26,18 @@ from cardenvs.envs import make
 # the terminal's reader, handed in by the command that starts the server
 LineReader = Callable[[Any, str, Sequence[int]], list[int]]
 
-MAX_EVENTS = 2000  # the events a table keeps (a long match's oldest lines go first)
 
 
 @dataclass
 class Event:
-    """A line of the table's story: a move (``move``), what came with it (``event``), the
-    end of a round (``round``) or of the match (``match``), or a remark (``note``)."""
+    """A line of the table's story: a seat's moves in a row (``move``), what came with
+    them (``event``), the end of a round (``round``, with the round's last table as the
+    person saw it) or of the match (``match``, with the final table), or a remark
+    (``note``)."""
 
     kind: str
     text: str
+    svg: str | None = None
 
 
 @dataclass
@@ -65,11 +67,14 @@ class Table:
     moves_played: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     _pending: list[int] = field(default_factory=list)  # the rest of a whole play the person sent
-    _last_round: Any = None
-    _voids: int = 0
     _last_info: dict = field(default_factory=dict)
     _waiting: bool = False  # env.last() read for the seat to move, who is the person
-    _mover: int = -1  # the seat whose move ends the events, while nothing else was said after it
+    # what the table hears, gathered as the terminal gathers it: a seat's moves in a row are
+    # said in one line when another seat moves, the person is asked, or a round ends
+    _talk_seat: int | None = None
+    _talk_moves: list[str] = field(default_factory=list)
+    _talk_events: list[str] = field(default_factory=list)
+    _talk_forced: str = ""
     _obs: Any = None  # that observation (read once: env.last() adds the reward it returns)
 
     @property
@@ -133,7 +138,6 @@ class Table:
                 if terminated or truncated:
                     env.step(None)
                     continue
-                self._round_change(info)
                 self._obs = obs
             self._waiting = False
             legal = raw.legal_actions()
@@ -145,6 +149,7 @@ class Table:
                 if len(legal) == 1:  # nothing to choose: played for the person, as in the terminal
                     self._step(legal[0], seat, True)
                     continue
+                self._flush()  # what happened since the person last chose, before they choose
                 self._waiting = True
                 return
             agent = self.agents[seat]
@@ -158,34 +163,57 @@ class Table:
         self._finish()
 
     def _step(self, action: int, seat: int, forced: bool) -> None:
-        raw, game = self.raw, self.spec.name
+        """Play ``action`` for ``seat`` and gather what the person is told of it."""
+        raw, game, viewer = self.raw, self.spec.name, self.seat
         before = raw.state_dict()
+        record_before = raw.state_record()  # the round's last table, if this move ends the round
         self.env.step(action)
         self.moves_played += 1
-        viewer = self.seat
+        if seat != self._talk_seat:
+            self._flush()
+        self._talk_seat = seat
         move = raw.action_to_str(action) if seat == viewer else raw.public_action_str(action)
+        after = raw.state_dict()
         if not narration.quiet(game, before, seat, viewer, move, forced):
-            said = f"{move}{narration.move_note(game, before, seat, move)}"
-            if self._mover == seat and self.events and self.events[-1].kind == "move":
-                self.events[-1].text += f", {said}"  # a play of several steps (cards, then take or close): one line
-            else:
-                who = "you" if seat == viewer else f"{raw.possible_agents[seat]} ({self.names[seat]})"
-                self._say("move", f"{who}: {said}{narration.forced_note(seat, viewer, forced)}")
-            self._mover = seat
-        for line in narration.events(game, before, raw.state_dict(), seat, viewer, move):
-            self._say("event", line)
-            self._mover = -1
+            self._talk_moves.append(move + narration.move_note(game, before, seat, move))
+            self._talk_forced = narration.forced_note(seat, viewer, forced)
+        self._talk_events += narration.events(game, before, after, seat, viewer, move)
+        if after["round"] != before["round"] or after.get("terminated", False):
+            self._round_over(seat, before, after, record_before)
+        elif not narration.grouped(game):
+            self._flush()
 
-    def _round_change(self, info: dict) -> None:
-        if info.get("round") == self._last_round:
-            return
-        self._mover = -1
-        if self._last_round is not None and info.get("void_rounds", 0) > self._voids:
-            self._voids = info["void_rounds"]
-            self._say("round", f"round {self._last_round} void: nobody scores it; scores {_numbers(info['scores'])}")
-        elif self._last_round is not None and "scores" in info:
-            self._say("round", f"round {self._last_round} over; scores {_numbers(info['scores'])}")
-        self._last_round = info.get("round")
+    def _flush(self, events: bool = True) -> None:
+        """Say the moves gathered in one line (the game's summary of them) and their events."""
+        if self._talk_moves and self._talk_seat is not None:
+            line = narration.summary(self.spec.name, self._talk_moves)
+            forced = self._talk_forced if len(self._talk_moves) == 1 else ""
+            who = f"{self.raw.possible_agents[self._talk_seat]} ({self.names[self._talk_seat]})"
+            self._say("move", f"{who}: {line}{forced}")
+        if events:
+            for line in self._talk_events:
+                self._say("event", line)
+            self._talk_events = []
+        self._talk_seat, self._talk_moves, self._talk_forced = None, [], ""
+
+    def _round_over(self, seat: int, before: dict, after: dict, record_before: np.ndarray) -> None:
+        """A round ended with seat's move: who went out, the places or points, the scores,
+        and the round's last table (the final one at the match's end; between rounds the
+        next round is dealt at once, so the table before the last move)."""
+        from cardenvs.core.picture import table_svg
+
+        self._flush(events=False)
+        number = before["round"]
+        scores = _numbers(after["scores"]) if "scores" in after else None
+        if after.get("void_rounds", 0) > before.get("void_rounds", 0):
+            text = f"round {number} void: nobody scores it; scores {scores}"
+        else:
+            said = narration.round_end(self.spec.name, before, after, seat, self.seat)
+            text = f"round {number} over: " + "; ".join([*said, *([f"scores {scores}"] if scores else [])])
+        final = after.get("terminated", False)
+        record = self.raw.state_record() if final else record_before
+        self._say("round", text, table_svg(self.spec, record[0], self.seat))
+        self._flush()
 
     def _finish(self) -> None:
         info = self._last_info
@@ -198,12 +226,12 @@ class Table:
         if truncated:
             self._say("match", f"match cut short (max_steps): no winner; scores {self.outcome.scores}")
             return
-        names = [("you" if s == self.seat else f"{self.raw.possible_agents[s]} ({self.names[s]})") for s in winners]
+        self._flush()
+        names = [f"{self.raw.possible_agents[s]} ({self.names[s]})" for s in winners]
         self._say("match", f"match over: winner {' and '.join(names)}; scores {self.outcome.scores}")
 
-    def _say(self, kind: str, text: str) -> None:
-        self.events.append(Event(kind, text))
-        del self.events[:-MAX_EVENTS]
+    def _say(self, kind: str, text: str, svg: str | None = None) -> None:
+        self.events.append(Event(kind, text, svg))
 
 
 def _numbers(values: Any) -> list[float]:
@@ -255,9 +283,10 @@ def table_picture(table: Table) -> dict[str, str]:
     return {"svg": table_svg(table.spec, table.raw.state_record()[0], table.seat)}
 
 
-def view(table: Table) -> dict[str, Any]:
+def view(table: Table, since: int = 0) -> dict[str, Any]:
     """What the page shows a person, as JSON: only what their seat may see (their own hand,
-    the public table, the events narrated for them)."""
+    the public table, the events narrated for them). The events' tables (a round's last)
+    come for the events from index ``since`` on: the page keeps those it has."""
     raw = table.raw
     hand = [str(c) for c in raw.state_dict()["hands"][table.seat]]
     held = set(hand)
@@ -278,7 +307,8 @@ def view(table: Table) -> dict[str, Any]:
         "your_turn": table.your_turn,
         "moves": moves,
         "hint": table.hint(),
-        "events": [{"kind": e.kind, "text": e.text} for e in table.events],
+        "events": [{"kind": e.kind, "text": e.text, **({"svg": e.svg} if e.svg and k >= since else {})}
+                   for k, e in enumerate(table.events)],
         "over": outcome is not None,
         "outcome": None if outcome is None else {
             "winners": outcome.winners, "scores": outcome.scores, "returns": outcome.returns,

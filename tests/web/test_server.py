@@ -61,7 +61,7 @@ def test_a_new_match_waits_for_the_person_with_their_hand_drawn(client):
     for card in table["hand"]:
         assert f'data-card="{card}"' in svg
     assert [m["text"] for m in table["moves"]][0] == "pass"  # seed 5: player_3 led a 3
-    assert table["events"] == [{"kind": "move", "text": "player_3 (heuristic): 3"}]
+    assert table["events"] == [{"kind": "move", "text": "player_3 (heuristic): plays 3"}]
     assert [s["plays"] for s in table["seats"]] == ["you", "heuristic", "heuristic", "heuristic"]
 
 
@@ -70,8 +70,8 @@ def test_a_move_by_its_cards_then_the_agents_play_on(client):
     response = client.post(f"/api/tables/{table['id']}/move", json={"line": "Ac"})  # the ace, by its card
     assert response.status_code == 200, response.text
     after = response.json()
-    assert after["events"][:2] == [{"kind": "move", "text": "player_3 (heuristic): 3"},
-                                   {"kind": "move", "text": "you: A"}]
+    assert after["events"][:2] == [{"kind": "move", "text": "player_3 (heuristic): plays 3"},
+                                   {"kind": "move", "text": "player_0 (you): plays A"}]
     assert "Ac" not in after["hand"] and len(after["hand"]) == 12
     assert after["your_turn"] or after["over"]
     assert client.get(f"/api/tables/{table['id']}").json() == after
@@ -242,3 +242,23 @@ def test_a_match_saved_from_the_page_replays(client):
 def test_a_bad_saved_match_is_refused_with_its_reason(client, content, message):
     response = client.post("/api/replay", content=content, headers={"Content-Type": "application/json"})
     assert response.status_code == 400 and message in response.json()["error"]
+
+
+def test_each_round_ends_with_its_last_table_sent_once(client):
+    table = new_table(client, options={"target_score": 3}, seed=7)
+    path = f"/api/tables/{table['id']}"
+    shown = table
+    for _ in range(200):
+        if shown["over"]:
+            break
+        plays = [m["text"] for m in shown["moves"]]
+        shown = client.post(f"{path}/move?since={len(shown['events'])}", json={"line": plays[-1]}).json()
+    assert shown["over"]
+    rounds = [e for e in client.get(path).json()["events"] if e["kind"] == "round"]
+    assert len(rounds) >= 2 and all(e["svg"].startswith("<svg") for e in rounds)
+    assert rounds[0]["text"].startswith("round 1 over: places: ")
+    later = client.get(f"{path}?since={len(shown['events'])}").json()
+    assert not any("svg" in e for e in later["events"])
+    for bad in ("-1", "x", "1.5"):
+        response = client.get(f"{path}?since={bad}")
+        assert response.status_code == 400 and "since must be a count of events" in response.json()["error"]

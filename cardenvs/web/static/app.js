@@ -9,6 +9,7 @@ let games = [];
 let tableId = null;
 let selected = []; // the clicked hand cards, in the order they were clicked: [{el, card}]
 let busy = false;
+let eventTables = []; // the tables of the events (a round's last), by event index: sent once each
 
 async function api(method, path, body) {
   const init = { method, headers: {} };
@@ -122,6 +123,7 @@ async function deal(event) {
   try {
     const view = await api("POST", "/api/tables", body);
     tableId = view.id;
+    eventTables = [];
     $("save-match").href = `/api/tables/${encodeURIComponent(tableId)}/match`;
     show(view);
     $("setup").hidden = true;
@@ -191,7 +193,21 @@ function show(view) {
   $("turn").hidden = view.over;
 
   const events = $("events");
-  events.replaceChildren(...view.events.map((e) => element("li", { class: `event ${e.kind}` }, e.text)));
+  view.events.forEach((e, k) => {
+    if (e.svg) eventTables[k] = e.svg;
+  });
+  events.replaceChildren(...view.events.map((e, k) => {
+    const item = element("li", { class: `kind-${e.kind}` }, e.text);
+    if (eventTables[k]) {
+      const box = element("details", { class: "event-table" });
+      box.append(element("summary", {}, e.kind === "round" && !view.over ? "the round's last table" : "the table"));
+      const picture = element("div");
+      picture.innerHTML = eventTables[k]; // the package's drawing, from the person's seat
+      box.append(picture);
+      item.append(box);
+    }
+    return item;
+  }));
   events.scrollTop = events.scrollHeight;
 
   const result = $("result");
@@ -209,7 +225,8 @@ async function send(line) {
   $("error").textContent = "";
   document.body.classList.add("busy");
   try {
-    show(await api("POST", `/api/tables/${encodeURIComponent(tableId)}/move`, { line }));
+    const since = $("events").children.length; // the events shown: their tables are here already
+    show(await api("POST", `/api/tables/${encodeURIComponent(tableId)}/move?since=${since}`, { line }));
     $("typed").value = "";
   } catch (e) {
     $("error").textContent = e.message; // the table is as it was: the selection is kept
