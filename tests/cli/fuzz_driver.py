@@ -3,7 +3,7 @@
 Reads a JSON list of argument lists on stdin; for each, calls ``cardenvs.cli.main.main``
 with stdout and stderr captured and writes, as a JSON list on stdout, its exit status
 (``SystemExit``'s code or main's return; 1 and the traceback for any other exception;
-``"reached"`` when it got as far as playing, evaluating, soaking or training), stderr and
+``"reached"`` when it got as far as playing, evaluating, soaking, training or serving), stderr and
 the end of stdout. Whatever would run a command (a match, an evaluation, a soak, a
 training run, a Ray connection) is replaced by a stand-in that stops it there, so that an
 argument list the CLI accepted ends at once, and says so. One process: the kernels are
@@ -40,6 +40,12 @@ def stand_ins() -> None:
     warmup.warm_games = reached
     cardenvs.agents.evaluate.evaluate = reached
     cardenvs.soak.main_soak = reached
+    try:
+        import uvicorn  # cardenvs serve: the server would run until stopped
+    except ImportError:  # no web extra: serve says so, a usage error
+        pass
+    else:
+        uvicorn.run = reached
     try:
         from cardenvs.agents.training import card_scorer, distributed, expert, trainer
     except ImportError:  # no torch: the train commands say so

@@ -63,6 +63,12 @@ def bases(out: str) -> dict[str, list[str]]:
     }
 
 
+# commands that take no game: their flags are fuzzed (a game and its options are not)
+GAMELESS = {
+    "serve": ["serve", "--port", "8123"],
+}
+
+
 def numeric_flags(parser: argparse.ArgumentParser) -> dict[str, type]:
     return {a.option_strings[-1]: a.type for a in parser._actions
             if a.type in (int, float) and a.option_strings and a.option_strings[-1] not in NOT_FUZZED}
@@ -116,24 +122,25 @@ def generate(tmp: Path) -> tuple[list[list[str]], list[list[str]], list[list[str
     rng = random.Random(SEED)
     out = str(tmp / "fresh-run")
     base = bases(out)
+    flagged = {**base, **GAMELESS}
     parsers = command_parsers()
     takes_values = {c for c, p in parsers.items() if any(a.option_strings and a.nargs != 0 for a in p._actions)}
-    assert takes_values <= set(base), f"commands without a base list: {takes_values - set(base)}"
+    assert takes_values <= set(flagged), f"commands without a base list: {takes_values - set(flagged)}"
     cases: list[list[str]] = []
     # every numeric flag of every command, with each of its bad values
     for command, parser in parsers.items():
-        if command not in base:
+        if command not in flagged:
             continue
         for flag, kind in numeric_flags(parser).items():
-            cases += [[*base[command], flag, value] for value in bad_numbers(flag, kind)]
+            cases += [[*flagged[command], flag, value] for value in bad_numbers(flag, kind)]
         # every flag that takes a value, left without one; every choice, with a bad one
         for a in parser._actions:
             flag = a.option_strings[-1] if a.option_strings else None
             if flag is None or flag in NOT_FUZZED or a.nargs in (0, "?") or flag == "--help":
                 continue
-            cases.append([*base[command], flag])
+            cases.append([*flagged[command], flag])
             if a.choices:
-                cases.append([*base[command], flag, "bogus"])
+                cases.append([*flagged[command], flag, "bogus"])
     # unknown games, for every command that takes one
     games = ["nope", "", "presidnet", "president_v9", "\udcff", "x" * 300, "-", "PRESIDENT "]
     for command, argv in base.items():
@@ -178,7 +185,7 @@ def generate(tmp: Path) -> tuple[list[list[str]], list[list[str]], list[list[str
     helps = [["--help"], ["-h"], ["--version"], ["play", "--help"], ["play", "president", "--help"],
              ["eval", "nope", "--help"], ["train", "--help"], ["train", "ppo", "--help"],
              ["train", "scorer", "rami51", "-h"], ["soak", "--option", "x=1", "odin", "--help"], ["warmup", "-h"]]
-    return cases, helps, list(base.values())
+    return cases, helps, list(flagged.values())
 
 
 def run_driver(cases: list[list[str]]) -> list[dict]:
