@@ -25,6 +25,8 @@ from pathlib import Path
 
 from numba.core import caching
 
+from cardenvs.core.compile_notice import compile_notice  # its words kept apart: see that module
+
 # numba's base of the compile-result caches (_CacheImpl in older releases)
 _CACHE_IMPL = getattr(caching, "CacheImpl", None) or caching._CacheImpl
 
@@ -136,8 +138,7 @@ def announce_compile(module, title: str) -> None:
     if marker is not None and not marker.exists():
         import sys
 
-        print(f"cardenvs: compiling the {title} kernels for this machine (first use only, typically 20-40 s; "
-              "`cardenvs warmup` does it ahead)", file=sys.stderr, flush=True)
+        print(compile_notice(title), file=sys.stderr, flush=True)
 
 
 def is_compiled(module) -> bool:
