@@ -20,6 +20,7 @@ form of another site cannot send without the browser asking this server first.
 
 from __future__ import annotations
 
+import json
 import re
 import secrets
 from collections import OrderedDict
@@ -48,6 +49,7 @@ POLICY_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # options the page leaves to the game: the match's reward is the outcome; its length is the game's
 HIDDEN_OPTIONS = ("num_players", "reward_mode", "max_steps")
+KIND_WORDS = {"int": "a whole number", "bool": "true or false", "float": "a number", "str": "a string"}
 
 
 class BadRequest(ValueError):
@@ -114,7 +116,7 @@ def _options(spec: GameSpec, given: Any) -> dict[str, Any]:
             "str": isinstance(value, str),
         }.get(kind, False)
         if not fits:
-            raise BadRequest(f"option {key} takes a {kind}, got {value!r}")
+            raise BadRequest(f"option {key} takes {KIND_WORDS.get(kind, kind)}, got {value!r}")
         out[key] = value
     return out
 
@@ -166,13 +168,7 @@ def events_since(request: Request) -> int:
 
 
 async def _json_body(request: Request) -> Any:
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise BadRequest("send JSON (Content-Type: application/json)")
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise BadRequest(f"the request is larger than {MAX_BODY // 2**20} MB")
-    import json
-
+    body = await request_bytes(request, "send JSON (Content-Type: application/json)")
     try:
         return json.loads(body)
     except (ValueError, RecursionError) as e:
@@ -287,7 +283,8 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
 
     async def replay(request: Request) -> Response:
         try:
-            html = await run_in_threadpool(replay_page, await request_bytes(request))
+            body = await request_bytes(request, "send the saved match as JSON (Content-Type: application/json)")
+            html = await run_in_threadpool(replay_page, body)
         except (ValueError, TypeError) as e:
             return _error(str(e))
         return HTMLResponse(html)
@@ -306,12 +303,18 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
     return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts(host))])
 
 
-async def request_bytes(request: Request) -> bytes:
+async def request_bytes(request: Request, not_json: str) -> bytes:
+    """A request's body, which must be JSON (a form of another site cannot send it) and at
+    most ``MAX_BODY`` bytes (told by its length before it is read, where it says so)."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        raise BadRequest("send the saved match as JSON (Content-Type: application/json)")
+        raise BadRequest(not_json)
+    too_big = f"the request is larger than {MAX_BODY // 2**20} MiB"
+    length = request.headers.get("content-length", "0")
+    if not length.isdigit() or int(length) > MAX_BODY:
+        raise BadRequest(too_big)
     body = await request.body()
     if len(body) > MAX_BODY:
-        raise BadRequest(f"the saved match is larger than {MAX_BODY // 2**20} MB")
+        raise BadRequest(too_big)
     return body
 
 

@@ -27,13 +27,12 @@ from cardenvs.envs import make
 LineReader = Callable[[Any, str, Sequence[int]], list[int]]
 
 
-
 @dataclass
 class Event:
     """A line of the table's story: a seat's moves in a row (``move``), what came with
     them (``event``), the end of a round (``round``, with the round's last table as the
-    person saw it) or of the match (``match``, with the final table), or a remark
-    (``note``)."""
+    person saw it: the final table for the match's last round), the end of the match
+    (``match``), or a remark (``note``)."""
 
     kind: str
     text: str

@@ -41,7 +41,8 @@ if CHROMIUM is None:
 from cardenvs.cli.console import parse_human_line  # noqa: E402
 from cardenvs.web.app import create_app  # noqa: E402
 
-TIMEOUT_MS = 20_000  # a response waits for the agents' moves (and, cold, for a game's compile)
+TIMEOUT_MS = 20_000  # a response waits for the agents' moves
+COMPILE_MS = 400_000  # a new match, the first of its game, on a cold cache: numba compiles the game
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +97,8 @@ def deal(page: Page, game: str, players: int, opponents: list[str], seed: int, o
         page.click("#options-box summary")
     for name, value in (options or {}).items():
         page.fill(f'[data-option="{name}"]', str(value))
-    with page.expect_response(lambda r: r.url.endswith("/api/tables")) as response:
+    # a game's first match compiles its kernels where numba's cache does not hold them yet
+    with page.expect_response(lambda r: r.url.endswith("/api/tables"), timeout=COMPILE_MS) as response:
         page.click("#deal")
     assert response.value.ok, response.value.text()
     expect(page.locator("#play")).to_be_visible()

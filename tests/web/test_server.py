@@ -120,8 +120,8 @@ def test_an_unknown_match_is_not_found(client):
     ({"opponents": ["heuristic", "heuristic", "ppo:policy.npz"]}, "unknown agent 'ppo:policy.npz'"),
     ({"seed": -1}, "seed"),
     ({"seed": 1.5}, "seed must be a whole number, got 1.5"),
-    ({"options": {"single_round": "false"}}, "option single_round takes a bool, got 'false'"),
-    ({"options": {"target_score": 2.0}}, "option target_score takes a int, got 2.0"),
+    ({"options": {"single_round": "false"}}, "option single_round takes true or false, got 'false'"),
+    ({"options": {"target_score": 2.0}}, "option target_score takes a whole number, got 2.0"),
     ({"options": {"num_players": 5}}, "unknown option 'num_players'"),
     ({"options": {"target_score": 0}}, "target_score"),
     ({"path": "match.json"}, "unknown field(s): path"),
@@ -132,10 +132,12 @@ def test_a_bad_new_match_is_refused_naming_the_value(client, changes, message):
     assert message in response.json()["error"]
 
 
-def test_a_post_must_carry_json(client):
+def test_a_post_must_carry_json_of_a_bounded_size(client):
     response = client.post("/api/tables", content=json.dumps(PRESIDENT),
                            headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert response.status_code == 400 and "send JSON" in response.json()["error"]
+    response = client.post("/api/replay", content=b" " * (16 * 2**20 + 1), headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and "larger than 16 MiB" in response.json()["error"]
 
 
 def test_another_host_is_refused():
