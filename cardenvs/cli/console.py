@@ -2,10 +2,18 @@
 hand and the legal moves and types a move (card notation, a whole play, or ``#N``), within
 the game's turn timer where it has one.
 
-A game tells the console how a whole play typed on one line opens and ends through two
-optional attributes of its package: ``LINE_OPENER`` (the move that opens a meld, added
-when the first card needs it: Rami 51's ``meld``) and ``LINE_FINISHER`` (the move that
-commits a play, added when the line stops before it: ``play``, ``close``).
+A game tells the console how a whole play typed on one line opens and ends through
+optional attributes of its package (or its ``text`` module): ``LINE_FINISHER`` (the move
+that commits a play, added when the line stops before it: ``play``, ``close``) and
+``LINE_OPENER`` (the move that opens a meld where the first card needs it). The rummies
+give more, and their lines are read against the game (:func:`read_card_line`):
+``str_to_actions`` (every move a typed word may stand for), ``LINE_STARTERS`` (the moves
+that may be added before a card: a new meld, a lay-off), ``BARE_CARD_FALLBACK`` (what a
+card typed alone is when it cannot be laid: ``discard``) and ``named_card`` (the card of
+the hand a word lays, checked to be held).
+
+What the table is told between moves is :class:`TableTalk`'s, over the games' narration
+(:mod:`cardenvs.core.narration`).
 """
 
 from __future__ import annotations
