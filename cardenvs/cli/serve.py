@@ -19,7 +19,8 @@ INSTALL = 'the browser page needs the web extra: pip install "cardenvs[web]"'
 def add_parser(sub: Any) -> None:
     serve = sub.add_parser("serve", help=HELP, description=DESCRIPTION)
     serve.add_argument("--host", default="127.0.0.1",
-                       help="the address to listen on (default 127.0.0.1: this computer only)")
+                       help="the address to listen on, and the only one the page answers to (default 127.0.0.1: "
+                       "this computer only)")
     serve.add_argument("--port", type=int, default=8000, help="the port (default 8000)")
     serve.add_argument("--policy", action="append", default=[], metavar="NAME=PATH",
                        help="a trained policy (its policy.npz) the page offers as an agent named NAME, "
@@ -42,6 +43,10 @@ def policies(pairs: list[str]) -> dict[str, str]:
 def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Serve the page until interrupted."""
     check_count("--port", args.port, 1, 65535)
+    if args.host in ("0.0.0.0", "::", ""):
+        # the page answers only requests that name the address it listens on (the Host check)
+        raise CliError(f"--host {args.host!r} is every address, and the page answers only requests naming its own: "
+                       "give this machine's address (say --host 192.168.1.20) to play from another machine")
     wanted = policies(args.policy)
     try:
         import uvicorn

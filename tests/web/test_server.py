@@ -213,6 +213,7 @@ def test_serve_without_the_web_extra_says_how_to_install_it(monkeypatch):
     (["serve", "--port", "70000"], "--port must be at most 65,535"),
     (["serve", "--policy", "mine"], "--policy expects NAME=PATH"),
     (["serve", "--policy", "mine=nothing-here.npz"], "--policy"),
+    (["serve", "--host", "0.0.0.0"], "give this machine's address"),
 ])
 def test_serve_refuses_a_bad_flag_in_one_line(argv, message):
     out, err = io.StringIO(), io.StringIO()
