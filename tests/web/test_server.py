@@ -19,6 +19,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from cardenvs.agents.ppo import baseline_path  # noqa: E402
 from cardenvs.cli.console import parse_human_line  # noqa: E402
 from cardenvs.cli.main import main  # noqa: E402
+from cardenvs.core import narration  # noqa: E402
 from cardenvs.core.picture import table_svg  # noqa: E402
 from cardenvs.core.registry import get_spec  # noqa: E402
 from cardenvs.web.app import create_app  # noqa: E402
@@ -180,6 +181,9 @@ def test_hidden_cards_never_reach_the_persons_picture(game):
         mine = view(table)["picture"]["svg"]
         twin = raw.resample_hidden(raw.possible_agents[1], seed + 100)
         assert table_svg(spec, twin.state_record()[0], 1) == mine
+        if table.your_turn:  # the moves offered and the hint, the same in the twin
+            assert [twin.action_to_str(a) for a in twin.legal_actions()] == [m["text"] for m in view(table)["moves"]]
+            assert narration.phase_hint(game, twin.state_dict(), 1) == view(table)["hint"]
         everyone = table_svg(spec, raw.state_record()[0], None)
         seen += everyone != mine
         in_hand = re.findall(r'class="card in-hand" data-card="([^"]+)"', mine)
