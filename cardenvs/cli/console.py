@@ -320,6 +320,7 @@ def read_card_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
             groups.append([k])
     found: dict[tuple[int, ...], tuple[int, int, int]] = {}  # moves: (discards, moves added, words moved)
     deepest: tuple[int, list[int], list[int]] = (-1, [], [])  # words played, moves, words left
+    half_built: list[int] = []  # a reading of every word that leaves a meld it began unfinished
     copies = 0
 
     def verb(a: int) -> str:
@@ -359,6 +360,7 @@ def read_card_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
             moves, cost, opened = [*moves, finisher], (cost[0], cost[1] + 1, cost[2]), False
         if opened and ours(sim) and not any(verb(a) in starters or verb(a) == fallback
                                             for a in sim.legal_actions()):
+            half_built[:] = half_built or moves
             return  # a meld the line began is left half built
         key = tuple(moves)
         if key not in found or cost < found[key]:
@@ -403,6 +405,10 @@ def read_card_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
     except _TooManyReadings:
         raise ValueError("that line can be read in too many ways to check; type it in shorter parts "
                          "(a meld at a time)") from None
+    if not found and half_built:
+        done = " ".join(raw.action_to_str(a) for a in half_built)
+        raise ValueError(f"{text.strip()!r} leaves the meld it begins unfinished ({done}): type its cards together, "
+                         "or the move that begins it first to build it a card at a time")
     if not found:
         played, moves, left = deepest
         if played <= 0:

@@ -53,6 +53,9 @@ def test_rami51_jokers_alone_or_with_their_meaning():
         assert read(env, line) == laid_high, line
     assert "2h is not a wild card in Rami 51 (wild: jokers)" in refused(env, "Th Jh 2h=Qh")
     assert refused(env, "Js") == "you hold no Js"
+    assert refused(env, "Th Jh") == ("'Th Jh' leaves the meld it begins unfinished (meld add Th add Jh): type its "
+                                     "cards together, or the move that begins it first to build it a card at a time")
+    assert read(env, "meld Th Jh") == ["meld", "add Th", "add Jh"]  # begun on purpose: left open
     assert refused(env, "Th Jh X X") == "you hold only 1 X, not 2"
 
 
