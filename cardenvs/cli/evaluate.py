@@ -53,6 +53,9 @@ def cmd_eval(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     save_every = getattr(args, "save_every", None)
     if save_every is not None:
         common.check_count("--save-every", save_every)
+        if save_every > args.matches:
+            raise common.CliError(f"--save-every {save_every} saves every {save_every}th match, more than --matches "
+                                  f"{args.matches}: nothing would be saved")
         check_save_dir("--save-dir", args.save_dir)
     elif args.save_dir != "matches":
         print("note: --save-dir is the folder of --save-every's matches; without --save-every nothing is saved",

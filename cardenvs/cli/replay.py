@@ -114,11 +114,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             page = replay_html(record)
         except ValueError as e:  # a match too long for a page
             raise CliError(str(e)) from None
-        try:
-            Path(args.html).write_text(page, encoding="utf-8")
-        except OSError as e:
-            raise CliError(f"--html: cannot write {args.html!r}: {e.strerror or e}") from None
-        print(f"wrote {args.html} ({len(page) // 1024 + 1} kB): open it in a browser", file=out)
+        write_page(page, args.html, out)
         return 0
     viewer = args.seat
     agents = record.agents or [""] * players
@@ -141,12 +137,27 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             table = st.env.render_text(viewer)
     if args.step is not None and args.step > last:
         raise CliError(f"--step {args.step} is past the end of this match: its steps are 0..{last}")
-    print("\n".join(lines) if lines else "(no move)", file=out)
-    print(f"\nthe table at step {last if args.step is None else args.step}:", file=out)
-    print(table, file=out)
-    if args.step is None or args.step == last:
-        print(_result_line(record), file=out)
+    result = _result_line(record) if args.step is None or args.step == last else None
+    show_match(lines, last if args.step is None else args.step, table, result, out)
     return 0
+
+
+def write_page(page: str, path: str, out: TextIO) -> None:
+    """Write the replay page (every check done: what is left is the writing)."""
+    try:
+        Path(path).write_text(page, encoding="utf-8")
+    except OSError as e:
+        raise CliError(f"--html: cannot write {path!r}: {e.strerror or e}") from None
+    print(f"wrote {path} ({len(page) // 1024 + 1} kB): open it in a browser", file=out)
+
+
+def show_match(lines: list[str], step: int, table: str, result: str | None, out: TextIO) -> None:
+    """Print the moves, the table at ``step`` and, at the last step, the result."""
+    print("\n".join(lines) if lines else "(no move)", file=out)
+    print(f"\nthe table at step {step}:", file=out)
+    print(table, file=out)
+    if result is not None:
+        print(result, file=out)
 
 
 def _result_line(record: MatchRecord) -> str:

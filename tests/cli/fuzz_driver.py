@@ -3,8 +3,8 @@
 Reads a JSON list of argument lists on stdin; for each, calls ``cardenvs.cli.main.main``
 with stdout and stderr captured and writes, as a JSON list on stdout, its exit status
 (``SystemExit``'s code or main's return; 1 and the traceback for any other exception;
-``"reached"`` when it got as far as playing, evaluating, soaking, training or serving), stderr and
-the end of stdout. Whatever would run a command (a match, an evaluation, a soak, a
+``"reached"`` when it got as far as playing, evaluating, soaking, training, serving or
+showing a replay), stderr and the end of stdout. Whatever would run a command (a match, an evaluation, a soak, a
 training run, a Ray connection) is replaced by a stand-in that stops it there, so that an
 argument list the CLI accepted ends at once, and says so. One process: the kernels are
 compiled (or loaded) once, and torch imported once.
@@ -34,9 +34,10 @@ def no_input(prompt: str) -> str:
 def stand_ins() -> None:
     import cardenvs.agents.evaluate
     import cardenvs.soak
-    from cardenvs.cli import play, warmup
+    from cardenvs.cli import play, replay, warmup
 
     play.play_match = reached
+    replay.show_match = replay.write_page = reached
     warmup.warm_games = reached
     cardenvs.agents.evaluate.evaluate = reached
     cardenvs.soak.main_soak = reached

@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pytest
 
+import cardenvs
 from cardenvs.cli.main import build_parser
 from cardenvs.core.protocol import options_schema
 from cardenvs.core.registry import get_spec
+from cardenvs.replay import save_match
 
 DRIVER = Path(__file__).with_name("fuzz_driver.py")
 SEED = 20_240_611
@@ -33,7 +35,7 @@ JUNK_CASES = 150
 INT_BAD = ["-1", "abc", "", " ", "1.5", "1e3", "0x10", "½", "-" + "9" * 25, "--"]
 FLOAT_BAD = ["-1", "abc", "", "nan", "NaN", "inf", "-inf", "1e999", "-0.5", "1,5", "½"]
 ZERO_OK = {"--seed", "--actions-per-position", "--delay", "--turn-seconds", "--teacher-until", "--points-weight",
-           "--last-points-weight"}
+           "--last-points-weight", "--seat", "--step"}
 HUGE_OK = {"--games", "--matches", "--decisions", "--minutes", "--teacher-until", "--eval-every"}
 NOT_FUZZED = {"--ray"}  # any address is taken: only connecting tells a bad one
 
@@ -67,6 +69,17 @@ def bases(out: str) -> dict[str, list[str]]:
 GAMELESS = {
     "serve": ["serve", "--port", "8123"],
 }
+
+
+def _short_match():
+    """A President round of random legal moves, as the file ``replay`` reads."""
+    env = cardenvs.make("president_v0", single_round=True)
+    env.reset(seed=3)
+    rng = random.Random(3)
+    for _agent in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(rng.choice(list(obs["action_mask"].nonzero()[0]))))
+    return env.unwrapped.match_record()
 
 
 def numeric_flags(parser: argparse.ArgumentParser) -> dict[str, type]:
@@ -122,7 +135,9 @@ def generate(tmp: Path) -> tuple[list[list[str]], list[list[str]], list[list[str
     rng = random.Random(SEED)
     out = str(tmp / "fresh-run")
     base = bases(out)
-    flagged = {**base, **GAMELESS}
+    match = tmp / "match.json"
+    save_match(_short_match(), match)
+    flagged = {**base, **GAMELESS, "replay": ["replay", str(match)]}
     parsers = command_parsers()
     takes_values = {c for c, p in parsers.items() if any(a.option_strings and a.nargs != 0 for a in p._actions)}
     assert takes_values <= set(flagged), f"commands without a base list: {takes_values - set(flagged)}"
@@ -157,6 +172,8 @@ def generate(tmp: Path) -> tuple[list[list[str]], list[list[str]], list[list[str
     cases += [["play", "president", "--agents", a] for a in agents]
     cases += [["eval", "president", "--agents", a] for a in [*agents, "human", "random,human", ",".join("r" * 11)]]
     cases += [["eval", "rami51", "--agents", f"scorer:{garbage}"]]
+    # match files that are not there, not a match, or a folder
+    cases += [["replay", m] for m in ("", str(tmp / "none.json"), str(garbage), str(tmp), "\udcff")]
     # bad options, for every command that takes a game
     for command, argv in base.items():
         game = argv[2] if command.startswith("train") else argv[1]
