@@ -166,10 +166,11 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             raise ValueError(self._illegal_message(agent, a))
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
-        log = self._log
-        if not self._mask[0, a]:
-            log.illegal = len(log.actions)
-        log.actions.append(a)
+        log = self._log  # None in a re-dealt copy (resample_hidden): it records nothing
+        if log is not None:
+            if not self._mask[0, a]:
+                log.illegal = len(log.actions)
+            log.actions.append(a)
         self._last_move = (self._index[agent], a)
         self.game.step_batch(
             self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, self._mode
@@ -185,12 +186,14 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             self.rewards = {ag: float(rewards[i]) for i, ag in enumerate(self.agents)}
             self._rewards_dirty = bool(events & EVENT_REWARD)
             self._accumulate_rewards()
-            log.returns += self._rewards[0, : self.num_players]
+            if log is not None:
+                log.returns += self._rewards[0, : self.num_players]
         if events & (EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED):
             self._set_infos()
         if events & (EVENT_TERMINATED | EVENT_TRUNCATED):
             term = bool(events & EVENT_TERMINATED)
-            log.result = match_result(self.spec, self._state[0], log.returns, not term)
+            if log is not None:
+                log.result = match_result(self.spec, self._state[0], log.returns, not term)
             self.terminations = {ag: term for ag in self.agents}
             self.truncations = {ag: not term for ag in self.agents}
             self.agent_selection = agent

@@ -126,6 +126,15 @@ def test_resampled_copy_has_no_record():
     with pytest.raises(RuntimeError, match="no match recorded"):
         other.match_record()
     env.match_record()  # the original keeps its own
+    # the copy plays on (a search steps such copies), to the match's end, recording nothing
+    rng = np.random.default_rng(0)
+    steps = 0
+    while not any(other.terminations.values()) and steps < 5000:
+        other.step(int(rng.choice(other.legal_actions())))
+        steps += 1
+    assert any(other.terminations.values())
+    with pytest.raises(RuntimeError, match="no match recorded"):
+        other.match_record()
 
 
 # --------------------------------------------------------------------------- the vector env
