@@ -532,7 +532,7 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
         raise ValueError(f"scenario is for game {scenario['game']!r}, not {spec.name!r}")
     P = int(rec["num_players"])
     for name, f in fields.items():
-        if f.option and name in scenario and scenario[name] != state_to_dict(spec, rec)[name]:
+        if f.option and name in scenario and not _same_option(scenario[name], state_to_dict(spec, rec)[name]):
             raise ValueError(
                 f"scenario sets option {name}={scenario[name]!r} but the env was made with "
                 f"{name}={state_to_dict(spec, rec)[name]!r}; make the env with that option instead"
@@ -597,6 +597,16 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
         complete(rec, scenario)
     _check_steps(rec)
     spec.module.validate_state(rec)
+
+
+def _same_option(given: Any, made: Any) -> bool:
+    """A scenario's option equals the env's, and is of its kind: ``true`` is not the
+    integer 1, nor ``2.0`` the integer 2."""
+    if isinstance(given, (bool, np.bool_)) != isinstance(made, (bool, np.bool_)):
+        return False
+    if isinstance(made, int) and not isinstance(made, bool) and not isinstance(given, (int, np.integer)):
+        return False
+    return bool(given == made)
 
 
 def _check_steps(rec: np.void) -> None:

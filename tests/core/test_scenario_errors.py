@@ -22,6 +22,13 @@ CASES = [
     ("rami51_v3", {"scores": [5000, 0]}, "player 0 has 5000 points, at or past the elimination score 1000"),
     ("rami51_v3", {"turns": -2}, "'turns': -2 is out of range (0.."),
     ("classes_v2", {"round_points": [0, -1, 0, 0]}, "round_points[1]: -1 is out of range"),
+    ("president_v0", {"pile_count": -1}, "'pile_count': -1 is out of range (0.."),
+    ("president_v0", {"run_count": -1}, "'run_count': -1 is out of range (0.."),
+    # an option of the wrong kind is not the env's, though equal in Python (True == 1)
+    ("president_v0", {"decks": True}, "scenario sets option decks=True"),
+    ("rami51_v3", {"decks": True}, "scenario sets option decks=True"),
+    ("frime_v1", {"first_round": True}, "scenario sets option first_round=True"),
+    ("classes_v2", {"first_class": 1.0}, "scenario sets option first_class=1.0"),
 ]
 
 

@@ -111,8 +111,8 @@ STATE_FIELDS = (
     Field("current", "int"),
     Field("first_lead", "bool"),
     Field("pile_rank", "symbol", PRES_RANKS),
-    Field("pile_count", "int"),
-    Field("run_count", "int"),
+    Field("pile_count", "int", low=0),
+    Field("run_count", "int", low=0),
     Field("last_player", "int"),
     Field("matched", "bool"),
     Field("out", "seats_bool"),
@@ -149,8 +149,7 @@ def make_template(
     check_int_option("president", "num_players", num_players, 4, MAX_PLAYERS)
     if decks is None:
         decks = 1 if num_players <= 7 else 2
-    if decks not in (1, 2):
-        raise ValueError(f"president: decks must be 1 or 2, got {decks!r}")
+    check_int_option("president", "decks", decks, 1, 2)
     if NUM_CARDS * decks < 2 * num_players:
         raise ValueError(f"president: {decks} deck(s) are too few for {num_players} players")
     check_int_option("president", "target_score", target_score, 1, 10_000)
