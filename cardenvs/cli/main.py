@@ -5,6 +5,7 @@
     cardenvs play president --players 5 --agents heuristic,random --games 200
     cardenvs play president --agents human,heuristic --option single_round=true
     cardenvs eval president --agents ppo,heuristic --matches 4000
+    cardenvs league odin --agents random,heuristic,search,ppo --players 4 --plot odin.png
     cardenvs train ppo president --minutes 60 --out runs/president
     cardenvs warmup odin
     cardenvs soak president --matches 10000
@@ -22,10 +23,10 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from cardenvs import __version__
-from cardenvs.cli import catalog, evaluate, play, replay, serve, soak, train, warmup
+from cardenvs.cli import catalog, evaluate, league, play, replay, serve, soak, train, warmup
 from cardenvs.cli.common import EXIT_INTERRUPTED, EXIT_USAGE, CliError, game_options_help, split_option_values
 
-GAME_COMMANDS = ("play", "eval", "train", "soak")  # their --help lists the options of a game named with it
+GAME_COMMANDS = ("play", "eval", "league", "train", "soak")  # their --help lists the options of a game named with it
 
 
 def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
@@ -39,6 +40,7 @@ def build_parser(help_game: str | None = None) -> argparse.ArgumentParser:
     catalog.add_parsers(sub)
     play.add_parser(sub, epilog)
     evaluate.add_parser(sub, epilog)
+    league.add_parser(sub, epilog)
     warmup.add_parser(sub)
     soak.add_parser(sub, epilog)
     train.add_parser(sub, epilog)
@@ -78,6 +80,8 @@ def main(
             return play.cmd_play(args, out, err, input_fn or input)
         if args.command == "eval":
             return evaluate.cmd_eval(args, out, err)
+        if args.command == "league":
+            return league.cmd_league(args, out, err)
         if args.command == "warmup":
             return warmup.cmd_warmup(args, out)
         if args.command == "soak":
