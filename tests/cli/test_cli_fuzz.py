@@ -57,6 +57,7 @@ def bases(out: str) -> dict[str, list[str]]:
     return {
         "play": ["play", "president", "--seed", "1", "--option", "single_round=true"],
         "eval": ["eval", "president", "--agents", "random", "--matches", "2"],
+        "league": ["league", "president", "--agents", "random,heuristic", "--matches", "4"],
         "soak": ["soak", "president", "--matches", "2"],
         "train ppo": ["train", "ppo", "president", "--out", out],
         "train search": ["train", "search", "odin", "--out", out],
@@ -193,6 +194,8 @@ def generate(tmp: Path) -> tuple[list[list[str]], list[list[str]], list[list[str
         for folder in ("", str(afile), str(afile / "run"), str(run), str(tmp / ("y" * 5000))):
             cases.append([*base[command], "--out", folder])
     cases += [["train", "ppo", "--resume", folder] for folder in ("", str(afile), str(empty), str(tmp / "none"))]
+    cases += [[*base["league"], "--plot", p] for p in ("", " ", str(afile / "x.png"), str(empty), str(tmp / "x.gif"),
+                                                      str(tmp / "none" / "x.png"), str(tmp / ("y" * 300 + ".png")))]
     # junk words and flags anywhere in a good list
     for _ in range(JUNK_CASES):
         argv = list(rng.choice(list(base.values())))
