@@ -354,6 +354,8 @@ def plot_ratings(result: LeagueResult, path: str, title: str | None = None) -> N
     high = np.array([r.high for r in ratings])
     spread = np.nan_to_num(np.vstack([values - low, high - values]), nan=0.0)
     ax.errorbar(values, y, xerr=np.maximum(spread, 0.0), fmt="o", color="#1f5fa8", ecolor="#7a9cc6", capsize=4)
+    for yk, value in zip(y, values, strict=True):
+        ax.annotate(f"{value:.0f}", (value, yk), textcoords="offset points", xytext=(0, 7), ha="center", fontsize=8)
     ax.axvline(ANCHOR_RATING, color="#999999", linewidth=0.8, linestyle="--")
     ax.set_yticks(y, [r.name for r in ratings])
     ax.set_xlabel(f"rating (Elo scale, {result.anchor} = {ANCHOR_RATING:.0f}), 95 % interval")
