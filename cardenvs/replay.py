@@ -198,7 +198,7 @@ def save_match(record: MatchRecord, path: str | os.PathLike) -> None:
 
 
 def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number a match file may hold")
+    raise ValueError(f"{name} is not a number JSON may hold")
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -208,6 +208,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
             raise ValueError(f"the field {k!r} is given twice")
         out[k] = v
     return out
+
+
+def strict_loads(text: str | bytes) -> Any:
+    """JSON read as a match file is read: a key given twice, or NaN or Infinity, is a
+    ValueError naming it (other errors as ``json.loads`` raises them)."""
+    return json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
 
 
 def parse_match(text: str | bytes) -> MatchRecord:
@@ -225,7 +231,7 @@ def parse_match(text: str | bytes) -> MatchRecord:
     if len(text) > MAX_FILE_BYTES:
         raise ValueError(f"a match file is at most {MAX_FILE_BYTES // 2**20} MiB")
     try:
-        data = json.loads(text, parse_constant=_refuse_constant, object_pairs_hook=_no_duplicates)
+        data = strict_loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(f"not JSON: {e}") from None
     except RecursionError:
