@@ -13,6 +13,15 @@ imports numba) instead of the function's own file. Any edit of any kernel file t
 makes every cached kernel of the project stale, and numba recompiles it on first use.
 Functions outside the project keep numba's behaviour. ``NUMBA_CACHE_LOCATOR_CLASSES``,
 when set, replaces numba's locator list and this one with it.
+
+numba's cache is not safe for processes that compile the same function at once (``cardenvs
+warmup`` compiles games side by side, and the games share kernels of the core and the
+rummy layer, each compiled for every game's record type): each process reads the index,
+picks the first free data file name and writes both, so two processes can pick the same
+name and one index then points at the other's machine code, which runs on the wrong
+record type. :func:`install` therefore also makes the saving of a project kernel's cache
+entry hold an exclusive lock on a file beside its index, so that the index is read and
+written by one process at a time.
 """
 
 from __future__ import annotations
@@ -20,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import types
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -159,11 +169,48 @@ def mark_compiled(module) -> None:
             pass
 
 
+@contextmanager
+def _index_lock(index_path: str):
+    """An exclusive lock on ``index_path + ".lock"`` while the block runs (none where the
+    platform or the file system has no ``flock``: numba's own behaviour then)."""
+    try:
+        import fcntl
+
+        fd = os.open(index_path + ".lock", os.O_RDWR | os.O_CREAT, 0o666)
+    except (ImportError, OSError):
+        yield
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError:
+            pass
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+_numba_save = caching.IndexDataCacheFile.save
+
+
+def _locked_save(self, key, data) -> None:
+    """numba's ``IndexDataCacheFile.save``, under the index's lock for a project kernel
+    (one stamped with :func:`kernel_stamp`): inside the lock numba reads the index again,
+    so a name another process took meanwhile is seen and not reused."""
+    if getattr(self, "_source_stamp", None) != kernel_stamp():
+        return _numba_save(self, key, data)
+    with _index_lock(self._index_path):
+        return _numba_save(self, key, data)
+
+
 def install() -> None:
-    """Put :class:`ProjectCacheLocator` first in numba's locator list (idempotent)."""
+    """Put :class:`ProjectCacheLocator` first in numba's locator list, and lock the saving
+    of the project's cache entries (idempotent)."""
     classes = _CACHE_IMPL._locator_classes
     if ProjectCacheLocator not in classes:
         classes.insert(0, ProjectCacheLocator)
+    if caching.IndexDataCacheFile.save is not _locked_save:
+        caching.IndexDataCacheFile.save = _locked_save
 
 
 def in_project(code: types.CodeType | None) -> bool:

@@ -107,3 +107,37 @@ def test_every_kernel_skips_the_c_callback_wrapper():
     missing = sorted(f"{mod}.{name}" for mod, name, d in kernels.values()
                      if not d.targetoptions.get("no_cfunc_wrapper"))
     assert not missing, missing
+
+
+def test_two_writers_of_one_index_keep_both_entries(tmp_path, monkeypatch):
+    """Two processes compiling one shared kernel for two record types at once (``cardenvs
+    warmup``'s games side by side) must not give both the same data file: numba picks the
+    first free name from the index it read, so without the lock the second writer
+    overwrites the first one's machine code and the index points a record type at code
+    compiled for another."""
+    import threading
+    import time
+
+    from numba.core import caching
+
+    jitcache.install()
+    read_index = caching.IndexDataCacheFile._load_index
+
+    def slow_read(self):  # widen the window between reading the index and writing it
+        found = read_index(self)
+        time.sleep(0.3)
+        return found
+
+    monkeypatch.setattr(caching.IndexDataCacheFile, "_load_index", slow_read)
+    stamp = jitcache.kernel_stamp()
+    writers = [caching.IndexDataCacheFile(str(tmp_path), "shared_kernel-12.py311", stamp) for _ in range(2)]
+    threads = [threading.Thread(target=w.save, args=((f"record type {i}",), f"code for type {i}"))
+               for i, w in enumerate(writers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    reader = caching.IndexDataCacheFile(str(tmp_path), "shared_kernel-12.py311", stamp)
+    assert reader.load(("record type 0",)) == "code for type 0"
+    assert reader.load(("record type 1",)) == "code for type 1"
+    assert len(list(tmp_path.glob("*.nbc"))) == 2
