@@ -28,7 +28,15 @@ from typing import Any
 
 import cardenvs.games  # noqa: F401  (registers every game)
 from cardenvs.core.aec import CardGameEnv
-from cardenvs.core.match_record import FORMAT_NAME, FORMAT_VERSION, MatchRecord, package_version, places_of
+from cardenvs.core.match_record import (
+    FORMAT_NAME,
+    FORMAT_VERSION,
+    RESULT_TOLERANCE,
+    MatchRecord,
+    match_result,
+    package_version,
+    places_of,
+)
 from cardenvs.core.protocol import GameSpec, check_options
 from cardenvs.core.registry import GAMES, list_games
 from cardenvs.core.rng import check_seed
@@ -217,8 +225,9 @@ def strict_loads(text: str | bytes) -> Any:
 
 
 def parse_match(text: str | bytes) -> MatchRecord:
-    """A match file's text as a record: the JSON, every field (:func:`check_record`) and
-    every move (played again, :func:`replay`) checked. ValueError saying what is wrong."""
+    """A match file's text as a record: the JSON, every field (:func:`check_record`),
+    every move and the result (played again, :func:`replay`) checked. ValueError saying
+    what is wrong."""
     if isinstance(text, bytes):
         if len(text) > MAX_FILE_BYTES:
             raise ValueError(f"a match file is at most {MAX_FILE_BYTES // 2**20} MiB; this one has {len(text):,} bytes")
@@ -289,7 +298,8 @@ def replay(record: MatchRecord) -> Iterator[ReplayStep]:
     start is loaded with ``reset(options={"scenario": start})``; each action is checked
     against the legal ones first (ValueError naming the step and the action). A record
     made with ``auto_play_forced`` has its forced moves played again between its actions,
-    as steps of their own (``forced=True``)."""
+    as steps of their own (``forced=True``). Once every move is played, the record's
+    ``result`` is checked against the replay (ValueError when they differ)."""
     record = check_record(record)
     spec = GAMES[record.env_id]
     env = CardGameEnv(spec, **record.options)
@@ -298,6 +308,12 @@ def replay(record: MatchRecord) -> Iterator[ReplayStep]:
     except (ValueError, TypeError, KeyError, IndexError, OverflowError) as e:
         raise ValueError(f"start: {e}") from None
     step = 0
+    returns = [0.0] * record.num_players  # each seat's rewards over the replay, to check the saved result
+
+    def add_rewards() -> None:
+        for s, agent in enumerate(env.possible_agents):
+            returns[s] += env.rewards.get(agent, 0.0)
+
     yield ReplayStep(0, env)
 
     def moved(seat: int, a: int, forced: bool, k: int | None) -> ReplayStep:
@@ -315,13 +331,52 @@ def replay(record: MatchRecord) -> Iterator[ReplayStep]:
                              f"player_{seat}; legal there: {shown}{' ...' if len(legal) > 12 else ''}")
         env.step(a)
         step += 1
+        add_rewards()
         yield moved(seat, a, False, k)
         while record.auto_play_forced and not _over(env) and len(env.legal_actions()) == 1:
             seat = env.possible_agents.index(env.agent_selection)
             forced = env.legal_actions()[0]
             env.step(forced)
             step += 1
+            add_rewards()
             yield moved(seat, forced, True, None)
+    _check_result_replayed(record, env, returns, step)
+
+
+def _check_result_replayed(record: MatchRecord, env: CardGameEnv, returns: list[float], steps: int) -> None:
+    """The record's ``result`` is what its moves led to: null exactly while the match is
+    not over (or when it was over before any move), else the same returns, places,
+    truncation and, where given, scores as the replay's final state (ValueError naming
+    the field that differs)."""
+    claimed = record.result
+    mismatch = "the file's result does not match its moves"
+    if not _over(env):
+        if claimed is not None:
+            raise ValueError(f"{mismatch}: the match is not over after its {steps} step(s), so result must be null")
+        return
+    if claimed is None:
+        if steps:  # a match loaded already over, with no move, has no result to give
+            raise ValueError(f"{mismatch}: the match is over after step {steps}, so result must be given, not null")
+        return
+    truncated = bool(env.truncations[env.agent_selection])
+    actual = match_result(GAMES[record.env_id], env.state_record()[0], returns, truncated)
+    if claimed["truncated"] != actual["truncated"]:
+        raise ValueError(f"{mismatch}: truncated is {claimed['truncated']}, the moves give {actual['truncated']}")
+    if not _close(claimed["returns"], actual["returns"]):
+        raise ValueError(f"{mismatch}: returns {claimed['returns']}, the moves give {actual['returns']}")
+    # a record whose game restarted in the step that ended it (a vector env's auto-reset) has no scores
+    if claimed["scores"] is not None and (actual["scores"] is None
+                                          or not _close(claimed["scores"], actual["scores"])):
+        raise ValueError(f"{mismatch}: scores {claimed['scores']}, the game's scores at the end are "
+                         f"{actual['scores']}")
+    if claimed["places"] != actual["places"]:
+        raise ValueError(f"{mismatch}: places {claimed['places']}, the moves give {actual['places']}")
+
+
+def _close(claimed: list[float], actual: list[float]) -> bool:
+    """Equal within the tolerance of the saved floats (relative for large values)."""
+    return len(claimed) == len(actual) and all(
+        abs(c - a) <= RESULT_TOLERANCE * max(1.0, abs(a)) for c, a in zip(claimed, actual, strict=True))
 
 
 # --------------------------------------------------------------------------- the replay page

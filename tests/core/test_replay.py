@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from cardenvs import get_spec, list_games, make_raw, make_vec
+from cardenvs.core.match_record import places_of
 from cardenvs.core.picture import table_svg
 from cardenvs.replay import (
     FORMAT_VERSION,
@@ -165,6 +166,8 @@ def test_vector_records_replay_exactly_across_auto_resets(env_id):
         _, total, _ = replayed(record)
         assert np.allclose(total, record.result["returns"], atol=1e-5)
         assert record.result["scores"] is None  # the game restarted in the same step
+    # such a record, saved, loads: its returns, places and end are checked, its missing scores allowed
+    assert parse_match(match_to_json(ended[-1][1])) == ended[-1][1]
     # the match in progress replays to where the game is now
     for i in (0, 2):
         assert replayed(venv.match_record(i))[0] == venv.state_dict(i)
@@ -320,6 +323,47 @@ def test_bad_start_and_moves_are_refused(odin_record):
     illegal = next(a for a in range(env.action_space("player_0").n) if a not in env.legal_actions())
     with pytest.raises(ValueError, match=rf"actions\[0\] = {illegal} .* at step 1 is not legal for player_\d"):
         parse_match(corrupt(odin_record, actions=[illegal, *odin_record.actions[1:]]))
+
+
+def claimed(record: MatchRecord, **changes) -> dict:
+    """The record's result with some fields changed (places kept the places of the returns)."""
+    result = dict(record.result, **changes)
+    result["places"] = places_of(result["returns"])
+    return result
+
+
+def test_a_result_the_moves_did_not_give_is_refused(odin_record):
+    returns = odin_record.result["returns"]
+    assert len(set(returns)) > 1
+    rotated = claimed(odin_record, returns=returns[1:] + returns[:1])
+    with pytest.raises(ValueError, match=r"result does not match its moves: returns \["):
+        parse_match(corrupt(odin_record, result=rotated))
+    # the moves cut short, the result kept: the match the moves give is not over
+    with pytest.raises(ValueError, match=r"result does not match its moves: the match is not over after its \d+ step"):
+        parse_match(corrupt(odin_record, actions=odin_record.actions[:10]))
+    with pytest.raises(ValueError, match="result does not match its moves: the match is over after step .* not null"):
+        parse_match(corrupt(odin_record, result=None))
+    with pytest.raises(ValueError, match="result does not match its moves: truncated is True, the moves give False"):
+        parse_match(corrupt(odin_record, result=claimed(odin_record, truncated=True)))
+    scores = odin_record.result["scores"]
+    with pytest.raises(ValueError, match=r"result does not match its moves: scores \[.*the game's scores at the end"):
+        parse_match(corrupt(odin_record, result=claimed(odin_record, scores=[s + 1 for s in scores])))
+    with pytest.raises(ValueError, match="returns"):  # the page prints the result: it checks it too
+        replay_html(dataclasses.replace(odin_record, result=rotated))
+    # what a float's rounding moves is no difference; a record without scores (an auto-reset's) loads
+    close = claimed(odin_record, returns=[r + 1e-9 for r in returns], scores=None)
+    assert parse_match(corrupt(odin_record, result=close)).result == close
+
+
+def test_a_result_given_for_a_match_not_over_is_refused():
+    env = make_raw("president_v0")
+    env.reset(seed=4)
+    play_random(env, seed=0, steps=5)
+    record = env.match_record()
+    assert parse_match(match_to_json(record)).result is None
+    result = {"returns": [1.0, 0.0, 0.0, 0.0], "scores": None, "places": [1, 2, 2, 2], "truncated": False}
+    with pytest.raises(ValueError, match="not over after its 5 step.*result must be null"):
+        parse_match(corrupt(record, result=result))
 
 
 def test_bad_json_is_refused(tmp_path, odin_record):
