@@ -16,7 +16,8 @@ HELP = "show a saved match, move by move, or write its replay page"
 DESCRIPTION = (
     "Show a match saved by `cardenvs play --save` or `cardenvs eval --save-every`: each move's text and the table "
     "at a step (the last one unless --step), seen by everyone or by one seat (--seat). --html writes a replay "
-    "page that opens in any browser, with no server. A match saved by another version of its game is refused."
+    "page instead, which opens in any browser with no server and holds every step and every seat's view (so it "
+    "takes neither --seat nor --step). A match saved by another version of its game is refused."
 )
 
 
@@ -26,11 +27,13 @@ def add_parser(sub: Any) -> None:
     rp.add_argument("match", help="a match file (JSON)")
     rp.add_argument("--seat", type=int, metavar="N",
                     help="show what seat N saw: its own hand, the others' moves as they saw them (default: everyone, "
-                    "every hand)")
+                    "every hand; not with --html)")
     rp.add_argument("--step", type=int, metavar="K",
-                    help="show the moves up to step K and the table there (0: the start; default: the last step)")
+                    help="show the moves up to step K and the table there (0: the start; default: the last step; "
+                    "not with --html)")
     rp.add_argument("--html", metavar="OUT.html",
-                    help="write a self-contained replay page (step slider, play and pause, every seat's view)")
+                    help="write a self-contained replay page instead (step slider, play and pause, every seat's "
+                    "view): it holds every step and view, so --seat and --step are refused with it")
 
 
 # --------------------------------------------------------------------------- saving
@@ -98,18 +101,21 @@ def _read(path: str) -> MatchRecord:
 
 
 def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Print the match (or write its page with ``--html``)."""
+    """Print the match (or write its page with ``--html``). Every check comes first: a
+    refused run prints nothing on stdout."""
+    if args.html is not None:
+        given = [flag for flag, value in (("--seat", args.seat), ("--step", args.step)) if value is not None]
+        if given:
+            raise CliError(f"{' and '.join(given)} cannot go with --html: the page holds every step and every "
+                           f"seat's view (choose them in the page); leave {' and '.join(given)} out")
+        check_save_path("--html", args.html)
     if args.step is not None and args.step < 0:
         raise CliError(f"--step must be at least 0, got {args.step}")
-    if args.html is not None:
-        check_save_path("--html", args.html)
     record = _read(args.match)
     players = record.num_players
     if args.seat is not None and not 0 <= args.seat < players:
         raise CliError(f"--seat must be a seat 0..{players - 1} of this {players}-player match, got {args.seat}")
     if args.html is not None:
-        if args.seat is not None or args.step is not None:
-            print("note: the page holds every view and step: --seat and --step are ignored with --html", file=err)
         try:
             page = replay_html(record)
         except ValueError as e:  # a match too long for a page
@@ -119,12 +125,6 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     viewer = args.seat
     agents = record.agents or [""] * players
     seat_names = [f"player_{s}" + (f" ({agents[s]})" if agents[s] else "") for s in range(players)]
-    head = f"{record.env_id}: {players} players, {', '.join(seat_names)}"
-    head += f"; seed {record.seed}" if record.seed is not None else ""
-    opts = ", ".join(f"{k}={v}" for k, v in record.options.items())
-    head += f"; options {opts}" if opts else ""
-    print(head + f"; saved by cardenvs {record.cardenvs_version}", file=out)
-    print("seen by " + ("everyone (every hand)" if viewer is None else f"player_{viewer} (its own hand)"), file=out)
     lines: list[str] = []
     table = ""
     last = 0
@@ -137,8 +137,14 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             table = st.env.render_text(viewer)
     if args.step is not None and args.step > last:
         raise CliError(f"--step {args.step} is past the end of this match: its steps are 0..{last}")
+    head = f"{record.env_id}: {players} players, {', '.join(seat_names)}"
+    head += f"; seed {record.seed}" if record.seed is not None else ""
+    opts = ", ".join(f"{k}={v}" for k, v in record.options.items())
+    head += f"; options {opts}" if opts else ""
+    header = [head + f"; saved by cardenvs {record.cardenvs_version}",
+              "seen by " + ("everyone (every hand)" if viewer is None else f"player_{viewer} (its own hand)")]
     result = _result_line(record) if args.step is None or args.step == last else None
-    show_match(lines, last if args.step is None else args.step, table, result, out)
+    show_match(header, lines, last if args.step is None else args.step, table, result, out)
     return 0
 
 
@@ -151,8 +157,12 @@ def write_page(page: str, path: str, out: TextIO) -> None:
     print(f"wrote {path} ({len(page) // 1024 + 1} kB): open it in a browser", file=out)
 
 
-def show_match(lines: list[str], step: int, table: str, result: str | None, out: TextIO) -> None:
-    """Print the moves, the table at ``step`` and, at the last step, the result."""
+def show_match(header: list[str], lines: list[str], step: int, table: str, result: str | None,
+               out: TextIO) -> None:
+    """Print the header, the moves, the table at ``step`` and, at the last step, the result
+    (every check done: what is left is the printing)."""
+    for line in header:
+        print(line, file=out)
     print("\n".join(lines) if lines else "(no move)", file=out)
     print(f"\nthe table at step {step}:", file=out)
     print(table, file=out)

@@ -149,6 +149,10 @@ def test_replay_usage_errors(saved, tmp_path):
         (["replay", str(saved), "--step", "-1"], "--step must be at least 0"),
         (["replay", str(saved), "--step", "100000"], "--step 100000 is past the end"),
         (["replay", str(saved), "--html", str(tmp_path / "no" / "x.html")], "does not exist"),
+        # the page holds every seat's view and every step: a seat or a step asked of it is refused, not dropped
+        (["replay", str(saved), "--html", str(tmp_path / "x.html"), "--seat", "9"], "--seat cannot go with --html"),
+        (["replay", str(saved), "--html", str(tmp_path / "x.html"), "--seat", "1"], "--seat cannot go with --html"),
+        (["replay", str(saved), "--step", "2", "--html", str(tmp_path / "x.html")], "--step cannot go with --html"),
         (["play", "president", "--save", str(tmp_path)], "is a folder"),
         (["eval", "odin", "--agents", "random", "--matches", "2", "--save-every", "0"], "--save-every must be"),
     ]:
@@ -156,6 +160,18 @@ def test_replay_usage_errors(saved, tmp_path):
         assert rc == 2, (argv, out, err)
         assert err.startswith("cardenvs: error: ") and len(err.strip().splitlines()) == 1, err
         assert message in err, err
+        assert out == "", (argv, out)  # every check before anything is shown
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_replay_step_past_the_end_prints_nothing(saved):
+    saved = saved[0]
+    steps = len(load_match(saved).actions)
+    rc, out, _ = run_cli("replay", str(saved), "--step", str(steps))
+    assert rc == 0 and f"the table at step {steps}:" in out and "match over" in out
+    rc, out, err = run_cli("replay", str(saved), "--step", str(steps + 1))
+    assert rc == 2 and out == ""
+    assert err.strip() == f"cardenvs: error: --step {steps + 1} is past the end of this match: its steps are 0..{steps}"
 
 
 def test_replay_page_in_a_browser(saved, tmp_path):
