@@ -18,6 +18,8 @@ What the table is told between moves is :class:`TableTalk`'s, over the games' na
 
 from __future__ import annotations
 
+import ast
+import re
 import sys
 import time
 from collections import Counter
@@ -33,6 +35,8 @@ from cardenvs.core.narration import plural
 from cardenvs.core.outcome import win_shares
 
 LEGAL_LIST_WIDTH = 100
+MAX_MOVE_DIGITS = 6  # the N of #N: no list of moves is longer, and int() of thousands of digits is refused
+ECHO_CHARS = 60  # the most of a typed line a message quotes back (a line may be megabytes, from the browser)
 
 
 class QuitRequested(Exception):
@@ -123,15 +127,57 @@ def legal_moves_text(raw: Any, legal: Sequence[int], width: int = LEGAL_LIST_WID
     return "\n".join(lines)
 
 
+def quoted(text: str) -> str:
+    """``text`` as a message quotes it back: its ``repr``, cut after ``ECHO_CHARS``
+    characters (marked ``...``)."""
+    return repr(text) if len(text) <= ECHO_CHARS else repr(text[:ECHO_CHARS] + "...")
+
+
+# a Python string literal as ``repr`` writes one, either quote
+_QUOTED = re.compile(r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'|\"[^\"\\\n]*(?:\\.[^\"\\\n]*)*\"")
+
+
+def _short_echoes(message: str, text: str) -> str:
+    """``message`` with every long quote of the typed ``text`` (the whole line or a part of
+    it, as the games' readers quote what they could not read) cut to ``quoted``'s length."""
+    if len(message) <= 2 * ECHO_CHARS:
+        return message
+
+    def cut(match: re.Match[str]) -> str:
+        literal = match.group(0)
+        if len(literal) <= ECHO_CHARS + 2:
+            return literal
+        try:
+            inner = ast.literal_eval(literal)
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            return literal
+        return quoted(inner) if isinstance(inner, str) and inner in text else literal
+
+    return _QUOTED.sub(cut, message)
+
+
+def _move_number(text: str) -> bool:
+    """``text`` reads as the N of a ``#N``: a few ASCII digits."""
+    return 0 < len(text) <= MAX_MOVE_DIGITS and text.isascii() and text.isdigit()
+
+
 def parse_human_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
     """The moves a line stands for, each legal in turn (checked on a copy of the game):
     ``#N`` is move N of the list; otherwise card notation, one move (``77``, ``take 7h``)
-    or a whole play (``7p 7b`` in Odin, ``6c 7c 8c`` in Rami 51). ValueError explains."""
+    or a whole play (``7p 7b`` in Odin, ``6c 7c 8c`` in Rami 51). ValueError explains, in
+    one line that quotes at most ``ECHO_CHARS`` characters of what was typed."""
+    try:
+        return _read_line(raw, text, legal)
+    except ValueError as e:
+        raise ValueError(_short_echoes(str(e), text)) from None
+
+
+def _read_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
     text = text.strip()
     if text.startswith("#"):
         n = text[1:].strip()
-        if not n.isdigit() or int(n) >= len(legal):
-            raise ValueError(f"{text!r}: choose #0 .. #{len(legal) - 1}")
+        if not _move_number(n) or int(n) >= len(legal):
+            raise ValueError(f"{quoted(text)}: choose #0 .. #{len(legal) - 1}")
         return [legal[int(n)]]
     if _game_attr(raw, "LINE_STARTERS") is not None:  # the rummies: cards read by what the mask allows
         return read_card_line(raw, text, legal)
@@ -140,7 +186,7 @@ def parse_human_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
     except ValueError as whole_error:
         tokens = text.replace(",", " ").split()
         if len(tokens) < 2:
-            if text.isdigit():
+            if _move_number(text):
                 raise ValueError(f"{whole_error}; to pick move {text} of the list, type #{text}") from None
             raise
         return _as_whole_play(raw, tokens) or _expand_line(raw, tokens)
@@ -206,7 +252,7 @@ def _expand_line(raw: Any, tokens: list[str]) -> list[int]:
             except ValueError:
                 continue
         else:
-            raise ValueError(f"cannot read {tokens[i]!r} in that line")
+            raise ValueError(f"cannot read {quoted(tokens[i])} in that line")
         if action not in legal_now() and opener_text is not None:
             opener = raw.str_to_action(opener_text)
             if opener in legal_now() and not plan[-1:] == [opener]:
@@ -268,7 +314,7 @@ def _line_words(raw: Any, tokens: list[str]) -> list[_Word]:
             try:
                 read(tokens[i])
             except ValueError as e:
-                if tokens[i].isdigit() and len(tokens) == 1:
+                if _move_number(tokens[i]) and len(tokens) == 1:
                     raise ValueError(f"{e}; to pick move {tokens[i]} of the list, type #{tokens[i]}") from None
                 raise
             raise AssertionError("unreachable")  # pragma: no cover
@@ -407,22 +453,22 @@ def read_card_line(raw: Any, text: str, legal: Sequence[int]) -> list[int]:
                          "(a meld at a time)") from None
     if not found and half_built:
         done = " ".join(raw.action_to_str(a) for a in half_built)
-        raise ValueError(f"{text.strip()!r} leaves the meld it begins unfinished ({done}): type its cards together, "
-                         "or the move that begins it first to build it a card at a time")
+        raise ValueError(f"{quoted(text.strip())} leaves the meld it begins unfinished ({done}): type its cards "
+                         "together, or the move that begins it first to build it a card at a time")
     if not found:
         played, moves, left = deepest
         if played <= 0:
-            raise ValueError(f"{text.strip()!r} is not legal now; choose a listed move (#0 .. #{len(legal) - 1})")
+            raise ValueError(f"{quoted(text.strip())} is not legal now; choose a listed move (#0 .. #{len(legal) - 1})")
         done = " ".join(raw.action_to_str(a) for a in moves)
         rest = " ".join(words[k].text for k in left)
-        raise ValueError(f"{rest!r} cannot be played after {done}")
+        raise ValueError(f"{quoted(rest)} cannot be played after {done}")
     best = min(found.values())
     readings = [list(m) for m, c in found.items() if c == best]
     if len(readings) == 1:
         return readings[0]
     shown = " | ".join(", ".join(raw.action_to_str(a) for a in r) for r in readings[:READINGS_LISTED])
     more = f" and {len(readings) - READINGS_LISTED} more" if len(readings) > READINGS_LISTED else ""
-    raise ValueError(f"{text.strip()!r} reads {len(readings)} ways: {shown}{more}; type the moves you mean")
+    raise ValueError(f"{quoted(text.strip())} reads {len(readings)} ways: {shown}{more}; type the moves you mean")
 
 
 def ask_human(

@@ -130,6 +130,27 @@ def test_a_line_is_read_through_the_masks_only():
     assert checked > 20
 
 
+# --------------------------------------------------------------------------- long and odd lines
+@pytest.mark.parametrize("env_id", ["president_v0", "odin_v1", "rami51_v3", "frime_v1", "classes_v2"])
+def test_a_long_line_is_quoted_back_cut_short(env_id):
+    env = make_raw(env_id)
+    env.reset(seed=3)
+    last = len(env.legal_actions()) - 1
+    # a move number of thousands of digits: no int() of it, and the message quotes its first 60 characters
+    digits = "9" * 5000
+    assert refused(env, "#" + digits) == f"'#{digits[:59]}...': choose #0 .. #{last}"
+    for number in ("1234567", "²", "٣", "-1", "1.0"):  # more than 6 digits, or not ASCII digits
+        assert refused(env, "#" + number) == f"'#{number}': choose #0 .. #{last}"
+    assert read(env, "#0") == [env.action_to_str(env.legal_actions()[0])]
+    # what a game cannot read is quoted back cut short, wherever it stands in the line
+    for line in ("x" * 5000, digits, "Xr=" + "y" * 5000, "take " + "z" * 5000):
+        message = refused(env, line)
+        assert len(message) < 400 and line[:61] not in message and line[-61:] not in message, message[:400]
+        assert "to pick move" not in message  # no hint to pick move 999...9 of the list
+        if " " not in line:  # a single word no game reads: quoted back, cut
+            assert f"{line[:60]}..." in message
+
+
 # --------------------------------------------------------------------------- seats
 def test_the_last_agent_fills_the_remaining_seats():
     assert seat_names(["heuristic", "random"], 5) == ["heuristic", "random", "random", "random", "random"]
