@@ -205,3 +205,13 @@ def test_without_choix_the_command_names_the_extra(monkeypatch):
     assert code == 2 and "cardenvs[league]" in err.getvalue()
     with pytest.raises(ImportError, match=r"cardenvs\[league\]"):
         league.fit_strengths(np.ones((2, 2)))
+
+
+def test_the_league_imports_no_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys, cardenvs.agents.league, cardenvs.cli.league; "
+            "assert 'torch' not in sys.modules, 'torch imported'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
