@@ -4,6 +4,8 @@ play a seat against the agents, and open saved matches in the replay viewer."""
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import socket
 from typing import Any, TextIO
 
 from cardenvs.cli.common import CliError, check_count
@@ -40,10 +42,35 @@ def policies(pairs: list[str]) -> dict[str, str]:
     return out
 
 
+def is_every_address(host: str) -> bool:
+    """Whether ``host`` is a wildcard address (0.0.0.0, ::, and their other spellings such as
+    ``::0``, ``0:0::0`` or the short IPv4 form ``0``), which listens on every address."""
+    if not host.strip():
+        return True
+    try:
+        return ipaddress.ip_address(host).is_unspecified
+    except ValueError:
+        pass
+    try:  # the forms the system's resolver also reads as IPv4: "0", "0.0", "0x0"
+        return socket.inet_aton(host) == bytes(4)
+    except OSError:
+        return False
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this computer's loopback address (no other machine reaches it)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Serve the page until interrupted."""
     check_count("--port", args.port, 1, 65535)
-    if args.host in ("0.0.0.0", "::", ""):
+    if is_every_address(args.host):
         # the page answers only requests that name the address it listens on (the Host check)
         raise CliError(f"--host {args.host!r} is every address, and the page answers only requests naming its own: "
                        "give this machine's address (say --host 192.168.1.20) to play from another machine")
@@ -62,7 +89,7 @@ def cmd_serve(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CliError(f"--policy: {e}") from None
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"cardenvs serve: open http://{shown}:{args.port}/ in a browser (Ctrl-C stops it)", file=out)
-    if args.host in ("127.0.0.1", "localhost", "::1"):
+    if is_loopback(args.host):
         print("local only: the page listens on this computer's loopback address; no other machine can reach it",
               file=out)
     else:

@@ -6,13 +6,16 @@
     POST /api/tables             a new match: {game, players, seat, opponents, seed?, options?}
     GET  /api/tables/{id}        the match as the person sees it (?since=N: the tables of the events
                                  from N on, those before are on the page already)
-    POST /api/tables/{id}/move   {line}: the person's move, then the agents' up to their next turn (?since=N)
-    GET  /api/tables/{id}/match  the match so far as a saved-match file (JSON)
-    GET  /api/tables/{id}/replay the replay page of the match so far (HTML)
+    POST /api/tables/{id}/move   {line, expect?}: the person's move, then the agents' up to their
+                                 next turn (?since=N); expect: the moves played as the page saw them
+    GET  /api/tables/{id}/match  the finished match as a saved-match file (JSON)
+    GET  /api/tables/{id}/replay the replay page of the finished match (HTML)
     POST /api/replay             a saved match (its JSON as the body): the replay page, HTML
 
-The tables live in memory, keyed by a random id. Every value of a request is checked here
-or by the env, and a bad one answers 400 with a message naming it, the table unchanged.
+The tables live in memory, keyed by a random id, the one used least recently dropped first
+beyond ``MAX_TABLES``. Every value of a request is checked here or by the env, and a bad one
+answers 400 with a message naming it, the table unchanged. A match file shows every hand
+and the seed of the deals to come, so a match's file and replay answer 409 until it is over.
 Requests whose Host header is not the server's own are refused (another web site cannot
 drive a page on this machine through the browser), and a POST must carry JSON, which a
 form of another site cannot send without the browser asking this server first.
@@ -20,6 +23,7 @@ form of another site cannot send without the browser asking this server first.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import secrets
@@ -43,10 +47,12 @@ from cardenvs.core.rng import check_seed
 from cardenvs.web.table import LineReader, Table, open_table, view
 
 STATIC = Path(__file__).resolve().parent / "static"
-MAX_TABLES = 32  # matches kept in memory; the one left longest goes first
+MAX_TABLES = 32  # matches kept in memory; the one used least recently goes first
 MAX_BODY = 16 * 2**20  # bytes of a request (a saved match of a long game is a few hundred kB)
 POLICY_NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
+EVENT_COUNT = re.compile(r"[0-9]{1,9}")  # ASCII digits only: str.isdigit() takes "²" and "１"
+SEED_DIGITS = re.compile(r"[0-9]{1,20}")  # 2**64 - 1 has 20 digits
 # options the page leaves to the game: the match's reward is the outcome; its length is the game's
 HIDDEN_OPTIONS = ("num_players", "reward_mode", "max_steps")
 KIND_WORDS = {"int": "a whole number", "bool": "true or false", "float": "a number", "str": "a string"}
@@ -55,11 +61,39 @@ KIND_WORDS = {"int": "a whole number", "bool": "true or false", "float": "a numb
 class BadRequest(ValueError):
     """A request the server refuses: 400 with its message."""
 
+    status = 400
+
+
+class TooLarge(BadRequest):
+    """A request body over ``MAX_BODY`` bytes."""
+
+    status = 413
+
+
+class Conflict(BadRequest):
+    """A request that does not fit the match as it is now: 409, the match unchanged."""
+
+    status = 409
+
+
+def host_names(address: str) -> list[str]:
+    """The names a Host header gives ``address`` by, as Starlette reads them: an IPv6
+    address in brackets (``[::1]``), as typed and in its short form; any other as it is."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return [address.lower()]
+    if ip.version == 4:
+        return [address]
+    return list(dict.fromkeys(f"[{name}]" for name in (address.lower(), ip.compressed)))
+
 
 def allowed_hosts(host: str) -> list[str]:
     """The Host headers the server answers: its own address, and the loopback names when it
-    listens on a loopback address (``localhost`` and ``127.0.0.1`` are the same machine)."""
-    return list(LOOPBACK) if host in LOOPBACK else [host]
+    listens on a loopback address (``localhost``, ``127.0.0.1`` and ``[::1]`` are the same
+    machine)."""
+    addresses = LOOPBACK if host in LOOPBACK else (host,)
+    return list(dict.fromkeys(name for address in addresses for name in host_names(address)))
 
 
 def game_agents(spec: GameSpec, policies: dict[str, tuple[str, str]]) -> list[str]:
@@ -149,34 +183,71 @@ def new_table_args(body: Any, policies: dict[str, tuple[str, str]]) -> dict[str,
         if name not in offered:
             raise BadRequest(f"unknown agent {name!r} for {spec.name}; agents: {', '.join(offered)}")
         agents.append(f"ppo:{policies[name][1]}" if name in policies else name)
-    seed = body.get("seed")
-    if seed is None:
-        seed = secrets.randbelow(2**31)
-    elif not isinstance(seed, int) or isinstance(seed, bool):
-        raise BadRequest(f"seed must be a whole number, got {seed!r}")
-    check_seed(seed)  # ValueError for one outside 0 .. 2**64 - 1
+    seed = request_seed(body.get("seed"))
     return {"spec": spec, "options": options, "seat": seat, "opponents": agents, "seed": seed,
             "labels": list(opponents)}
+
+
+def request_seed(seed: Any) -> int:
+    """The seed of a new match: absent or null draws one; else a string of digits (what the
+    page sends: a JavaScript number is exact only up to 2**53) or a JSON whole number, in
+    0 .. 2**64 - 1 as ``--seed`` is. A bool, a float or any other text is refused."""
+    if seed is None:
+        return secrets.randbelow(2**31)
+    if isinstance(seed, str):
+        if not SEED_DIGITS.fullmatch(seed):
+            raise BadRequest(f"seed must be a whole number of digits 0-9, got {seed!r}")
+        seed = int(seed)
+    elif not isinstance(seed, int) or isinstance(seed, bool):
+        raise BadRequest(f"seed must be a whole number, got {seed!r}")
+    return check_seed(seed)  # ValueError for one outside 0 .. 2**64 - 1
 
 
 def events_since(request: Request) -> int:
     """``?since=N``: the events the page has already (their tables are not sent again)."""
     text = request.query_params.get("since", "0")
-    if not text.isdigit() or len(text) > 9:
-        raise BadRequest(f"since must be a count of events, got {text!r}")
+    if not EVENT_COUNT.fullmatch(text):
+        raise BadRequest(f"since must be a count of events (digits 0-9), got {text!r}")
     return int(text)
 
 
+def moves_expected(body: dict) -> int | None:
+    """A move request's ``expect``: the moves played in the match as the page last saw it
+    (absent: not checked)."""
+    if "expect" not in body:
+        return None
+    expect = body["expect"]
+    if not isinstance(expect, int) or isinstance(expect, bool) or expect < 0:
+        raise BadRequest(f"expect must be the count of moves played, a whole number >= 0, got {expect!r}")
+    return expect
+
+
 async def _json_body(request: Request) -> Any:
+    """A request's JSON, read as a match file is: a key given twice, NaN or Infinity refused."""
+    from cardenvs.replay import strict_loads
+
     body = await request_bytes(request, "send JSON (Content-Type: application/json)")
     try:
-        return json.loads(body)
-    except (ValueError, RecursionError) as e:
+        return strict_loads(body)
+    except RecursionError:
+        raise BadRequest("the request is not JSON the server reads: nested too deep") from None
+    except json.JSONDecodeError as e:
         raise BadRequest(f"the request is not JSON: {e}") from None
+    except ValueError as e:  # a key given twice, NaN, Infinity, text that is not UTF-8
+        raise BadRequest(f"the request is not JSON the server reads: {e}") from None
 
 
 def _error(message: str, status: int = 400) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status)
+
+
+def _refused(e: Exception) -> JSONResponse:
+    """The answer to a refused request: its status (400 unless it says), its message."""
+    return _error(str(e), getattr(e, "status", 400))
+
+
+NOT_OVER = ("the match is not over: its file shows every hand and the deals to come, so it is offered "
+            "(with its replay) once the match is over")
 
 
 # --------------------------------------------------------------------------- the application
@@ -196,29 +267,44 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
         return JSONResponse({"games": catalog})
 
     def table_of(request: Request) -> Table:
-        table = tables.get(request.path_params["table_id"])
+        table_id = request.path_params["table_id"]
+        table = tables.get(table_id)
         if table is None:
             raise LookupError("no such match (the server keeps a few in memory, and none after a restart)")
+        tables.move_to_end(table_id)  # used now: the last to be dropped
         return table
 
-    def answer(table_id: str, table: Table, line: str | None = None, since: int = 0) -> dict[str, Any]:
+    def answer(table_id: str, table: Table, line: str | None = None, since: int = 0,
+               expect: int | None = None) -> dict[str, Any]:
         """The person's move (``line``, if any), then the match as they see it; run in a
-        worker thread (the agents' moves take time), one request at a time per table."""
+        worker thread (the agents' moves take time), one request at a time per table. A move
+        sent for a turn the match has left (``expect``, the moves played as the page saw
+        them, is no longer the count) is refused: two sends of one turn play once."""
         with table.lock:
+            if expect is not None and expect != table.moves_played:
+                raise Conflict(f"the table has moved on: {table.moves_played} moves played, the move was sent "
+                               f"after {expect}; nothing was played (reload the table)")
             if line is not None:
                 table.play(line)
             return {"id": table_id, **view(table, since)}
+
+    def finished(request: Request) -> Table:
+        """The table of a finished match (LookupError: none; Conflict: not over yet)."""
+        table = table_of(request)
+        if not table.over:  # read without the lock (a move may hold it): a match once over stays over
+            raise Conflict(NOT_OVER)
+        return table
 
     async def new_table(request: Request) -> Response:
         try:
             args = new_table_args(await _json_body(request), known_policies)
             table = await run_in_threadpool(open_table, read_line=read_line, **args)
         except (ValueError, TypeError) as e:
-            return _error(str(e))
+            return _refused(e)
         table_id = secrets.token_urlsafe(16)
         tables[table_id] = table
         while len(tables) > MAX_TABLES:
-            tables.popitem(last=False)
+            tables.popitem(last=False)  # the one used least recently
         return JSONResponse(await run_in_threadpool(answer, table_id, table))
 
     async def show_table(request: Request) -> Response:
@@ -239,20 +325,22 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
             return _error(str(e), 404)
         try:
             body = await _json_body(request)
-            if not isinstance(body, dict) or set(body) != {"line"}:
-                raise BadRequest('send {"line": "the move"}')
+            if not isinstance(body, dict) or "line" not in body or not set(body) <= {"line", "expect"}:
+                raise BadRequest('send {"line": "the move", "expect": the moves played so far}')
             shown = await run_in_threadpool(answer, request.path_params["table_id"], table, body["line"],
-                                            events_since(request))
+                                            events_since(request), moves_expected(body))
         except (ValueError, TypeError) as e:
-            return _error(str(e))
+            return _refused(e)
         return JSONResponse(shown)
 
     async def saved_match(request: Request) -> Response:
-        """The match so far as a saved-match file (``cardenvs replay`` reads it)."""
+        """The finished match as a saved-match file (``cardenvs replay`` reads it)."""
         try:
-            table = table_of(request)
+            table = finished(request)
         except LookupError as e:
             return _error(str(e), 404)
+        except Conflict as e:
+            return _refused(e)
 
         def record() -> str:
             from cardenvs.replay import match_to_json
@@ -266,11 +354,13 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def match_replay(request: Request) -> Response:
-        """The replay page of the match so far."""
+        """The replay page of the finished match."""
         try:
-            table = table_of(request)
+            table = finished(request)
         except LookupError as e:
             return _error(str(e), 404)
+        except Conflict as e:
+            return _refused(e)
 
         def page() -> str:
             from cardenvs.replay import replay_html
@@ -286,7 +376,7 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
             body = await request_bytes(request, "send the saved match as JSON (Content-Type: application/json)")
             html = await run_in_threadpool(replay_page, body)
         except (ValueError, TypeError) as e:
-            return _error(str(e))
+            return _refused(e)
         return HTMLResponse(html)
 
     routes = [
@@ -305,25 +395,42 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
 
 async def request_bytes(request: Request, not_json: str) -> bytes:
     """A request's body, which must be JSON (a form of another site cannot send it) and at
-    most ``MAX_BODY`` bytes (told by its length before it is read, where it says so)."""
+    most ``MAX_BODY`` bytes: refused by its Content-Length before it is read, where it has
+    one, and otherwise (a chunked body) as soon as the chunks read pass the limit."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise BadRequest(not_json)
     too_big = f"the request is larger than {MAX_BODY // 2**20} MiB"
-    length = request.headers.get("content-length", "0")
-    if not length.isdigit() or int(length) > MAX_BODY:
-        raise BadRequest(too_big)
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise BadRequest(too_big)
-    return body
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not re.fullmatch(r"[0-9]{1,20}", length):
+            raise BadRequest(f"Content-Length must be a count of bytes, got {length!r}")
+        if int(length) > MAX_BODY:
+            raise TooLarge(too_big)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise TooLarge(too_big)  # the rest is never read
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def replay_page(content: bytes) -> str:
     """The replay page of a saved match's content (never a path: the browser reads the
-    file and sends it here). The record is checked and played again first: ValueError
+    file and sends it here). A match of more moves than a page shows is refused from its
+    count before anything is played; the rest is checked and played again first: ValueError
     says what is wrong with it."""
-    from cardenvs.replay import parse_match, replay_html
+    from cardenvs.replay import MAX_PAGE_STEPS, parse_match, replay_html, strict_loads
 
+    try:
+        data = strict_loads(content)
+    except (ValueError, RecursionError):
+        data = None  # parse_match says what is wrong with it
+    actions = data.get("actions") if isinstance(data, dict) else None
+    if isinstance(actions, list) and len(actions) > MAX_PAGE_STEPS:
+        raise ValueError(f"this match has {len(actions):,} moves, more than the {MAX_PAGE_STEPS:,} steps a replay "
+                         "page shows; `cardenvs replay FILE --step K` shows any step in the terminal")
     return replay_html(parse_match(content))
 
 

@@ -304,6 +304,7 @@ def view(table: Table, since: int = 0) -> dict[str, Any]:
         "picture": table_picture(table),
         "hand": hand,
         "your_turn": table.your_turn,
+        "moves_played": table.moves_played,  # every seat's: a move request sends it back as "expect"
         "moves": moves,
         "hint": table.hint(),
         "events": [{"kind": e.kind, "text": e.text, **({"svg": e.svg} if e.svg and k >= since else {})}

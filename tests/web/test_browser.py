@@ -101,6 +101,7 @@ def deal(page: Page, game: str, players: int, opponents: list[str], seed: int, o
     with page.expect_response(lambda r: r.url.endswith("/api/tables"), timeout=COMPILE_MS) as response:
         page.click("#deal")
     assert response.value.ok, response.value.text()
+    assert response.value.request.post_data_json["seed"] == str(seed)  # its digits: exact past 2**53
     expect(page.locator("#play")).to_be_visible()
 
 
@@ -118,6 +119,7 @@ def send(page: Page, button: str) -> None:
     with page.expect_response(lambda r: "/move" in r.url) as response:
         page.click(button)
     assert response.value.ok, response.value.text()
+    assert isinstance(response.value.request.post_data_json["expect"], int)  # the turn it was sent for
     settled(page)
 
 
@@ -134,6 +136,9 @@ def test_a_whole_president_match_by_clicks(page):
     """Seat 0 against three heuristics, to 3 points: each play of cards is made by clicking
     the cards of the hand (the lowest play offered), every other move by its button."""
     deal(page, "president", 4, ["heuristic"] * 3, seed=7, options={"target_score": 3})
+    # the match file and its replay show every hand: not offered while the match is played
+    expect(page.locator("#save-match")).to_be_hidden()
+    expect(page.locator("#replay-match")).to_be_hidden()
     plays_by_cards = 0
     for _ in range(300):
         if page.locator("#result").is_visible():
@@ -161,6 +166,13 @@ def test_a_whole_president_match_by_clicks(page):
     assert page.locator("#events li.kind-round details.event-table").count() >= 2  # each round's last table
     assert plays_by_cards >= 5
     assert page.locator("#turn").is_hidden()
+    expect(page.locator("#save-match")).to_be_visible()
+    with page.expect_response(lambda r: r.url.endswith("/replay")) as response:
+        page.click("#replay-match")
+    assert response.value.ok, response.value.text()
+    expect(page.frame_locator("#replay-frame").locator("#slider")).to_be_attached()
+    page.click("#close-replay")
+    expect(page.locator("#play")).to_be_visible()
 
 
 def test_a_rami51_turn_that_opens_with_melds_built_by_clicks(page):

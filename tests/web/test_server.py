@@ -95,8 +95,9 @@ def test_a_bad_move_is_refused_and_the_table_is_unchanged(client, line, message)
 
 @pytest.mark.parametrize("body, message", [
     ({"line": 3}, "a move is a line of text"),
-    ({"move": "pass"}, 'send {"line": "the move"}'),
-    ([], 'send {"line": "the move"}'),
+    ({"move": "pass"}, 'send {"line": "the move"'),
+    ({"line": "pass", "seat": 0}, 'send {"line": "the move"'),
+    ([], 'send {"line": "the move"'),
 ])
 def test_a_move_request_of_another_shape_is_refused(client, body, message):
     table = new_table(client)
@@ -138,7 +139,7 @@ def test_a_post_must_carry_json_of_a_bounded_size(client):
                            headers={"Content-Type": "application/x-www-form-urlencoded"})
     assert response.status_code == 400 and "send JSON" in response.json()["error"]
     response = client.post("/api/replay", content=b" " * (16 * 2**20 + 1), headers={"Content-Type": "application/json"})
-    assert response.status_code == 400 and "larger than 16 MiB" in response.json()["error"]
+    assert response.status_code == 413 and "larger than 16 MiB" in response.json()["error"]
 
 
 def test_another_host_is_refused():
@@ -226,11 +227,22 @@ def test_serve_refuses_a_bad_flag_in_one_line(argv, message):
 
 
 # --------------------------------------------------------------------------- saved matches
+def play_to_the_end(client, table: dict) -> dict:
+    """Play the person's last offered move each turn until the match is over."""
+    shown = table
+    for _ in range(300):
+        if shown["over"]:
+            return shown
+        response = client.post(f"/api/tables/{table['id']}/move", json={"line": shown["moves"][-1]["text"]})
+        assert response.status_code == 200, response.text
+        shown = response.json()
+    pytest.fail("the match did not end in 300 moves")
+
+
 def test_a_match_saved_from_the_page_replays(client):
     from cardenvs.replay import parse_match
 
-    table = new_table(client)
-    client.post(f"/api/tables/{table['id']}/move", json={"line": "pass"})
+    table = play_to_the_end(client, new_table(client, options={"single_round": True}))
     saved = client.get(f"/api/tables/{table['id']}/match")
     assert saved.status_code == 200 and "attachment" in saved.headers["content-disposition"]
     record = parse_match(saved.content)
@@ -269,3 +281,206 @@ def test_each_round_ends_with_its_last_table_sent_once(client):
     for bad in ("-1", "x", "1.5"):
         response = client.get(f"{path}?since={bad}")
         assert response.status_code == 400 and "since must be a count of events" in response.json()["error"]
+
+
+@pytest.mark.parametrize("since", ["²", "１", "٣", "1234567890", " 1", ""])
+def test_since_takes_ascii_digits_only(client, since):
+    """str.isdigit() takes superscripts and other scripts' digits, which int() may not read."""
+    table = new_table(client)
+    response = client.get(f"/api/tables/{table['id']}", params={"since": since})
+    assert response.status_code == 400
+    assert response.json()["error"] == f"since must be a count of events (digits 0-9), got {since!r}"
+
+
+# --------------------------------------------------------------------------- what the page may not show yet
+def test_the_match_file_and_its_replay_wait_for_the_end(client):
+    """The file holds every hand and the rng of the deals to come, and the replay page shows
+    everyone's view: while the match is played both are refused, once it is over they come."""
+    table = new_table(client, options={"single_round": True})
+    path = f"/api/tables/{table['id']}"
+    for route in ("match", "replay"):
+        response = client.get(f"{path}/{route}")
+        assert response.status_code == 409, route
+        assert "every hand" in response.json()["error"] and "once the match is over" in response.json()["error"]
+    client.post(f"{path}/move", json={"line": table["moves"][-1]["text"]})
+    assert client.get(f"{path}/match").status_code == 409  # still on after a move
+    play_to_the_end(client, client.get(path).json())
+    assert client.get(f"{path}/match").status_code == 200
+    assert client.get(f"{path}/replay").status_code == 200
+    assert client.get("/api/tables/nothing/match").status_code == 404
+
+
+# --------------------------------------------------------------------------- the Host check on IPv6
+def test_an_ipv6_host_is_answered_by_its_bracketed_name():
+    """A Host header names an IPv6 address in brackets ("[::1]:8000"), as Starlette reads it."""
+    def status(app, host: str) -> int:
+        with TestClient(app, base_url=LOCAL) as c:
+            return c.get("/api/games", headers={"host": host}).status_code
+
+    loopback = create_app(parse_human_line, host="::1")
+    for host in ("[::1]:8000", "[::1]", "127.0.0.1:8000", "localhost:8000"):
+        assert status(loopback, host) == 200, host
+    for host in ("evil.example", "[::2]:8000", "[::1].evil.example"):
+        assert status(loopback, host) == 400, host
+    assert status(create_app(parse_human_line), "[::1]:8000") == 200  # 127.0.0.1 is loopback too
+    lan = create_app(parse_human_line, host="2001:0DB8:0:0:0:0:0:5")  # typed long: the browser writes it short
+    for host in ("[2001:db8::5]:8000", "[2001:0db8:0:0:0:0:0:5]:8000"):
+        assert status(lan, host) == 200, host
+    for host in ("[::1]:8000", "127.0.0.1:8000", "2001:db8::5"):
+        assert status(lan, host) == 400, host
+
+
+@pytest.mark.parametrize("host", ["::", "::0", "0:0::0", "0:0:0:0:0:0:0:0", "0", "0.0.0.0", " "])
+def test_serve_refuses_every_spelling_of_the_wildcard_address(host, monkeypatch):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: pytest.fail(f"--host {host!r} started the server"))
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["serve", "--host", host], out=out, err=err) == 2
+    assert "is every address" in err.getvalue() and err.getvalue().count("\n") == 1
+
+
+# --------------------------------------------------------------------------- request bodies
+@pytest.mark.parametrize("content, message", [
+    ('{"game": "president", "game": "odin", "opponents": ["random", "random", "random"]}',
+     "the field 'game' is given twice"),
+    ('{"game": "president", "opponents": ["random", "random", "random"], "seed": NaN}', "NaN is not a number"),
+    ('{"game": "president", "opponents": ["random", "random", "random"], "options": {"target_score": Infinity}}',
+     "Infinity is not a number"),
+])
+def test_request_json_is_read_as_strictly_as_a_match_file(client, content, message):
+    response = client.post("/api/tables", content=content, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and message in response.json()["error"]
+    table = new_table(client)
+    response = client.post(f"/api/tables/{table['id']}/move", content='{"line": "pass", "line": "Ac"}',
+                           headers={"Content-Type": "application/json"})
+    assert response.status_code == 400 and "'line' is given twice" in response.json()["error"]
+    assert client.get(f"/api/tables/{table['id']}").json() == table  # nothing played
+
+
+def test_a_chunked_body_is_cut_off_at_the_limit():
+    """A body without Content-Length is read chunk by chunk and refused once past MAX_BODY,
+    the rest never read."""
+    import asyncio
+
+    from starlette.requests import Request
+
+    from cardenvs.web.app import MAX_BODY, TooLarge, request_bytes
+
+    chunk = b" " * 2**20
+    total = 4 * MAX_BODY // len(chunk)
+    read = 0
+
+    async def receive() -> dict:
+        nonlocal read
+        read += 1
+        return {"type": "http.request", "body": chunk, "more_body": read < total}
+
+    scope = {"type": "http", "method": "POST", "path": "/api/replay", "query_string": b"",
+             "headers": [(b"content-type", b"application/json"), (b"transfer-encoding", b"chunked")]}
+    with pytest.raises(TooLarge, match="larger than 16 MiB"):
+        asyncio.run(request_bytes(Request(scope, receive), "send JSON"))
+    assert read == MAX_BODY // len(chunk) + 1
+
+    small = [b'{"a": ', b"1}"]
+
+    async def receive_small() -> dict:
+        return {"type": "http.request", "body": small.pop(0), "more_body": bool(small)}
+
+    assert asyncio.run(request_bytes(Request(scope, receive_small), "send JSON")) == b'{"a": 1}'
+    bad_length = {**scope, "headers": [(b"content-type", b"application/json"), (b"content-length", b"-5")]}
+    with pytest.raises(ValueError, match="Content-Length must be a count of bytes, got '-5'"):
+        asyncio.run(request_bytes(Request(bad_length, receive_small), "send JSON"))
+
+
+def test_an_upload_longer_than_a_page_is_refused_before_it_is_played(client, monkeypatch):
+    """The count of moves is checked against the page's limit before any move is played."""
+    import cardenvs.replay as replay_module
+
+    table = play_to_the_end(client, new_table(client, options={"single_round": True}))
+    saved = client.get(f"/api/tables/{table['id']}/match").content
+    moves = len(json.loads(saved)["actions"])
+    played = []
+    real_replay = replay_module.replay
+
+    def counting_replay(record):
+        played.append(record)
+        return real_replay(record)
+
+    monkeypatch.setattr(replay_module, "replay", counting_replay)
+    monkeypatch.setattr(replay_module, "MAX_PAGE_STEPS", moves - 1)
+    response = client.post("/api/replay", content=saved, headers={"Content-Type": "application/json"})
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(f"this match has {moves:,} moves, more than the {moves - 1:,} steps")
+    assert played == []
+    monkeypatch.setattr(replay_module, "MAX_PAGE_STEPS", moves)
+    assert client.post("/api/replay", content=saved, headers={"Content-Type": "application/json"}).status_code == 200
+
+
+# --------------------------------------------------------------------------- a move sent twice
+def test_a_move_sent_for_a_turn_already_played_is_refused(client):
+    """Two sends of one turn (two clicks, two tabs): the first plays, the second names the
+    count it saw, which the match has left, and is refused with nothing played."""
+    table = new_table(client)
+    path = f"/api/tables/{table['id']}"
+    seen = table["moves_played"]
+    assert seen > 0  # seed 5: player_3 led a 3
+    first = client.post(f"{path}/move", json={"line": "pass", "expect": seen})
+    assert first.status_code == 200 and first.json()["moves_played"] > seen
+    now = client.get(path).json()
+    second = client.post(f"{path}/move", json={"line": "pass", "expect": seen})
+    assert second.status_code == 409
+    assert second.json()["error"].startswith("the table has moved on")
+    assert client.get(path).json() == now
+    for bad in ("1", True, -1, 1.0, None):
+        response = client.post(f"{path}/move", json={"line": "pass", "expect": bad})
+        assert response.status_code == 400 and "expect must be the count of moves played" in response.json()["error"]
+    assert client.get(path).json() == now
+
+
+# --------------------------------------------------------------------------- the seed
+def test_a_seed_sent_as_digits_is_exact_past_two_to_the_53():
+    """The page sends the seed as its digits: 2**53 + 1, which a JavaScript number cannot
+    hold, deals its own match (not 2**53's), as the same number sent as JSON does."""
+    with TestClient(create_app(parse_human_line), base_url=LOCAL) as c:
+        def hand(seed):
+            response = c.post("/api/tables", json={**PRESIDENT, "seed": seed})
+            assert response.status_code == 200, response.text
+            return response.json()["hand"]
+
+        assert hand(str(2**53 + 1)) == hand(2**53 + 1) != hand(str(2**53))
+        assert hand("5") == hand(5)
+        assert hand(str(2**64 - 1)) == hand(2**64 - 1)
+
+
+@pytest.mark.parametrize("seed, message", [
+    (str(2**64), "seed must be in 0 .. 2**64 - 1, got 18446744073709551616"),
+    (2**64, "seed must be in 0 .. 2**64 - 1"),
+    ("-1", "seed must be a whole number of digits 0-9, got '-1'"),
+    ("+5", "seed must be a whole number of digits 0-9"),
+    (" 5", "seed must be a whole number of digits 0-9"),
+    ("1e3", "seed must be a whole number of digits 0-9"),
+    ("1_000", "seed must be a whole number of digits 0-9"),
+    ("５", "seed must be a whole number of digits 0-9"),
+    ("", "seed must be a whole number of digits 0-9"),
+    (True, "seed must be a whole number, got True"),
+    (5.0, "seed must be a whole number, got 5.0"),
+    ([5], "seed must be a whole number, got [5]"),
+])
+def test_a_bad_seed_is_refused_naming_it(client, seed, message):
+    response = client.post("/api/tables", json={**PRESIDENT, "seed": seed})
+    assert response.status_code == 400 and message in response.json()["error"]
+
+
+# --------------------------------------------------------------------------- the matches kept
+def test_the_match_used_least_recently_is_dropped_first(monkeypatch):
+    import cardenvs.web.app as app_module
+
+    monkeypatch.setattr(app_module, "MAX_TABLES", 2)
+    with TestClient(create_app(parse_human_line), base_url=LOCAL) as c:
+        first, second = (c.post("/api/tables", json=PRESIDENT).json()["id"] for _ in range(2))
+        assert c.get(f"/api/tables/{first}").status_code == 200  # in use: second is now the idle one
+        third = c.post("/api/tables", json=PRESIDENT).json()["id"]
+        assert c.get(f"/api/tables/{second}").status_code == 404
+        assert c.get(f"/api/tables/{first}").status_code == 200
+        assert c.get(f"/api/tables/{third}").status_code == 200

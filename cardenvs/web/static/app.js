@@ -10,6 +10,7 @@ let tableId = null;
 let selected = []; // the clicked hand cards, in the order they were clicked: [{el, card}]
 let busy = false;
 let eventTables = []; // the tables of the events (a round's last), by event index: sent once each
+let movesPlayed = 0; // the moves of the match as last shown: a move is sent for that table only
 
 async function api(method, path, body) {
   const init = { method, headers: {} };
@@ -21,7 +22,9 @@ async function api(method, path, body) {
   const type = response.headers.get("content-type") || "";
   const data = type.startsWith("application/json") ? await response.json() : await response.text();
   if (!response.ok) {
-    throw new Error(typeof data === "object" && data.error ? data.error : `the server answered ${response.status}`);
+    const error = new Error(typeof data === "object" && data.error ? data.error : `the server answered ${response.status}`);
+    error.status = response.status;
+    throw error;
   }
   return data;
 }
@@ -117,7 +120,8 @@ async function deal(event) {
     opponents: [...$("opponents").querySelectorAll("select")].map((s) => s.value),
     options: chosenOptions(),
   };
-  if ($("seed").value.trim() !== "") body.seed = Number($("seed").value);
+  // the seed goes as its digits: a JavaScript number is exact only up to 2**53 (the server checks it)
+  if ($("seed").value.trim() !== "") body.seed = $("seed").value.trim();
   $("deal").disabled = true;
   $("deal").textContent = "Dealing... (the first match of a game may compile it)";
   try {
@@ -170,6 +174,10 @@ function moveButton(move) {
 
 function show(view) {
   $("table-title").textContent = `${view.title}: you are player_${view.seat}`;
+  movesPlayed = view.moves_played;
+  // the match file shows every hand and the deals to come: offered once the match is over
+  $("save-match").hidden = !view.over;
+  $("replay-match").hidden = !view.over;
   const table = $("table");
   selected = [];
   table.innerHTML = view.picture.svg; // the package's drawing of the table from the person's seat
@@ -226,9 +234,18 @@ async function send(line) {
   document.body.classList.add("busy");
   try {
     const since = $("events").children.length; // the events shown: their tables are here already
-    show(await api("POST", `/api/tables/${encodeURIComponent(tableId)}/move?since=${since}`, { line }));
+    const path = `/api/tables/${encodeURIComponent(tableId)}`;
+    show(await api("POST", `${path}/move?since=${since}`, { line, expect: movesPlayed }));
     $("typed").value = "";
   } catch (e) {
+    if (e.status === 409) {
+      // the match moved on since this table was shown (a move sent twice): show it as it is now
+      try {
+        show(await api("GET", `/api/tables/${encodeURIComponent(tableId)}`));
+      } catch (reload) {
+        /* the message below says what happened */
+      }
+    }
     $("error").textContent = e.message; // the table is as it was: the selection is kept
   } finally {
     busy = false;
