@@ -35,7 +35,8 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     lg.add_argument("--batch", type=int, default=1000,
                     help=f"matches played together (default 1000, at most {common.MAX_TOGETHER:,})")
     lg.add_argument("--bootstrap", type=int, default=400,
-                    help="resamples of the matches for the 95 %% intervals (default 400, at most 100,000)")
+                    help="draws of the Bayesian bootstrap over the matches for the 95 %% intervals "
+                    "(default 400, at most 100,000)")
     lg.add_argument("--plot", metavar="FILE", help="draw the ratings to FILE (.png, .svg or .pdf; needs matplotlib)")
 
 
