@@ -11,7 +11,8 @@ In the spirit of OpenSpiel's ``integration_tests/playthroughs``. Two kinds of re
   players after the step, and digests (sha256, first 16 hex digits) of the acting
   player's observation bytes and mask bytes before the step. The table is shown with
   every hand at the deal and after each round end (``render_text(viewer=None)``), and as
-  the public view, every hand hidden (``render_text(-1)``: no seat sees a hand), every
+  the public view, every hand hidden (the game's own ``render_text(rec, -1)``: no seat
+  sees a hand; the env's ``render_text`` takes seats and agents only), every
   ``VIEW_EVERY`` steps, with a running digest of every agent's observation and mask
   (``observe`` for all agents before each step). Each case ends with the outcome and
   that all-agents digest, over the whole playthrough and the final position.
@@ -212,7 +213,7 @@ def play_case(env_id: str, seed: int, options: dict[str, Any]) -> tuple[list[str
             lines += _indent(raw.render_text(None))
         elif step % VIEW_EVERY == 0 and not done():
             lines.append(f"-- after step {step - 1}: public view; all-agents digest {everyone.hexdigest()[:16]}")
-            lines += _indent(raw.render_text(-1))
+            lines += _indent(raw.spec.module.render_text(raw.state_record()[0], -1))
     observe_all()
     if all(raw.terminations.values()):
         outcome = "terminated"
