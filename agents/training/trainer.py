@@ -557,6 +557,11 @@ class Trainer:
             where = "in this process, one after the other" if c.ray is None else f"on Ray ({c.ray})"
             print(f"sampling on {c.workers} workers {where}", file=self.out)
         self.tb = tensorboard_writer(self.folder)
+        if self.tb is None:
+            print("TensorBoard: not installed, so no event files (pip install tensorboard); metrics.csv and "
+                  "eval.csv hold the same figures", file=self.out)
+        else:
+            print(f"TensorBoard: tensorboard --logdir {self.folder / 'tb'}", file=self.out)
         metrics_new = not (self.folder / "metrics.csv").exists()
         metrics = open(self.folder / "metrics.csv", "a", newline="")
         mw = csv.writer(metrics)

@@ -254,6 +254,26 @@ def test_tensorboard_gets_the_scalars_when_installed(tmp_path, monkeypatch):
     assert logged[-1][0] == "closed"
 
 
+@pytest.mark.parametrize("installed", [False, True])
+def test_the_run_says_whether_tensorboard_logs(tmp_path, monkeypatch, installed):
+    import cardenvs.agents.training.trainer as train_module
+
+    class Writer:
+        def add_scalar(self, tag, value, step):
+            pass
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(train_module, "tensorboard_writer", lambda folder: Writer() if installed else None)
+    out = io.StringIO()
+    Trainer(tiny(tmp_path, decisions=200), out=out, err=io.StringIO()).train()
+    if installed:
+        assert f"TensorBoard: tensorboard --logdir {tmp_path}" in out.getvalue()
+    else:
+        assert "TensorBoard: not installed, so no event files (pip install tensorboard)" in out.getvalue()
+
+
 def test_a_trained_agent_plays_the_aec_env_and_is_a_gymnasium_opponent(trained):
     import gymnasium
 
