@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any, TextIO
 
-from cardenvs.cli.common import CliError
+from cardenvs.cli.common import CliError, check_out_folder
 from cardenvs.replay import MatchRecord, load_match, replay, replay_html, save_match
 
 HELP = "show a saved match, move by move, or write its replay page"
@@ -66,20 +66,9 @@ def check_save_path(flag: str, path: str) -> None:
 
 
 def check_save_dir(flag: str, folder: str) -> None:
-    """A folder to save matches in: one that exists or can be made, and can be written."""
-    if not folder:
-        raise CliError(f"{flag} must name a folder, got {folder!r}")
-    try:
-        path = Path(folder)
-        if path.exists() and not path.is_dir():
-            raise CliError(f"{flag} {folder!r} is a file, not a folder")
-        base = path.absolute()
-        while not base.exists() and base != base.parent:  # the nearest folder there is: the run makes the rest
-            base = base.parent
-        if not base.is_dir() or not os.access(base, os.W_OK | os.X_OK):
-            raise CliError(f"{flag} {folder!r} cannot be written")
-    except (OSError, ValueError) as e:
-        raise CliError(f"{flag} {folder!r} is no usable folder: {getattr(e, 'strerror', None) or e}") from None
+    """A folder to save matches in: one that exists or can be made, and can be written (the
+    check of every command's output folder; saved matches may join earlier ones there)."""
+    check_out_folder(folder, flag, holds_run=lambda path: None)
 
 
 def write_match(record: MatchRecord, path: Path, flag: str) -> None:

@@ -333,8 +333,9 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
             return _refused(e)
         return JSONResponse(shown)
 
-    async def saved_match(request: Request) -> Response:
-        """The finished match as a saved-match file (``cardenvs replay`` reads it)."""
+    async def finished_record(request: Request) -> tuple[Any, Any] | Response:
+        """The finished match's table and record, or the error answer (404: no such table;
+        409: the match is still being played)."""
         try:
             table = finished(request)
         except LookupError as e:
@@ -342,34 +343,32 @@ def create_app(read_line: LineReader, policies: dict[str, str] | None = None, ho
         except Conflict as e:
             return _refused(e)
 
-        def record() -> str:
-            from cardenvs.replay import match_to_json
-
+        def record() -> Any:
             with table.lock:
-                return match_to_json(table.raw.match_record())
+                return table.raw.match_record()
 
-        text = await run_in_threadpool(record)
+        return table, await run_in_threadpool(record)
+
+    async def saved_match(request: Request) -> Response:
+        """The finished match as a saved-match file (``cardenvs replay`` reads it)."""
+        from cardenvs.replay import match_to_json
+
+        found = await finished_record(request)
+        if isinstance(found, Response):
+            return found
+        table, record = found
         name = f"{table.spec.name}-seed{table.seed}.json"
-        return Response(text, media_type="application/json",
+        return Response(match_to_json(record), media_type="application/json",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
     async def match_replay(request: Request) -> Response:
         """The replay page of the finished match."""
-        try:
-            table = finished(request)
-        except LookupError as e:
-            return _error(str(e), 404)
-        except Conflict as e:
-            return _refused(e)
+        from cardenvs.replay import replay_html
 
-        def page() -> str:
-            from cardenvs.replay import replay_html
-
-            with table.lock:
-                record = table.raw.match_record()
-            return replay_html(record)
-
-        return HTMLResponse(await run_in_threadpool(page))
+        found = await finished_record(request)
+        if isinstance(found, Response):
+            return found
+        return HTMLResponse(await run_in_threadpool(replay_html, found[1]))
 
     async def replay(request: Request) -> Response:
         try:
