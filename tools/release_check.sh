@@ -2,7 +2,7 @@
 # The release a user installs: build the sdist and the wheel, check their metadata, install
 # the wheel (not editable) in a fresh virtualenv and run it from outside the checkout.
 #
-#   bash tools/release_check.sh          # about 1-3 minutes: the venv's install and one compile
+#   bash tools/release_check.sh          # about 3-6 minutes: the kernels' build, the venv's install
 #
 # Dependencies come from PyPI through pip's cache (numpy, numba, gymnasium, pettingzoo);
 # nothing of the checkout is importable in that venv.
@@ -13,6 +13,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 python -m pip install -q build twine
+# the kernels compiled for a portable CPU, shipped in the wheel (cardenvs/core/prebuilt.py)
+python tools/prebuild_kernels.py
 python -m build --outdir "$work/dist" . >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 ls "$work/dist"
 python -m twine check --strict "$work/dist"/*
@@ -35,7 +37,10 @@ baselines = {f"cardenvs/agents/baselines/{b}.{ext}" for b in ("president", "odin
 missing = sorted((pages | baselines) - names)
 assert not missing, f"the wheel lacks {missing}"
 assert not any(n.startswith(("tests/", "examples/", "benchmarks/", "tools/")) for n in names), "stray files in the wheel"
-print(f"wheel: {len(names)} files, the 5 game pages and {len(baselines)} baseline files among them")
+assert "cardenvs/prebuilt/manifest.json" in names, "the wheel lacks the prebuilt kernels"
+kernels = sum(n.startswith("cardenvs/prebuilt/") and n.endswith(".nbc") for n in names)
+print(f"wheel: {len(names)} files, the 5 game pages, {len(baselines)} baseline files and {kernels} prebuilt kernels "
+      "among them")
 PY
 
 python -m venv "$work/venv"
@@ -44,6 +49,17 @@ cd "$work"  # away from the checkout: only the installed package can be imported
 test "$("$work/venv/bin/python" -c 'import cardenvs, os; print(os.path.dirname(cardenvs.__file__))')" \
     = "$("$work/venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/cardenvs"
 test "$("$work/venv/bin/cardenvs" --version)" = "cardenvs $version"
+# a first match of every game from the shipped kernels: nothing compiles (no compile notice)
+export NUMBA_CACHE_DIR="$work/numba-cache"
+"$work/venv/bin/python" - "$work/venv/bin/cardenvs" <<'PY'
+import subprocess, sys, time
+for game in ("president", "odin", "rami51", "frime", "classes"):
+    start = time.perf_counter()
+    done = subprocess.run([sys.argv[1], "play", game, "--games", "1", "--seed", "1"], capture_output=True, text=True)
+    print(f"{game}: first match in {time.perf_counter() - start:.1f} s from a fresh install")
+    assert done.returncode == 0, done.stderr
+    assert "compiling" not in done.stderr, f"the first {game} match compiled: the shipped kernels were not used\n{done.stderr}"
+PY
 "$work/venv/bin/cardenvs" play president --players 5 --agents heuristic,random --games 20 | tee "$work/play.txt"
 grep -q heuristic "$work/play.txt"
 "$work/venv/bin/cardenvs" rules frime > "$work/frime.txt"

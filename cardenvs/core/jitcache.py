@@ -22,6 +22,10 @@ name and one index then points at the other's machine code, which runs on the wr
 record type. :func:`install` therefore also makes the saving of a project kernel's cache
 entry hold an exclusive lock on a file beside its index, so that the index is read and
 written by one process at a time.
+
+A project kernel missing from numba's cache is then looked up among the kernels prebuilt
+for a portable CPU and shipped in the wheel (:mod:`cardenvs.core.prebuilt`), under the same
+stamp, before numba compiles it.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from pathlib import Path
 
 from numba.core import caching
 
+from cardenvs.core import prebuilt
 from cardenvs.core.compile_notice import compile_notice  # its words kept apart: see that module
 
 # numba's base of the compile-result caches (_CacheImpl in older releases)
@@ -50,23 +55,30 @@ KERNEL_ROOTS = (PACKAGE_DIR,) + (
 )
 
 
+def _installed_name(path: Path) -> str:
+    """A source file's name as installed from the wheel (``cardenvs/agents/base.py`` also
+    for a checkout's ``agents/base.py``), so that a checkout and its wheel share a stamp."""
+    if PACKAGE_DIR in path.parents:
+        return "cardenvs/" + path.relative_to(PACKAGE_DIR).as_posix()
+    return "cardenvs/agents/" + path.relative_to(_CHECKOUT_AGENTS).as_posix()
+
+
 def kernel_sources() -> list[Path]:
-    """Every Python file of the project that holds numba kernels, in a fixed order."""
+    """Every Python file of the project that holds numba kernels, by installed name."""
     files = []
     for root in KERNEL_ROOTS:
         if root.is_dir():
-            for path in sorted(root.rglob("*.py")):
-                if b"numba" in path.read_bytes():
-                    files.append(path)
-    return files
+            files += [path for path in root.rglob("*.py") if b"numba" in path.read_bytes()]
+    return sorted(files, key=_installed_name)
 
 
 @lru_cache(maxsize=1)
 def kernel_stamp() -> str:
-    """sha256 over the names and contents of all kernel sources (computed once per process)."""
+    """sha256 over the installed names and contents of all kernel sources (computed once
+    per process): the same for a checkout and the wheel built from it."""
     digest = hashlib.sha256()
     for path in kernel_sources():
-        digest.update(str(path.relative_to(PACKAGE_DIR.parent)).encode())
+        digest.update(_installed_name(path).encode())
         digest.update(b"\0")
         digest.update(path.read_bytes())
         digest.update(b"\0")
@@ -79,15 +91,24 @@ def _in_project(py_file: str) -> bool:
 
 
 class ProjectCacheLocator(caching._CacheLocator):
-    """numba's usual cache place for the function, stamped with :func:`kernel_stamp`."""
+    """numba's usual cache place for the function, stamped with :func:`kernel_stamp`
+    (while prebuilding: the build folder, laid out as shipped: see :mod:`~cardenvs.core.prebuilt`)."""
 
-    def __init__(self, inner: caching._CacheLocator):
+    def __init__(self, inner: caching._CacheLocator, py_file: str):
         self._inner = inner
+        #: the kernel file's folder as named in the prebuilt folder
+        self.dir_key = prebuilt.module_dir_key(py_file, PACKAGE_DIR, _CHECKOUT_AGENTS)
 
     def ensure_cache_path(self) -> None:
-        self._inner.ensure_cache_path()
+        if prebuilt.build_dir() is not None:
+            os.makedirs(self.get_cache_path(), exist_ok=True)
+        else:
+            self._inner.ensure_cache_path()
 
     def get_cache_path(self) -> str:
+        building = prebuilt.build_dir()
+        if building is not None:
+            return str(building / self.dir_key)
         return self._inner.get_cache_path()
 
     def get_source_stamp(self) -> str:
@@ -114,7 +135,7 @@ class ProjectCacheLocator(caching._CacheLocator):
                 continue
             inner = other.from_function(py_func, py_file)
             if inner is not None:
-                return cls(inner)
+                return cls(inner, py_file)
         return None
 
 
@@ -125,13 +146,13 @@ def _marker(module) -> Path | None:
     """The file that says a game's kernels are in the cache for the current sources."""
     kernel = getattr(module, "step_batch", None)
     py_func = getattr(kernel, "py_func", None)
-    if py_func is None:
+    if py_func is None or prebuilt.build_dir() is not None:
         return None
     try:
         locator = ProjectCacheLocator.from_function(py_func, py_func.__code__.co_filename)
         if locator is None:
             return None
-        game = module.__name__.rsplit(".", 1)[-1]
+        game = _game_name(module)
         return Path(locator.get_cache_path()) / f"cardenvs-ready-{game}-{kernel_stamp()[:16]}"
     except Exception:  # an unusual cache setup: no notice rather than an error
         return None
@@ -144,6 +165,8 @@ def announce_compile(module, title: str) -> None:
     if name in _announced or os.environ.get("NUMBA_DISABLE_JIT") == "1":
         return
     _announced.add(name)
+    if prebuilt.has_game(_game_name(module)):
+        return
     marker = _marker(module)
     if marker is not None and not marker.exists():
         import sys
@@ -151,9 +174,15 @@ def announce_compile(module, title: str) -> None:
         print(compile_notice(title), file=sys.stderr, flush=True)
 
 
+def _game_name(module) -> str:
+    return module.__name__.rsplit(".", 1)[-1]
+
+
 def is_compiled(module) -> bool:
     """Whether the game's kernels are in numba's cache for the current sources (as far as
-    the marker tells: False for an unusual cache setup)."""
+    the marker tells: False for an unusual cache setup), or prebuilt for this machine."""
+    if prebuilt.has_game(_game_name(module)):
+        return True
     marker = _marker(module)
     return marker is not None and marker.exists()
 
@@ -203,14 +232,31 @@ def _locked_save(self, key, data) -> None:
         return _numba_save(self, key, data)
 
 
+_numba_load_overload = caching.Cache._load_overload
+
+
+def _load_overload(self, sig, target_context):
+    """numba's lookup in its cache, then, for a project kernel not found there, in the
+    prebuilt kernels (:mod:`~cardenvs.core.prebuilt`)."""
+    data = _numba_load_overload(self, sig, target_context)
+    if data is None and self._enabled:
+        locator = self._impl.locator
+        if isinstance(locator, ProjectCacheLocator):
+            data = prebuilt.load(self, locator, sig, target_context)
+    return data
+
+
 def install() -> None:
-    """Put :class:`ProjectCacheLocator` first in numba's locator list, and lock the saving
-    of the project's cache entries (idempotent)."""
+    """Put :class:`ProjectCacheLocator` first in numba's locator list, lock the saving of
+    the project's cache entries and look up prebuilt kernels after numba's cache
+    (idempotent)."""
     classes = _CACHE_IMPL._locator_classes
     if ProjectCacheLocator not in classes:
         classes.insert(0, ProjectCacheLocator)
     if caching.IndexDataCacheFile.save is not _locked_save:
         caching.IndexDataCacheFile.save = _locked_save
+    if caching.Cache._load_overload is not _load_overload:
+        caching.Cache._load_overload = _load_overload
 
 
 def in_project(code: types.CodeType | None) -> bool:

@@ -1,0 +1,201 @@
+"""Kernels compiled ahead of time for a portable CPU and shipped in the wheel.
+
+numba compiles a game's kernels on their first use (about 10 s for President, a minute for
+Rami 51 on 2 cores) and caches them. The release build compiles every game once for a
+portable x86-64 CPU (LLVM's ``x86-64-v2`` model: SSE4.2 and POPCNT, every x86-64 CPU since
+about 2009) into ``cardenvs/prebuilt/``, with a manifest, and the wheel carries that folder.
+A project kernel that is not in numba's own cache is then looked up there before it is
+compiled, so that a fresh install plays at once.
+
+A prebuilt kernel is used only when all of these hold, else numba compiles as usual:
+
+- the manifest's kernel stamp is the hash of the installed kernel sources
+  (:func:`~cardenvs.core.jitcache.kernel_stamp`: one edited kernel file anywhere and no
+  prebuilt kernel is used), and each cache index carries that stamp too;
+- the same numba version, Python version and target triple (numba checks its version in
+  each index as well; the key of each kernel holds its signature and its bytecode's hash);
+- this CPU has every instruction set extension of the target (checked with LLVM);
+- ``NUMBA_CPU_NAME`` is not set (a user who picks a CPU for numba gets their choice) and
+  ``CARDENVS_PREBUILT`` is not ``0`` (``cardenvs warmup --native`` sets it to compile for
+  this machine's own CPU: kernels in numba's cache come first).
+
+Building: ``python tools/prebuild_kernels.py`` (the release check runs it before it builds
+the wheel) runs every game's front ends in processes compiling for the portable target,
+with :data:`BUILD_ENV` naming the folder that the project's cache locator writes to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from functools import lru_cache
+from pathlib import Path
+
+#: the folder the wheel ships (absent in a checkout until built; ``.gitignore``\d there)
+PREBUILT_DIR = Path(__file__).resolve().parent.parent / "prebuilt"
+MANIFEST_NAME = "manifest.json"
+FORMAT = 1
+#: LLVM's CPU model of the prebuilt kernels, and the extensions it assumes (LLVM's names)
+TARGET_CPU = "x86-64-v2"
+TARGET_FEATURES = ("cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3")
+#: set while building: the folder that project kernels are cached into, laid out as shipped
+BUILD_ENV = "CARDENVS_PREBUILD_DIR"
+#: ``0`` turns the prebuilt kernels off (``cardenvs warmup --native`` sets it)
+SWITCH_ENV = "CARDENVS_PREBUILT"
+#: another folder of prebuilt kernels to use instead of the package's (the tests use it)
+DIR_ENV = "CARDENVS_PREBUILT_DIR"
+
+#: kernels loaded from the prebuilt folder in this process (the tests and tools read it)
+loads = 0
+
+
+def module_dir_key(py_file: str, package_dir: Path, checkout_agents: Path) -> str:
+    """The name of a kernel file's folder, the same in a checkout and in an installed wheel:
+    ``games.president`` for ``cardenvs/games/president/rules.py``, ``agents.heuristics`` for
+    the agents (``cardenvs/agents/`` in a wheel, ``agents/`` beside the package in a checkout)."""
+    folder = Path(os.path.abspath(py_file)).parent
+    for root, prefix in ((package_dir, ()), (checkout_agents, ("agents",))):
+        if folder == root or root in folder.parents:
+            parts = prefix + folder.relative_to(root).parts
+            return ".".join(parts) or "_"
+    raise ValueError(f"{py_file} is not a file of the package")
+
+
+def build_dir() -> Path | None:
+    """The folder project kernels are cached into while prebuilding, or None."""
+    value = os.environ.get(BUILD_ENV)
+    return Path(value) if value else None
+
+
+def _prebuilt_dir() -> Path:
+    return Path(os.environ[DIR_ENV]) if os.environ.get(DIR_ENV) else PREBUILT_DIR
+
+
+def host_has_target() -> bool:
+    """Whether this CPU runs code built for :data:`TARGET_CPU` (an x86-64 CPU with every
+    extension in :data:`TARGET_FEATURES`)."""
+    from llvmlite import binding as ll
+
+    if not ll.get_process_triple().startswith("x86_64"):
+        return False
+    try:
+        features = ll.get_host_cpu_features()
+    except RuntimeError:  # LLVM cannot tell: do not guess
+        return False
+    return all(features.get(name, False) for name in TARGET_FEATURES)
+
+
+def manifest_for(stamp: str, games: list[str]) -> dict:
+    """The manifest of kernels built in this process's setting for the sources ``stamp``."""
+    import numba
+    from llvmlite import binding as ll
+
+    return {
+        "format": FORMAT,
+        "numba": numba.__version__,
+        "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
+        "triple": ll.get_process_triple(),
+        "cpu": TARGET_CPU,
+        "features": "",
+        "requires": list(TARGET_FEATURES),
+        "kernel_stamp": stamp,
+        "games": sorted(games),
+    }
+
+
+def why_unused(manifest: dict | None, stamp: str) -> str | None:
+    """Why the prebuilt kernels of ``manifest`` cannot serve this process (None: they can)."""
+    import numba
+    from llvmlite import binding as ll
+
+    if os.environ.get(SWITCH_ENV) == "0":
+        return f"{SWITCH_ENV}=0"
+    if os.environ.get("NUMBA_CPU_NAME") or build_dir() is not None:
+        return "NUMBA_CPU_NAME is set"
+    if manifest is None:
+        return "none are installed"
+    if manifest.get("format") != FORMAT or manifest.get("cpu") != TARGET_CPU:
+        return "another format"
+    if manifest.get("numba") != numba.__version__:
+        return f"built for numba {manifest.get('numba')}, this is numba {numba.__version__}"
+    if manifest.get("python") != f"{sys.version_info[0]}.{sys.version_info[1]}":
+        return f"built for Python {manifest.get('python')}"
+    if manifest.get("triple") != ll.get_process_triple():
+        return f"built for {manifest.get('triple')}"
+    if manifest.get("kernel_stamp") != stamp:
+        return "built from other kernel sources"
+    if not host_has_target():
+        return f"this CPU lacks an extension of {TARGET_CPU}"
+    return None
+
+
+def read_manifest(folder: Path) -> dict | None:
+    try:
+        manifest = json.loads((folder / MANIFEST_NAME).read_text())
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) else None
+
+
+@lru_cache(maxsize=1)
+def usable() -> tuple[Path, dict] | None:
+    """The prebuilt folder and its manifest when they can serve this process (checked once)."""
+    from cardenvs.core.jitcache import kernel_stamp
+
+    folder = _prebuilt_dir()
+    manifest = read_manifest(folder)
+    if why_unused(manifest, kernel_stamp()) is not None:
+        return None
+    return folder, manifest
+
+
+def status() -> str:
+    """One line: whether prebuilt kernels serve this process, and if not why."""
+    from cardenvs.core.jitcache import kernel_stamp
+
+    folder = _prebuilt_dir()
+    manifest = read_manifest(folder)
+    why = why_unused(manifest, kernel_stamp())
+    if why is None:
+        return f"prebuilt kernels ({TARGET_CPU}) for {', '.join(manifest['games'])}"
+    return f"no prebuilt kernels ({why})"
+
+
+def has_game(game: str) -> bool:
+    """Whether the prebuilt kernels serving this process include ``game``'s."""
+    found = usable()
+    return found is not None and game in found[1]["games"]
+
+
+def reset() -> None:
+    """Forget what :func:`usable` found (after the environment changed)."""
+    usable.cache_clear()
+
+
+def load(cache, locator, sig, target_context):
+    """numba's compile result for ``sig`` from the prebuilt folder, or None.
+
+    ``cache`` is numba's per-function cache and ``locator`` its project locator: the entry
+    is looked up by the same index name and key as numba's own, with the portable
+    target's CPU in the key instead of this machine's."""
+    global loads
+    from numba.core.caching import IndexDataCacheFile
+
+    from cardenvs.core.jitcache import kernel_stamp
+
+    found = usable()
+    if found is None:
+        return None
+    folder, manifest = found
+    key = cache._index_key(sig, target_context.codegen())
+    key = (key[0], (manifest["triple"], manifest["cpu"], manifest["features"])) + tuple(key[2:])
+    entries = IndexDataCacheFile(cache_path=str(folder / locator.dir_key),
+                                 filename_base=cache._impl.filename_base,
+                                 source_stamp=kernel_stamp())
+    payload = entries.load(key)
+    if payload is None:
+        return None
+    data = cache._impl.rebuild(target_context, payload)
+    loads += 1
+    return data

@@ -1,0 +1,123 @@
+"""Compile every game's kernels for a portable x86-64 CPU into ``cardenvs/prebuilt/``, the
+folder the wheel ships (see ``cardenvs/core/prebuilt.py``). The release check runs it
+before it builds the wheel; a checkout may run it too (the folder is ignored by git, and
+used only while the kernel sources are the ones it was built from).
+
+    python tools/prebuild_kernels.py                 # every game, two at a time
+    python tools/prebuild_kernels.py --jobs 1 --out /tmp/prebuilt president
+
+Each game compiles in a process of its own, with numba told to build for the portable CPU
+and the project's cache locator told to write into the new folder. What a game's process
+runs (``exercise``) is what a user's first runs compile: the vector env (one thread and
+two), the AEC env, every agent of ``cardenvs play`` and ``eval`` (random, heuristic,
+search), the one-learner vector env the trainer uses, and the re-deal of hidden cards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ("president", "odin", "rami51", "frime", "classes")
+
+
+def exercise(game: str) -> None:
+    """Compile what a user's first runs of ``game`` compile (run in the build's environment)."""
+    import numpy as np
+
+    from cardenvs.agents import make_agent
+    from cardenvs.cli.main import main
+    from cardenvs.cli.warmup import warm_game
+    from cardenvs.core.registry import get_spec
+    from cardenvs.integrations.gym import LearnerVecEnv
+
+    spec = get_spec(game)
+    warm_game(spec.env_id, threads=True)
+    sink = io.StringIO()
+    for agents in ("heuristic,random", "search,heuristic"):
+        code = main(["play", game, "--games", "1", "--seed", "1", "--agents", agents], out=sink, err=sink)
+        assert code == 0, sink.getvalue()
+    code = main(["eval", game, "--agents", "heuristic,random", "--matches", "2", "--seed", "1"], out=sink, err=sink)
+    assert code == 0, sink.getvalue()
+    for opponents in ("heuristic", "random"):
+        venv = LearnerVecEnv(game, 2, opponents=opponents, seed=0)
+        venv.reset()
+        for _ in range(8):
+            venv.step(np.array([int(np.flatnonzero(m)[0]) for m in venv.action_masks()]))
+    from cardenvs.envs import make
+
+    env = make(spec.env_id)
+    env.reset(seed=0)
+    env.unwrapped.resample_hidden(env.possible_agents[0], seed=1)
+    make_agent("random", spec)
+
+
+def build(games: list[str], out: Path, jobs: int) -> dict:
+    """Compile ``games`` into ``out`` (replaced), write its manifest; returns the manifest."""
+    sys.path.insert(0, str(ROOT))
+    from cardenvs.core import prebuilt
+    from cardenvs.core.jitcache import kernel_stamp
+
+    stamp = kernel_stamp()
+    work = Path(tempfile.mkdtemp(prefix="cardenvs-prebuild-"))
+    env = dict(os.environ)
+    env.update({
+        "NUMBA_CPU_NAME": prebuilt.TARGET_CPU,
+        "NUMBA_CPU_FEATURES": "",  # the CPU model's own extensions, not this machine's
+        prebuilt.BUILD_ENV: str(work / "prebuilt"),
+        "NUMBA_CACHE_DIR": str(work / "other"),  # anything outside the project
+        "PYTHONPATH": os.pathsep.join([str(ROOT)] + [p for p in [env.get("PYTHONPATH")] if p]),
+    })
+
+    def one(game: str) -> float:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, __file__, "--exercise", game], env=env, check=True, cwd=work)
+        return time.perf_counter() - start
+
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            for game, seconds in zip(games, pool.map(one, games), strict=True):
+                print(f"{game}: compiled for {prebuilt.TARGET_CPU} in {seconds:.1f} s", flush=True)
+        kernel_stamp.cache_clear()
+        if kernel_stamp() != stamp:
+            raise SystemExit("a kernel source changed during the build: run it again")
+        manifest = prebuilt.manifest_for(stamp, games)
+        (work / "prebuilt" / prebuilt.MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n")
+        if out.exists():
+            shutil.rmtree(out)
+        shutil.copytree(work / "prebuilt", out)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"{out}: {sum(1 for _ in out.rglob('*.nbc'))} kernels, {size / 2**20:.1f} MiB")
+    return manifest
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("games", nargs="*", help=f"games (default: all of {', '.join(GAMES)})")
+    parser.add_argument("--out", type=Path, default=ROOT / "cardenvs" / "prebuilt")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--exercise", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.exercise:
+        exercise(args.exercise)
+        return
+    unknown = sorted(set(args.games) - set(GAMES))
+    if unknown:
+        parser.error(f"unknown games {unknown}; choose among {', '.join(GAMES)}")
+    build(list(args.games) or list(GAMES), args.out, args.jobs)
+
+
+if __name__ == "__main__":
+    main()
