@@ -5,6 +5,10 @@ used only while the kernel sources are the ones it was built from).
 
     python tools/prebuild_kernels.py                 # every game, two at a time
     python tools/prebuild_kernels.py --jobs 1 --out /tmp/prebuilt president
+    python tools/prebuild_kernels.py --force         # again, even where the folder is current
+
+A folder built from the same kernel sources, numba and Python for the same games is kept
+as it is (CI builds it before the suite, and the release check then reuses it).
 
 Each game compiles in a process of its own, with numba told to build for the portable CPU
 and the project's cache locator told to write into the new folder. What a game's process
@@ -62,6 +66,19 @@ def exercise(game: str) -> None:
     make_agent("random", spec)
 
 
+def current(out: Path, games: list[str]) -> bool:
+    """Whether ``out`` holds kernels of ``games`` built from these sources with this numba and Python."""
+    from cardenvs.core import prebuilt
+    from cardenvs.core.jitcache import kernel_stamp
+
+    manifest = prebuilt.read_manifest(out)
+    if manifest is None:
+        return False
+    wanted = prebuilt.manifest_for(kernel_stamp(), games)
+    same = all(manifest.get(key) == wanted[key] for key in wanted if key != "games")
+    return same and set(games) <= set(manifest.get("games", ()))
+
+
 def build(games: list[str], out: Path, jobs: int) -> dict:
     """Compile ``games`` into ``out`` (replaced), write its manifest; returns the manifest."""
     sys.path.insert(0, str(ROOT))
@@ -108,6 +125,7 @@ def main() -> None:
     parser.add_argument("games", nargs="*", help=f"games (default: all of {', '.join(GAMES)})")
     parser.add_argument("--out", type=Path, default=ROOT / "cardenvs" / "prebuilt")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1))
+    parser.add_argument("--force", action="store_true", help="build even where the folder is current")
     parser.add_argument("--exercise", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.exercise:
@@ -116,7 +134,12 @@ def main() -> None:
     unknown = sorted(set(args.games) - set(GAMES))
     if unknown:
         parser.error(f"unknown games {unknown}; choose among {', '.join(GAMES)}")
-    build(list(args.games) or list(GAMES), args.out, args.jobs)
+    games = list(args.games) or list(GAMES)
+    sys.path.insert(0, str(ROOT))
+    if not args.force and current(args.out, games):
+        print(f"{args.out}: current for {', '.join(games)} (--force builds it again)")
+        return
+    build(games, args.out, args.jobs)
 
 
 if __name__ == "__main__":

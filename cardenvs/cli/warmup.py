@@ -1,5 +1,7 @@
 """``cardenvs warmup``: compile every kernel of the games into numba's cache ahead of their
-first use, so that the first env, match or training run starts at once."""
+first use, so that the first env, match or training run starts at once. An install from
+the wheel ships the kernels prebuilt for a portable CPU (:mod:`cardenvs.core.prebuilt`):
+``--native`` compiles them for this machine's own CPU instead."""
 
 from __future__ import annotations
 
@@ -9,12 +11,15 @@ import os
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
 from typing import Any, TextIO
 
 import numpy as np
 
 from cardenvs.agents import has_heuristic, make_agent
 from cardenvs.cli.common import MAX_THREADS, CliError, check_count
+from cardenvs.core import prebuilt
+from cardenvs.core.jitcache import kernel_stamp
 from cardenvs.core.registry import get_spec, list_games
 from cardenvs.envs import make
 
@@ -32,6 +37,9 @@ def add_parser(sub: Any) -> None:
     wu.add_argument("--jobs", type=int, default=None, metavar="N",
                     help="games compiled at once, each in a process of its own (default: one per core, "
                     "at most the number of games)")
+    wu.add_argument("--native", action="store_true",
+                    help="compile for this machine's CPU even where kernels prebuilt for a portable CPU are "
+                    "installed (later runs then use these)")
 
 
 def warm_game(env_id: str, threads: bool = False) -> float:
@@ -78,6 +86,22 @@ def warm_games(env_ids: list[str], jobs: int, threads: bool = False) -> Iterator
             yield futures[future], future.result()
 
 
+@contextmanager
+def _prebuilt_off() -> Iterator[None]:
+    """The prebuilt kernels switched off here and in the processes started meanwhile."""
+    before = os.environ.get(prebuilt.SWITCH_ENV)
+    os.environ[prebuilt.SWITCH_ENV] = "0"
+    prebuilt.reset()
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ[prebuilt.SWITCH_ENV]
+        else:
+            os.environ[prebuilt.SWITCH_ENV] = before
+        prebuilt.reset()
+
+
 def cmd_warmup(args: argparse.Namespace, out: TextIO) -> int:
     """Compile (or load from the cache) every kernel a game uses, timing each game."""
     try:
@@ -86,9 +110,19 @@ def cmd_warmup(args: argparse.Namespace, out: TextIO) -> int:
         raise CliError(str(e)) from None
     check_count("--jobs", args.jobs, high=MAX_THREADS)
     jobs = args.jobs if args.jobs is not None else min(os.cpu_count() or 1, len(specs))
+    if not args.native:
+        print(f"cardenvs: {prebuilt.status(kernel_stamp())}", file=out, flush=True)
     total = time.perf_counter()
-    for env_id, seconds in warm_games([spec.env_id for spec in specs], jobs, args.threads):
-        print(f"{env_id}: ready in {seconds:.1f} s", file=out, flush=True)
+    with _prebuilt_off() if args.native else _nothing():
+        for env_id, seconds in warm_games([spec.env_id for spec in specs], jobs, args.threads):
+            print(f"{env_id}: ready in {seconds:.1f} s", file=out, flush=True)
     print(f"all kernels ready in {time.perf_counter() - total:.1f} s (compiled code is cached: later runs load it)",
           file=out)
+    if not args.native and prebuilt.usable(kernel_stamp()) is not None:
+        print("(`cardenvs warmup --native` compiles them for this machine's own CPU instead)", file=out)
     return 0
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield

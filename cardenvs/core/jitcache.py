@@ -165,7 +165,7 @@ def announce_compile(module, title: str) -> None:
     if name in _announced or os.environ.get("NUMBA_DISABLE_JIT") == "1":
         return
     _announced.add(name)
-    if prebuilt.has_game(_game_name(module)):
+    if prebuilt.has_game(_game_name(module), kernel_stamp()):
         return
     marker = _marker(module)
     if marker is not None and not marker.exists():
@@ -181,7 +181,7 @@ def _game_name(module) -> str:
 def is_compiled(module) -> bool:
     """Whether the game's kernels are in numba's cache for the current sources (as far as
     the marker tells: False for an unusual cache setup), or prebuilt for this machine."""
-    if prebuilt.has_game(_game_name(module)):
+    if prebuilt.has_game(_game_name(module), kernel_stamp()):
         return True
     marker = _marker(module)
     return marker is not None and marker.exists()
@@ -242,7 +242,7 @@ def _load_overload(self, sig, target_context):
     if data is None and self._enabled:
         locator = self._impl.locator
         if isinstance(locator, ProjectCacheLocator):
-            data = prebuilt.load(self, locator, sig, target_context)
+            data = prebuilt.load(self, locator, sig, target_context, kernel_stamp())
     return data
 
 

@@ -138,33 +138,30 @@ def read_manifest(folder: Path) -> dict | None:
     return manifest if isinstance(manifest, dict) else None
 
 
+# (the kernel stamp is passed in by cardenvs.core.jitcache, which uses this module)
 @lru_cache(maxsize=1)
-def usable() -> tuple[Path, dict] | None:
-    """The prebuilt folder and its manifest when they can serve this process (checked once)."""
-    from cardenvs.core.jitcache import kernel_stamp
-
+def usable(stamp: str) -> tuple[Path, dict] | None:
+    """The prebuilt folder and its manifest when they can serve a process whose kernel
+    sources have the stamp ``stamp`` (checked once)."""
     folder = _prebuilt_dir()
     manifest = read_manifest(folder)
-    if why_unused(manifest, kernel_stamp()) is not None:
+    if why_unused(manifest, stamp) is not None:
         return None
     return folder, manifest
 
 
-def status() -> str:
+def status(stamp: str) -> str:
     """One line: whether prebuilt kernels serve this process, and if not why."""
-    from cardenvs.core.jitcache import kernel_stamp
-
-    folder = _prebuilt_dir()
-    manifest = read_manifest(folder)
-    why = why_unused(manifest, kernel_stamp())
+    manifest = read_manifest(_prebuilt_dir())
+    why = why_unused(manifest, stamp)
     if why is None:
         return f"prebuilt kernels ({TARGET_CPU}) for {', '.join(manifest['games'])}"
     return f"no prebuilt kernels ({why})"
 
 
-def has_game(game: str) -> bool:
+def has_game(game: str, stamp: str) -> bool:
     """Whether the prebuilt kernels serving this process include ``game``'s."""
-    found = usable()
+    found = usable(stamp)
     return found is not None and game in found[1]["games"]
 
 
@@ -173,18 +170,16 @@ def reset() -> None:
     usable.cache_clear()
 
 
-def load(cache, locator, sig, target_context):
+def load(cache, locator, sig, target_context, stamp: str):
     """numba's compile result for ``sig`` from the prebuilt folder, or None.
 
     ``cache`` is numba's per-function cache and ``locator`` its project locator: the entry
     is looked up by the same index name and key as numba's own, with the portable
-    target's CPU in the key instead of this machine's."""
+    target's CPU in the key instead of this machine's; the index must carry ``stamp``."""
     global loads
     from numba.core.caching import IndexDataCacheFile
 
-    from cardenvs.core.jitcache import kernel_stamp
-
-    found = usable()
+    found = usable(stamp)
     if found is None:
         return None
     folder, manifest = found
@@ -192,7 +187,7 @@ def load(cache, locator, sig, target_context):
     key = (key[0], (manifest["triple"], manifest["cpu"], manifest["features"])) + tuple(key[2:])
     entries = IndexDataCacheFile(cache_path=str(folder / locator.dir_key),
                                  filename_base=cache._impl.filename_base,
-                                 source_stamp=kernel_stamp())
+                                 source_stamp=stamp)
     payload = entries.load(key)
     if payload is None:
         return None

@@ -110,6 +110,7 @@ def test_the_fit_recovers_a_known_order():
         assert abs(by_name[name] - true) < 40, (name, by_name[name], true)
 
 
+@pytest.mark.slow
 def test_the_intervals_cover_the_true_ratings():
     """Over 24 seeded leagues of two-seat tables, each 95 % interval holds the true
     rating at least 20 times (about 23 are expected)."""

@@ -127,6 +127,7 @@ def test_the_search_reads_nothing_its_seat_cannot_see(game):
     np.testing.assert_array_equal(picks, other)
 
 
+@pytest.mark.slow
 def test_the_search_beats_heuristic_players_on_odin():
     """A check of the values' sign: at K=16 the search wins about 40 % of the matches
     against three heuristic players (docs/notes/search.md); over 64 matches, more than the

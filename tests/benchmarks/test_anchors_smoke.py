@@ -10,6 +10,8 @@ import pytest
 
 import cardenvs
 
+pytestmark = pytest.mark.slow  # a training or benchmark run: the long tier
+
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "anchors.py"
 
 

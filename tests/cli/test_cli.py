@@ -4,6 +4,7 @@ the option helpers; ``train``'s parser is tested in test_train_command.py."""
 from __future__ import annotations
 
 import io
+import os
 import re
 import subprocess
 import sys
@@ -222,10 +223,13 @@ def test_rules_pages_print_and_ship_with_the_package():
     assert setup["package-data"]["cardenvs.pages"] == ["*.md"]
 
 
-def test_a_compile_notice_until_the_kernels_are_cached(capsys, monkeypatch):
-    from cardenvs.core import jitcache
+def test_a_compile_notice_until_the_kernels_are_cached(capsys, monkeypatch, request):
+    from cardenvs.core import jitcache, prebuilt
     from cardenvs.games import odin
 
+    monkeypatch.setenv(prebuilt.SWITCH_ENV, "0")  # kernels prebuilt for this install would serve
+    prebuilt.reset()
+    request.addfinalizer(prebuilt.reset)  # forget the answer given while switched off
     marker = jitcache._marker(odin)
     assert marker is not None and jitcache.kernel_stamp()[:16] in marker.name
     monkeypatch.setattr(jitcache, "_announced", set())
@@ -251,6 +255,40 @@ def test_cli_warmup():
     err = io.StringIO()
     assert main(["warmup", "odin", "--jobs", "0"], io.StringIO(), err) == 2
     assert "--jobs must be at least 1, got 0" in err.getvalue()
+
+
+def test_warmup_native_switches_the_prebuilt_kernels_off_while_it_compiles(monkeypatch):
+    from cardenvs.cli import warmup
+    from cardenvs.core import prebuilt
+
+    seen = []
+
+    def fake_warm_games(env_ids, jobs, threads=False):
+        seen.append(os.environ.get(prebuilt.SWITCH_ENV))
+        yield from ((env_id, 0.0) for env_id in env_ids)
+
+    monkeypatch.setattr(warmup, "warm_games", fake_warm_games)
+    monkeypatch.delenv(prebuilt.SWITCH_ENV, raising=False)
+    out = io.StringIO()
+    assert main(["warmup", "odin", "--native"], out, io.StringIO()) == 0
+    assert seen == ["0"] and prebuilt.SWITCH_ENV not in os.environ  # the spawned games inherit it; then undone
+    assert "odin_v1: ready in" in out.getvalue()
+    out = io.StringIO()
+    assert main(["warmup", "odin"], out, io.StringIO()) == 0
+    assert seen == ["0", None]
+    assert out.getvalue().startswith("cardenvs: ") and "prebuilt kernels" in out.getvalue().splitlines()[0]
+
+
+def test_no_compile_notice_for_a_game_with_prebuilt_kernels(capsys, monkeypatch):
+    from cardenvs.core import jitcache, prebuilt
+    from cardenvs.games import odin
+
+    monkeypatch.setattr(jitcache, "_announced", set())
+    monkeypatch.setattr(prebuilt, "has_game", lambda game, stamp: game == "odin")
+    monkeypatch.setattr(jitcache, "_marker", lambda module: Path("/nonexistent/marker"))
+    assert jitcache.is_compiled(odin)
+    jitcache.announce_compile(odin, "Odin")
+    assert capsys.readouterr().err == ""
 
 
 def test_warmup_compiles_games_side_by_side_in_processes_of_their_own():

@@ -221,6 +221,7 @@ def is_usage_error(result: dict) -> bool:
             and lines[-1].startswith("cardenvs"))
 
 
+@pytest.mark.slow
 def test_fuzzed_argument_lists_are_usage_errors(tmp_path):
     pytest.importorskip("torch")  # the train commands' checks
     cases, helps, good = generate(tmp_path)
@@ -238,6 +239,7 @@ def test_fuzzed_argument_lists_are_usage_errors(tmp_path):
     print(f"{len(cases)} bad argument lists, {len(helps)} --help lists, {len(good)} good ones")
 
 
+@pytest.mark.slow
 def test_a_few_fuzzed_lists_as_the_real_command(tmp_path):
     """The exit status and stderr of ``python -m cardenvs`` itself, for a bad number, an
     unknown game, a junk flag and a word that is not UTF-8."""

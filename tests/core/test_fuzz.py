@@ -12,6 +12,7 @@ import pytest
 pytest.importorskip("hypothesis")
 
 
+@pytest.mark.slow
 def test_the_fuzz_suite_passes_without_crashing():
     cases = Path(__file__).with_name("fuzz_cases.py")
     proc = subprocess.run(

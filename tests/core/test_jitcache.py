@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import cardenvs
 from cardenvs.core import jitcache
 
@@ -36,10 +38,11 @@ def _run(root: Path, cache: Path) -> int:
     return int(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 def test_edit_of_a_helper_reaches_a_cached_caller(tmp_path):
     root = tmp_path / "copy"
     for package in ("cardenvs", "agents"):
-        shutil.copytree(REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(REPO / package, root / package, ignore=shutil.ignore_patterns("__pycache__", "prebuilt"))
     cache = tmp_path / "cache"
     assert _run(root, cache) == 3
     assert any(cache.rglob("vector._sample_legal-*.nbc")), "the caller was not cached"

@@ -24,7 +24,7 @@ CONFIG = Path(__file__).resolve().parents[2] / "pyproject.toml"
 
 
 def _wheel_layout(tmp_path: Path) -> Path:
-    skip = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc", "baselines", "pages")
+    skip = shutil.ignore_patterns("__pycache__", "*.nbi", "*.nbc", "baselines", "pages", "prebuilt")
     package = Path(cardenvs.__file__).resolve().parent
     shutil.copytree(package, tmp_path / "cardenvs", ignore=skip)
     agents = Path(cardenvs.agents.__file__).resolve().parent

@@ -28,7 +28,8 @@ CASES = [
     ("classes_v2", {"num_players": 5, "single_round": True, "max_turns_per_round": 0, "first_class": 8,
                     "run_same_suit": False, "same_rank_sets": False, "reward_mode": "round"}, 30),
     # small turn caps: void rounds (the match goes on) in whole matches
-    ("rami51_v3", {"num_players": 2, "elimination_score": 60, "max_turns_per_round": 6}, 15),
+    pytest.param("rami51_v3", {"num_players": 2, "elimination_score": 60, "max_turns_per_round": 6}, 15,
+                 marks=pytest.mark.slow),  # void rounds until someone reaches 60: long
     ("frime_v1", {"num_players": 4, "max_turns_per_round": 5, "reward_mode": "round"}, 15),
     ("classes_v2", {"num_players": 3, "first_class": 10, "max_turns_per_round": 8, "max_steps": 400}, 15),
     # single rounds at the turn cap: truncated

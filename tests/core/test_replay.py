@@ -408,6 +408,7 @@ def test_replay_moves_as_each_seat_saw_them():
     assert secret > 0
 
 
+@pytest.mark.slow
 def test_replay_page_holds_the_pictures(odin_record):
     page = replay_html(odin_record)
     assert page.startswith("<!DOCTYPE html>") and "DecompressionStream" in page

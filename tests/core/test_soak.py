@@ -22,6 +22,7 @@ def test_a_short_soak_finds_nothing(spec):
     assert report.matches >= 300 and report.state_checks > 0 and report.decisions > 0
 
 
+@pytest.mark.slow
 def test_a_full_match_soak_finds_nothing():
     report = soak(get_spec("odin"), 200, num_envs=100, seed=12, check_every=100)
     assert report.violations == [] and report.matches >= 200
@@ -52,6 +53,7 @@ def test_cli_soak():
     assert "0 violation(s)" in out.getvalue() and "50 matches" in out.getvalue()
 
 
+@pytest.mark.slow
 def test_a_soak_with_bounds_checking_on():
     """numba's bounds checks turn a silent out-of-bounds access into an IndexError; run in a
     subprocess with its own cache (the checks are compiled in) so that a crash fails the test."""

@@ -40,6 +40,7 @@ def test_every_example_is_listed():
     assert sorted(p.name for p in EXAMPLES.glob("*.py")) == sorted(NEEDS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("script", sorted(NEEDS))
 def test_example_runs_short(script):
     missing = [m for m in NEEDS[script] if _missing(m)]

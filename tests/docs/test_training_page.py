@@ -26,6 +26,7 @@ def test_cleanrl_style_loop_runs():
     exec(code, {})
 
 
+@pytest.mark.slow
 def test_sb3_examples_run():
     pytest.importorskip("sb3_contrib")
     first = _block('make_vec_env("cardenvs/president-v0", 8)').replace("20_000", "256")

@@ -194,6 +194,7 @@ def test_classes_contracts_scripted():
     assert not C.contract_feasible(CLASSES, counts("7c 7d 7h 7c 7s 7s 3h"), K[0], True)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("contract", range(10))
 def test_classes_contracts_brute_force(contract):
     rng = np.random.default_rng(300 + contract)

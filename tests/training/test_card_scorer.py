@@ -44,6 +44,8 @@ from cardenvs.cli.main import main  # noqa: E402
 from cardenvs.core.vector import VecEnv  # noqa: E402
 from cardenvs.games.rami51.plan import coverage  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a training or benchmark run: the long tier
+
 RAMI = get_spec("rami51")
 OPTIONS = {"num_players": 4, "single_round": True}
 

@@ -92,6 +92,7 @@ def test_a_callable_policy_runs_in_the_workers():
         rollouts("odin", 3, workers=1, decisions=10, num_envs=2, ray=False)
 
 
+@pytest.mark.slow
 def test_trainer_with_workers_in_this_process_replays_and_differs_from_one_process(tmp_path):
     pytest.importorskip("torch")
     from cardenvs.agents.ppo import PolicyNetwork

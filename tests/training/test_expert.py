@@ -225,6 +225,7 @@ def test_search_policies_play_greedily_and_bad_margins_are_refused(tmp_path):
         PolicyNetwork({**policy.meta, "heuristic_input": False}, *args)
 
 
+@pytest.mark.slow
 def test_cli_train_by_search_writes_a_policy_that_plays_legal_moves(tmp_path):
     folder = tmp_path / "run"
     out, err = io.StringIO(), io.StringIO()

@@ -16,6 +16,8 @@ ray = pytest.importorskip("ray", reason='the Ray tests need ray: pip install -e 
 
 from cardenvs.agents.training.distributed import RolloutWorkers, rollouts  # noqa: E402
 
+pytestmark = pytest.mark.slow  # a training or benchmark run: the long tier
+
 
 @pytest.fixture(scope="module")
 def ray_instance():

@@ -684,6 +684,7 @@ def test_scenarios_that_would_reach_a_dead_end_are_refused():
     assert st(env)["phase"] == "draw"  # a failed load leaves a usable env
 
 
+@pytest.mark.slow
 def test_the_quick_split_filter_never_refuses_a_hand_that_splits():
     """``_splits`` (cheap necessary conditions, then the search) against the search alone,
     on many random hands with frimes: the conditions never refuse a hand that splits."""

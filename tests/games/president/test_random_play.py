@@ -136,13 +136,14 @@ def run_matches(num_players: int, num_envs: int, seed: int, **options) -> int:
 
 @pytest.mark.parametrize(
     "num_players,num_envs",
-    [(4, 500), (5, 400), (7, 250), (8, 150), (10, 120)],
+    [(4, 500)] + [pytest.param(n, k, marks=pytest.mark.slow) for n, k in ((5, 400), (7, 250), (8, 150), (10, 120))],
 )
 def test_random_matches_keep_every_invariant(num_players, num_envs):
     rounds = run_matches(num_players, num_envs, seed=100 + num_players)
     assert rounds >= 5 * num_envs
 
 
+@pytest.mark.slow
 def test_random_single_rounds_small_target_and_two_not_highest():
     run_matches(6, 400, seed=7, single_round=True)
     run_matches(9, 200, seed=8, target_score=4, two_is_highest=False)

@@ -713,6 +713,7 @@ def random_position(rng, players):
             "phase": "play", "current": 0, "pending": x}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_masks_are_exact_brute_force(seed):
     """On small random positions, the turn outcomes the masks reach are exactly the legal
@@ -745,6 +746,7 @@ def test_masks_are_exact_brute_force(seed):
     assert checked >= 12
 
 
+@pytest.mark.slow
 def test_take_mask_is_exact_brute_force():
     """The top of the discard pile may be taken exactly when some legal turn lays it."""
     rng = np.random.default_rng(11)
@@ -766,6 +768,7 @@ def test_take_mask_is_exact_brute_force():
     assert min(seen.values()) >= 8
 
 
+@pytest.mark.slow
 def test_take_joker_mask_is_exact_brute_force():
     """The same with a joker on top of the discard pile: taken, it may be laid off on the
     clean run the opening lays in the same turn."""
@@ -834,6 +837,7 @@ def chain_position(rng):
                 "pending": None, "pile": [card_str(rest[0]), card_str(x)]}
 
 
+@pytest.mark.slow
 def test_take_mask_is_exact_on_chains_of_lay_offs_brute_force():
     """On positions made for chains of lay-offs (onto a table run, onto a meld laid in the
     same turn, a joker bridging): the top of the discard pile may be taken exactly when a
@@ -1203,6 +1207,7 @@ def _positions_from_random_play(seed: int, steps: int, keep) -> np.ndarray:
     return np.concatenate(found)
 
 
+@pytest.mark.slow
 def test_first_card_mask_matches_the_search_in_random_play():
     """The mask of a meld's first card (bounds, witnesses from earlier searches) agrees with
     searching every card alone, on positions from random play (15-card hands, jokers)."""
