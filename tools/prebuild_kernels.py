@@ -20,6 +20,7 @@ search), the one-learner vector env the trainer uses, and the re-deal of hidden 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import io
 import json
 import os
@@ -66,17 +67,24 @@ def exercise(game: str) -> None:
     make_agent("random", spec)
 
 
+def builder_hash() -> str:
+    """sha256 of this file: what a game's build runs (``exercise``) is part of a build."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+
+
 def current(out: Path, games: list[str]) -> bool:
-    """Whether ``out`` holds kernels of ``games`` built from these sources with this numba and Python."""
+    """Whether ``out`` holds kernels of ``games`` built by this file from these sources with
+    this numba and Python, and all of them."""
     from cardenvs.core import prebuilt
     from cardenvs.core.jitcache import kernel_stamp
 
     manifest = prebuilt.read_manifest(out)
     if manifest is None:
         return False
-    wanted = prebuilt.manifest_for(kernel_stamp(), games)
+    wanted = {**prebuilt.manifest_for(kernel_stamp(), games), "builder": builder_hash()}
     same = all(manifest.get(key) == wanted[key] for key in wanted if key != "games")
-    return same and set(games) <= set(manifest.get("games", ()))
+    complete = manifest.get("kernels") == sum(1 for _ in out.rglob("*.nbi"))
+    return same and complete and set(games) <= set(manifest.get("games", ()))
 
 
 def build(games: list[str], out: Path, jobs: int) -> dict:
@@ -87,7 +95,9 @@ def build(games: list[str], out: Path, jobs: int) -> dict:
 
     stamp = kernel_stamp()
     work = Path(tempfile.mkdtemp(prefix="cardenvs-prebuild-"))
-    env = dict(os.environ)
+    # nothing of this shell's numba or cardenvs settings (bounds checks, optimisation level,
+    # a disabled JIT, other cache locators) reaches the build: the manifest records numba's
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "CARDENVS_"))}
     env.update({
         "NUMBA_CPU_NAME": prebuilt.TARGET_CPU,
         "NUMBA_CPU_FEATURES": "",  # the CPU model's own extensions, not this machine's
@@ -98,7 +108,10 @@ def build(games: list[str], out: Path, jobs: int) -> dict:
 
     def one(game: str) -> float:
         start = time.perf_counter()
-        subprocess.run([sys.executable, __file__, "--exercise", game], env=env, check=True, cwd=work)
+        done = subprocess.run([sys.executable, __file__, "--exercise", game], env=env, check=True, cwd=work,
+                              stdout=subprocess.PIPE, text=True)
+        if done.stdout.split()[-1:] != [stamp]:  # the sources this game was compiled from
+            raise SystemExit(f"{game} was compiled from other kernel sources: run the build again")
         return time.perf_counter() - start
 
     try:
@@ -108,11 +121,21 @@ def build(games: list[str], out: Path, jobs: int) -> dict:
         kernel_stamp.cache_clear()
         if kernel_stamp() != stamp:
             raise SystemExit("a kernel source changed during the build: run it again")
-        manifest = prebuilt.manifest_for(stamp, games)
+        kernels = sum(1 for _ in (work / "prebuilt").rglob("*.nbi"))
+        if not kernels:
+            raise SystemExit("the build saved no kernel")
+        manifest = {**prebuilt.manifest_for(stamp, games), "builder": builder_hash(), "kernels": kernels}
         (work / "prebuilt" / prebuilt.MANIFEST_NAME).write_text(json.dumps(manifest, indent=1) + "\n")
+        # the new folder takes the old one's place by renames: a running process never reads
+        # one build's index beside another build's data file
+        new, old = out.with_name(f".{out.name}.new"), out.with_name(f".{out.name}.old")
+        for leftover in (new, old):
+            shutil.rmtree(leftover, ignore_errors=True)
+        shutil.copytree(work / "prebuilt", new)
         if out.exists():
-            shutil.rmtree(out)
-        shutil.copytree(work / "prebuilt", out)
+            os.replace(out, old)
+        os.replace(new, out)
+        shutil.rmtree(old, ignore_errors=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
@@ -130,6 +153,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.exercise:
         exercise(args.exercise)
+        from cardenvs.core.jitcache import kernel_stamp
+
+        print(kernel_stamp())  # the sources compiled from (the parent compares)
         return
     unknown = sorted(set(args.games) - set(GAMES))
     if unknown:

@@ -5,7 +5,9 @@
 #   bash tools/release_check.sh          # about 3-6 minutes: the kernels' build, the venv's install
 #
 # Dependencies come from PyPI through pip's cache (numpy, numba, gymnasium, pettingzoo);
-# nothing of the checkout is importable in that venv.
+# nothing of the checkout is importable in that venv. The prebuilt kernels are compiled
+# first, by this environment's Python and numba with the checkout installed in it (as CI
+# does: `pip install -e .`): the venv must get the same numba version for them to serve.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -60,6 +62,9 @@ for game in ("president", "odin", "rami51", "frime", "classes"):
     assert done.returncode == 0, done.stderr
     assert "compiling" not in done.stderr, f"the first {game} match compiled: the shipped kernels were not used\n{done.stderr}"
 PY
+# every kernel numba compiles is saved in its cache: none may have been
+compiled=$(find "$NUMBA_CACHE_DIR" -name '*.nbi' 2>/dev/null | wc -l)
+test "$compiled" -eq 0 || { find "$NUMBA_CACHE_DIR" -name '*.nbi'; echo "$compiled kernels compiled: the wheel lacks them"; exit 1; }
 "$work/venv/bin/cardenvs" play president --players 5 --agents heuristic,random --games 20 | tee "$work/play.txt"
 grep -q heuristic "$work/play.txt"
 "$work/venv/bin/cardenvs" rules frime > "$work/frime.txt"

@@ -86,7 +86,7 @@ def kernel_stamp() -> str:
 
 
 def _in_project(py_file: str) -> bool:
-    path = Path(os.path.abspath(py_file))
+    path = Path(os.path.realpath(py_file))
     return any(root == path.parent or root in path.parents for root in KERNEL_ROOTS)
 
 
@@ -188,7 +188,10 @@ def is_compiled(module) -> bool:
 
 
 def mark_compiled(module) -> None:
-    """Record that the game's kernels have been compiled into the cache."""
+    """Record that the game's kernels have been compiled into the cache (not where the
+    prebuilt kernels serve: then nothing was compiled)."""
+    if prebuilt.has_game(_game_name(module), kernel_stamp()):
+        return
     marker = _marker(module)
     if marker is not None and not marker.exists():
         try:

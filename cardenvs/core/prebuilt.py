@@ -15,9 +15,14 @@ A prebuilt kernel is used only when all of these hold, else numba compiles as us
 - the same numba version, Python version and target triple (numba checks its version in
   each index as well; the key of each kernel holds its signature and its bytecode's hash);
 - this CPU has every instruction set extension of the target (checked with LLVM);
-- ``NUMBA_CPU_NAME`` is not set (a user who picks a CPU for numba gets their choice) and
-  ``CARDENVS_PREBUILT`` is not ``0`` (``cardenvs warmup --native`` sets it to compile for
+- numba compiles with the build's settings: no CPU of the user's own (``NUMBA_CPU_NAME``,
+  ``NUMBA_CPU_FEATURES``), the same bounds checks, optimisation level and debug info
+  (numba's cache key holds none of these: ``NUMBA_BOUNDSCHECK=1`` must compile its own);
+- ``CARDENVS_PREBUILT`` is not ``0`` (``cardenvs warmup --native`` sets it to compile for
   this machine's own CPU: kernels in numba's cache come first).
+
+A damaged folder (an unreadable index or data file) is passed over, once said on stderr:
+numba then compiles.
 
 Building: ``python tools/prebuild_kernels.py`` (the release check runs it before it builds
 the wheel) runs every game's front ends in processes compiling for the portable target,
@@ -86,12 +91,20 @@ def host_has_target() -> bool:
     return all(features.get(name, False) for name in TARGET_FEATURES)
 
 
+def compile_settings() -> dict:
+    """numba's settings that change the machine code but not its cache key."""
+    from numba.core import config
+
+    return {name: str(getattr(config, name, None)) for name in ("BOUNDSCHECK", "OPT", "DEBUGINFO_DEFAULT")}
+
+
 def manifest_for(stamp: str, games: list[str]) -> dict:
     """The manifest of kernels built in this process's setting for the sources ``stamp``."""
     import numba
     from llvmlite import binding as ll
 
     return {
+        "settings": compile_settings(),
         "format": FORMAT,
         "numba": numba.__version__,
         "python": f"{sys.version_info[0]}.{sys.version_info[1]}",
@@ -108,15 +121,20 @@ def why_unused(manifest: dict | None, stamp: str) -> str | None:
     """Why the prebuilt kernels of ``manifest`` cannot serve this process (None: they can)."""
     import numba
     from llvmlite import binding as ll
+    from numba.core import config
 
     if os.environ.get(SWITCH_ENV) == "0":
         return f"{SWITCH_ENV}=0"
-    if os.environ.get("NUMBA_CPU_NAME") or build_dir() is not None:
-        return "NUMBA_CPU_NAME is set"
+    if build_dir() is not None:
+        return "building them"
+    if config.CPU_NAME is not None or config.CPU_FEATURES is not None:
+        return "numba is told which CPU to compile for (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES)"
     if manifest is None:
         return "none are installed"
     if manifest.get("format") != FORMAT or manifest.get("cpu") != TARGET_CPU:
         return "another format"
+    if manifest.get("settings") != compile_settings():
+        return "numba's settings differ (bounds checks, optimisation or debug info)"
     if manifest.get("numba") != numba.__version__:
         return f"built for numba {manifest.get('numba')}, this is numba {numba.__version__}"
     if manifest.get("python") != f"{sys.version_info[0]}.{sys.version_info[1]}":
@@ -130,12 +148,21 @@ def why_unused(manifest: dict | None, stamp: str) -> str | None:
     return None
 
 
+_FIELDS = {"format": int, "numba": str, "python": str, "triple": str, "cpu": str, "features": str,
+           "kernel_stamp": str, "games": list, "settings": dict}
+
+
 def read_manifest(folder: Path) -> dict | None:
+    """The folder's manifest, or None where it is missing or not one."""
     try:
         manifest = json.loads((folder / MANIFEST_NAME).read_text())
     except (OSError, ValueError):
         return None
-    return manifest if isinstance(manifest, dict) else None
+    if not isinstance(manifest, dict):
+        return None
+    if not all(isinstance(manifest.get(key), kind) for key, kind in _FIELDS.items()):
+        return None
+    return manifest
 
 
 # (the kernel stamp is passed in by cardenvs.core.jitcache, which uses this module)
@@ -188,9 +215,24 @@ def load(cache, locator, sig, target_context, stamp: str):
     entries = IndexDataCacheFile(cache_path=str(folder / locator.dir_key),
                                  filename_base=cache._impl.filename_base,
                                  source_stamp=stamp)
-    payload = entries.load(key)
-    if payload is None:
+    try:
+        payload = entries.load(key)
+        if payload is None:
+            return None
+        data = cache._impl.rebuild(target_context, payload)
+    except Exception as error:  # a damaged folder: numba compiles instead
+        _warn_once(f"cardenvs: a prebuilt kernel could not be read ({type(error).__name__}: {error}); "
+                   "compiling instead")
         return None
-    data = cache._impl.rebuild(target_context, payload)
     loads += 1
     return data
+
+
+_warned = False
+
+
+def _warn_once(message: str) -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        print(message, file=sys.stderr, flush=True)

@@ -276,7 +276,9 @@ def test_warmup_native_switches_the_prebuilt_kernels_off_while_it_compiles(monke
     out = io.StringIO()
     assert main(["warmup", "odin"], out, io.StringIO()) == 0
     assert seen == ["0", None]
-    assert out.getvalue().startswith("cardenvs: ") and "prebuilt kernels" in out.getvalue().splitlines()[0]
+    from cardenvs.core.jitcache import kernel_stamp
+
+    assert out.getvalue().splitlines()[0] == f"cardenvs: {prebuilt.status(kernel_stamp())}"
 
 
 def test_no_compile_notice_for_a_game_with_prebuilt_kernels(capsys, monkeypatch):

@@ -42,6 +42,31 @@ def test_a_manifest_of_other_sources_or_tools_is_not_used(clean_env, field, valu
     assert reason in prebuilt.why_unused(manifest, jitcache.kernel_stamp())
 
 
+def test_other_numba_settings_are_not_served(clean_env, monkeypatch):
+    from numba.core import config
+
+    monkeypatch.setattr(config, "BOUNDSCHECK", 1)  # NUMBA_BOUNDSCHECK=1: not in numba's cache key
+    assert "settings differ" in prebuilt.why_unused(good_manifest() | {"settings": {}}, jitcache.kernel_stamp())
+    manifest = good_manifest()
+    monkeypatch.setattr(config, "BOUNDSCHECK", 0)
+    assert "settings differ" in prebuilt.why_unused(manifest, jitcache.kernel_stamp())
+    monkeypatch.setattr(config, "CPU_FEATURES", "+avx2")  # the user's own CPU features
+    assert "which CPU" in prebuilt.why_unused(good_manifest(), jitcache.kernel_stamp())
+
+
+def test_a_manifest_with_missing_or_wrong_fields_is_none(tmp_path):
+    (tmp_path / prebuilt.MANIFEST_NAME).write_text(json.dumps({**good_manifest(), "games": "president"}))
+    assert prebuilt.read_manifest(tmp_path) is None
+    manifest = good_manifest()
+    del manifest["kernel_stamp"]
+    (tmp_path / prebuilt.MANIFEST_NAME).write_text(json.dumps(manifest))
+    assert prebuilt.read_manifest(tmp_path) is None
+    (tmp_path / prebuilt.MANIFEST_NAME).write_text("[1, 2")
+    assert prebuilt.read_manifest(tmp_path) is None
+    (tmp_path / prebuilt.MANIFEST_NAME).write_text(json.dumps(good_manifest()))
+    assert prebuilt.read_manifest(tmp_path) == good_manifest()
+
+
 def test_switches_and_a_missing_manifest(clean_env, monkeypatch):
     stamp = jitcache.kernel_stamp()
     assert prebuilt.why_unused(None, stamp) == "none are installed"
@@ -131,6 +156,14 @@ def test_a_changed_kernel_source_never_runs_a_prebuilt_kernel(tmp_path):
     # switched off: compiled for this machine instead
     off = run_child(copy, tmp_path / "cache-2", **{prebuilt.DIR_ENV: str(built), prebuilt.SWITCH_ENV: "0"})
     assert off["loads"] == 0 and off["misses"] >= 1 and off["actions"] == first["actions"]
+
+    # a damaged folder (every index garbage): passed over with one line on stderr, compiled
+    damaged = tmp_path / "damaged"
+    shutil.copytree(built, damaged)
+    for index in damaged.rglob("*.nbi"):
+        index.write_bytes(b"\x80\x04not a pickle")
+    broken = run_child(copy, tmp_path / "cache-5", **{prebuilt.DIR_ENV: str(damaged)})
+    assert broken["loads"] == 0 and broken["misses"] >= 1 and broken["actions"] == first["actions"]
 
     # one kernel file edited anywhere (a comment in a file the sampler never calls):
     # the prebuilt kernels are stale, the sampler compiles from the new sources

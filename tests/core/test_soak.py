@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 import pytest
 
@@ -56,7 +57,9 @@ def test_cli_soak():
 @pytest.mark.slow
 def test_a_soak_with_bounds_checking_on():
     """numba's bounds checks turn a silent out-of-bounds access into an IndexError; run in a
-    subprocess with its own cache (the checks are compiled in) so that a crash fails the test."""
+    subprocess with its own cache (the checks are compiled in) so that a crash fails the test.
+    The prebuilt kernels (compiled without the checks) refuse to serve such a process; the
+    test also switches them off, and checks that its kernels were compiled there."""
     code = (
         "from cardenvs.core.registry import get_spec\n"
         "from cardenvs.soak import soak\n"
@@ -64,9 +67,13 @@ def test_a_soak_with_bounds_checking_on():
         "    r = soak(get_spec(game), 60, num_envs=30, seed=5, check_every=40, options={'single_round': True})\n"
         "    assert not r.violations, r.violations\n"
         "    print(r.summary())\n"
+        "from cardenvs.core import prebuilt\n"
+        "print('prebuilt loads:', prebuilt.loads)\n"
     )
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache)
+        env = dict(os.environ, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=cache, CARDENVS_PREBUILT="0")
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=1500)
+        compiled = list(Path(cache).rglob("*.nbi"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.count("0 violation(s)") == 2
+    assert "prebuilt loads: 0" in proc.stdout and compiled

@@ -173,6 +173,7 @@ def test_classes_melds():
     assert kinds(CLASSES_MIXED, "3h 4s 5h") == {M.KIND_RUN}  # option run_same_suit=False
 
 
+@pytest.mark.slow  # the contract search compiled on its own: long
 def test_classes_contracts_scripted():
     K = C.CONTRACTS
     assert C.contract_feasible(CLASSES, counts("7c 7d 7h 9c 9c 9s 3h"), K[0], False)  # two brelans

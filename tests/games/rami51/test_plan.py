@@ -22,6 +22,7 @@ from tests.rummy.reference import (
 )
 
 
+@pytest.mark.slow  # the opening search compiled on its own: long
 def test_opening_scripted():
     X = JOKER
     # 51 exactly: clean run JQK of hearts (30) + three kings (30)... 60
@@ -49,6 +50,7 @@ def test_opening_scripted():
     assert not P.opening_feasible(RAMI, counts("Jh Qh Kh Kc Kd Ks"), 51, -1, 5)
 
 
+@pytest.mark.slow
 def test_opening_ace_swap():
     """Two melds want the same ace and one joker fills in: the joker takes the low ace."""
     h = counts("Ah 2h 3h Ac Ad Qs 4c")  # A23h (6) + Ac Ad Ah (33) needs the Ah twice
@@ -63,6 +65,7 @@ def test_opening_ace_swap():
     assert not P.opening_feasible(RAMI, h2, 43, -1, 7)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_opening_brute_force(seed):
     rng = np.random.default_rng(100 + seed)
