@@ -59,7 +59,7 @@ def module_dir_key(py_file: str, package_dir: Path, checkout_agents: Path) -> st
     """The name of a kernel file's folder, the same in a checkout and in an installed wheel:
     ``games.president`` for ``cardenvs/games/president/rules.py``, ``agents.heuristics`` for
     the agents (``cardenvs/agents/`` in a wheel, ``agents/`` beside the package in a checkout)."""
-    folder = Path(os.path.abspath(py_file)).parent
+    folder = Path(os.path.realpath(py_file)).parent
     for root, prefix in ((package_dir, ()), (checkout_agents, ("agents",))):
         if folder == root or root in folder.parents:
             parts = prefix + folder.relative_to(root).parts
