@@ -293,42 +293,50 @@ def _best_colour_play(prefix, lower, need):
     return v
 
 
+# Per card: its colour, its value, and the cards below it that could follow it in a play
+# (same colour and a lower value; same value and a lower colour), so that the mask's test of
+# each candidate card is a few table reads and popcounts instead of divisions and loops.
+_COLOUR_OF = np.array([c // NUM_VALUES for c in range(NUM_CARDS)], dtype=np.int64)
+_VALUE_OF = np.array([c % NUM_VALUES + 1 for c in range(NUM_CARDS)], dtype=np.int64)
+_COLOUR_BELOW = np.array([sum(1 << (c - j - 1) for j in range(c % NUM_VALUES)) for c in range(NUM_CARDS)],
+                         dtype=np.int64)
+_VALUE_BELOW = np.array([sum(1 << (q * NUM_VALUES + c % NUM_VALUES) for q in range(c // NUM_VALUES))
+                         for c in range(NUM_CARDS)], dtype=np.int64)
+
+
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _completable(s, H, c):
-    """Following: can the selection plus card c (below the selection) still become a
-    legal play with cards of ``H`` below c? Sizes n or n+1 of the table's n, one
-    colour or one value, and a higher value for size n; the best completion of a size
-    adds the highest cards left of that colour (of a value, any: the digits are equal)."""
-    n = np.int64(s.table_count)
-    k = np.int64(s.sel_count) + 1
-    col = c // NUM_VALUES
-    v = c % NUM_VALUES + 1
-    same_colour = s.sel_count == 0 or s.sel_colour == col
-    same_value = s.sel_count == 0 or s.sel_rank == v
+def _completable(H, c, n, k, sel_colour, sel_rank, sel_value, table_value):
+    """Following: can the selection (``k - 1`` cards, their colour, value and digits) plus
+    card c (below the selection) still become a legal play with cards of ``H`` below c?
+    Sizes n or n+1 of the table's n, one colour or one value, and a higher value for size
+    n; the best completion of a size adds the highest cards left of that colour (of a
+    value, any: the digits are equal)."""
+    col = _COLOUR_OF[c]
+    v = _VALUE_OF[c]
+    same_colour = k == 1 or sel_colour == col
+    same_value = k == 1 or sel_rank == v
     if k > n + 1 or not (same_colour or same_value):
         return False
     if k == n + 1:
         return True  # one card more than the table always reads higher
-    prefix = s.sel_value * 10 + v
+    prefix = sel_value * 10 + v
     need = n - k  # cards still to add for a play of n cards (one more for n + 1)
     if same_colour:
-        lower = (H >> np.int64(col * NUM_VALUES)) & ((np.int64(1) << np.int64(v - 1)) - 1)
+        lower = H & _COLOUR_BELOW[c]
         a = popcount(lower)
         if a > need:
             return True
-        if a == need and _best_colour_play(prefix, lower, need) > s.table_value:
+        if a == need and _best_colour_play(prefix, lower >> np.int64(col * NUM_VALUES), need) > table_value:
             return True
     if same_value:
-        a = 0
-        for cc in range(col):
-            a += (H >> np.int64(cc * NUM_VALUES + v - 1)) & 1
+        a = popcount(H & _VALUE_BELOW[c])
         if a > need:
             return True
         if a == need:
             val = prefix
             for _ in range(need):
                 val = val * 10 + v
-            if val > s.table_value:
+            if val > table_value:
                 return True
     return False
 
@@ -372,9 +380,13 @@ def legal_sets(s):
         return
     cand = H & (bit(s.sel_min) - 1)  # canonical order: below every selected card
     legal = np.int64(0)
+    n = np.int64(n)
+    k1 = np.int64(k) + 1
+    sel_colour, sel_rank = np.int64(s.sel_colour), np.int64(s.sel_rank)
+    sel_value, table_value = s.sel_value, s.table_value
     while cand:
         c = low_index(cand)
-        if _completable(s, H, c):
+        if _completable(H, c, n, k1, sel_colour, sel_rank, sel_value, table_value):
             legal |= bit(c)
         cand &= cand - 1
     s.legal_select = legal
