@@ -5,10 +5,13 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import numba
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable
+from pettingzoo.utils.env_logger import EnvLogger
 
 from cardenvs.core import jitcache
 from cardenvs.core.match_record import MatchLog, MatchRecord, match_result
@@ -90,6 +93,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             }
         )
         self._action_space = spaces.Discrete(n_actions)
+        self._n_actions = int(n_actions)
         self.observation_spaces = {a: self._observation_space for a in self.possible_agents}
         self.action_spaces = {a: self._action_space for a in self.possible_agents}
         # one-game buffers the kernels write into
@@ -102,10 +106,52 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self._action = np.zeros(1, dtype=np.int64)
         self._viewer = np.zeros(1, dtype=np.int64)
         self._other_obs = np.zeros((1, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
+        self._bind_rows()
+        self._running = False  # a match runs: every agent alive (observe's and last's fast path)
         self._seeded = False
         self._log: MatchLog | None = None  # the match since the last reset (match_record)
         self._last_move: tuple[int, int] | None = None  # (seat, action) of the last step: the pictures' status
         self.agents = []
+
+    # ------------------------------------------------------------------ per-step fast paths
+    # The per-step Python cost (a few microseconds) is what the AEC env's speed is made of:
+    # the rows the step reads are views made once, and the compiled step is called through
+    # its entry point for these buffers' exact types, which skips the dispatcher's type
+    # resolution of eight arguments (about half the cost of the call). A copy or an
+    # unpickled env makes its views and finds its entry point again.
+    def _bind_rows(self) -> None:
+        self._obs_row = self._obs[0]
+        self._mask_row = self._mask[0]
+        self._mask_i8 = self._mask[0].view(np.int8)
+        self._step_entry = None  # found by the first step (after the dispatcher compiled it)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = super().__getstate__()
+        for name in ("_obs_row", "_mask_row", "_mask_i8", "_step_entry"):
+            state.pop(name, None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        super().__setstate__(state)
+        self._bind_rows()
+
+    def _run_step(self) -> None:
+        """The game's compiled step on the one-game buffers."""
+        entry = self._step_entry
+        if entry is not None:
+            entry(self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current,
+                  self._mode)
+            return
+        step_batch = self.game.step_batch
+        step_batch(self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current,
+                   self._mode)
+        overloads = getattr(step_batch, "overloads", None)  # absent with the JIT disabled
+        if overloads is not None:
+            sig = tuple(numba.typeof(x) for x in (self._state, self._action, self._mask, self._obs, self._rewards,
+                                                  self._events, self._current, self._mode))
+            compiled = overloads.get(sig)
+            if compiled is not None:
+                self._step_entry = compiled.entry_point
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent: str) -> spaces.Space:
@@ -151,34 +197,46 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         done = bool(self._state["terminated"][0] or self._state["truncated"][0])
         self.terminations = {a: bool(self._state["terminated"][0]) for a in self.agents}
         self.truncations = {a: bool(self._state["truncated"][0]) for a in self.agents}
+        self._running = not done
         self._set_infos()
         self.agent_selection = self.agents[int(self._current[0])] if not done else self.agents[0]
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
-            return
-        if action is None:
+        if not self._running:
+            if not self.agents:  # the match is over and every agent was stepped out
+                EnvLogger.warn_step_after_terminated_truncated()
+                return
+            if self.terminations[agent] or self.truncations[agent]:
+                self._was_dead_step(action)
+                return
+        if type(action) is int and 0 <= action < self._n_actions:
+            a = action  # the common case; anything else is checked in full below
+        elif action is None:
             raise ValueError(f"{agent} is to move: step(None) is only for a finished agent")
-        a = check_action(action, self._action_space.n)  # 3.7, "3" or True would be read as another action
-        if not self._mask[0, a] and self.illegal_action == "raise":
+        else:
+            a = check_action(action, self._n_actions)  # 3.7, "3" or True would be read as another action
+        legal = self._mask_row[a]
+        if not legal and self.illegal_action == "raise":
             raise ValueError(self._illegal_message(agent, a))
         self._cumulative_rewards[agent] = 0.0
         self._action[0] = a
         log = self._log  # None in a re-dealt copy (resample_hidden): it records nothing
         if log is not None:
-            if not self._mask[0, a]:
+            if not legal:
                 log.illegal = len(log.actions)
             log.actions.append(a)
         self._last_move = (self._index[agent], a)
-        self.game.step_batch(
-            self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current, self._mode
-        )
+        entry = self._step_entry
+        if entry is not None:
+            entry(self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current,
+                  self._mode)
+        else:
+            self._run_step()
         if not self._marked:
             self._marked = True
             jitcache.mark_compiled(self.game)
-        events = int(self._events[0])
+        events = self._events.item()
         self.forced_moves = events >> EVENT_FORCED_SHIFT
         if self._rewards_dirty or events & EVENT_REWARD:
             # the dicts are rebuilt only when this step or the previous one had rewards
@@ -196,9 +254,10 @@ class CardGameEnv(PicklesBySpec, AECEnv):
                 log.result = match_result(self.spec, self._state[0], log.returns, not term)
             self.terminations = {ag: term for ag in self.agents}
             self.truncations = {ag: not term for ag in self.agents}
+            self._running = False
             self.agent_selection = agent
         else:
-            self.agent_selection = self.agents[int(self._current[0])]
+            self.agent_selection = self.agents[self._current.item()]
         if self.render_mode == "human":
             self.render()
 
@@ -224,15 +283,41 @@ class CardGameEnv(PicklesBySpec, AECEnv):
     # ------------------------------------------------------------------ observation
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         p = self._index[agent]
-        done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
-        if p == int(self._current[0]) and not done:
-            return {"observation": self._obs[0].copy(), "action_mask": self._mask[0].view(np.int8).copy()}
+        if self._running:
+            done = False  # nobody is finished while the match runs
+        else:
+            done = self.terminations.get(agent, False) or self.truncations.get(agent, False)
+        if not done and p == self._current.item():
+            return {"observation": self._obs_row.copy(), "action_mask": self._mask_i8.copy()}
         self._viewer[0] = p
         self.game.observe_batch(self._state, self._viewer, self._other_obs)
         return {
             "observation": self._other_obs[0].copy(),
-            "action_mask": np.zeros(self._action_space.n, dtype=np.int8),
+            "action_mask": np.zeros(self._n_actions, dtype=np.int8),
         }
+
+    def last(self, observe: bool = True) -> tuple:
+        """Observation, cumulative reward, terminated, truncated and info of the agent to move
+        (PettingZoo's ``last``)."""
+        agent = self.agent_selection
+        if not observe:
+            obs = None
+        elif self._running and self._index[agent] == self._current.item():
+            obs = {"observation": self._obs_row.copy(), "action_mask": self._mask_i8.copy()}  # observe's fast path
+        else:
+            obs = self.observe(agent)
+        return (
+            obs,
+            self._cumulative_rewards[agent],
+            self.terminations[agent],
+            self.truncations[agent],
+            self.infos[agent],
+        )
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """PettingZoo's ``agent_iter``: yields ``agent_selection`` until no agent is left
+        (or ``max_iter`` times), its iterator a generator (cheaper than a class's ``__next__``)."""
+        return _AgentIterable(self, max_iter)
 
     def privileged_observation(self) -> np.ndarray:
         """Every seat's observation of the position, row p seat p's: all the hands, which
@@ -268,7 +353,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
     # ------------------------------------------------------------------ helpers for people and search
     def legal_actions(self) -> list[int]:
         """Legal actions of the agent to move, as ints."""
-        return [int(a) for a in np.flatnonzero(self._mask[0])]
+        return np.flatnonzero(self._mask[0]).tolist()
 
     def action_to_str(self, action: int) -> str:
         """The action in card notation (grammar on the game's docs page)."""
@@ -370,6 +455,16 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         return self.spec.env_id
 
 
+class _AgentIterable(AECIterable):
+    """``agent_iter``'s iterable: each ``iter`` a new generator over the env's turns."""
+
+    def __iter__(self):
+        env, left = self.env, self.max_iter
+        while env.agents and left > 0:
+            left -= 1
+            yield env.agent_selection
+
+
 class BoundsWrapper(wrappers.AssertOutOfBoundsWrapper):
     """PettingZoo's AssertOutOfBoundsWrapper, with the env's own checks instead of its
     assertion: an action of the wrong type is a TypeError, one out of range a ValueError
@@ -395,12 +490,18 @@ class OrderWrapper(wrappers.OrderEnforcingWrapper):
         super().__init__(env)
         self._raw = env.unwrapped
 
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        # Reset once, the order is kept for good: ``step`` and ``last`` become the env's own
+        # methods (a layer of Python calls less each step). BoundsWrapper.step only hands the
+        # action on (the env checks it), and the env warns as this wrapper would when stepped
+        # with no agent left. (``_has_updated`` serves PettingZoo's order-enforcing iterator
+        # only, which ``agent_iter`` below does not use.)
+        self.step = self._raw.step
+        self.last = self._raw.last
+
     def step(self, action: Any) -> None:
-        if self._has_reset and self._raw.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
+        super().step(action)  # before the first reset: PettingZoo's error
 
     def last(self, observe: bool = True) -> tuple:
         if not self._has_reset:

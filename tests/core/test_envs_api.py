@@ -305,6 +305,56 @@ def test_the_arrays_a_vector_env_returns_are_the_callers():
     assert np.array_equal(after.observation[1], after.observation[0])
 
 
+@pytest.mark.parametrize("name", GAMES)
+def test_aec_fast_step_matches_the_dispatcher(name):
+    """The AEC env calls its compiled step through the entry point found at the first step;
+    a copy, a pickled env and a fresh env (dispatcher) all play the same match."""
+    envs = [cardenvs.make_raw(name) for _ in range(2)]
+    for env in envs:
+        env.reset(seed=11)
+    rng = np.random.default_rng(4)
+    for i in range(300):
+        env = envs[0]
+        if not env.agents:
+            break
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            for e in envs:
+                e.step(None)
+            continue
+        a = int(rng.choice(env.legal_actions()))
+        for e in envs:
+            e.step(a)
+        if i == 5:
+            assert envs[0]._step_entry is not None  # found after the first step
+            envs[1] = pickle.loads(pickle.dumps(envs[1]))
+            assert envs[1]._step_entry is None  # found again after unpickling
+        obs = [e.last() for e in envs]
+        assert np.array_equal(obs[0][0]["observation"], obs[1][0]["observation"])
+        assert np.array_equal(obs[0][0]["action_mask"], obs[1][0]["action_mask"])
+        assert obs[0][1:] == obs[1][1:]
+    assert envs[0].state_dict() == envs[1].state_dict()
+
+
+def test_aec_observation_arrays_are_the_callers():
+    """observe and last return new arrays: writing into them or stepping on changes
+    nothing the caller holds or the env reads; a numpy integer and a 0-d array are actions."""
+    env = cardenvs.make("odin_v1")
+    env.reset(seed=2)
+    obs, *_ = env.last()
+    keep = obs["observation"].copy(), obs["action_mask"].copy()
+    obs["action_mask"][:] = 1
+    obs["observation"][:] = 7
+    again, *_ = env.last()
+    assert np.array_equal(again["observation"], keep[0]) and np.array_equal(again["action_mask"], keep[1])
+    legal = np.flatnonzero(keep[1])
+    env.step(np.int64(legal[0]))
+    assert np.array_equal(again["observation"], keep[0])
+    env.step(np.array(np.flatnonzero(env.last()[0]["action_mask"])[0]))
+    with pytest.raises(TypeError):
+        env.step(True)
+
+
 def test_state_record_is_a_copy_of_the_games_record():
     env = cardenvs.make_raw("odin")
     env.reset(seed=3)
