@@ -72,7 +72,7 @@ CONVERT_OBS = False  # the heuristic reads float32, the game's observations are 
 
 
 def play_opponents(states, actions, masks, obs, rewards, events, current, mode, seats, over, learner_rewards,
-                   returns, kinds, samplers, streams, layout, tunings, grouped, given):
+                   returns, kinds, samplers, streams, layout, tunings, grouped, given, by_game):
     """The opponents' moves, round after round, until no game waits on one.
 
     Seat groups ``k = (current - seat - 1) % P`` (P = ``returns.shape[1]``) are played as
@@ -82,7 +82,14 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
     already in ``actions``. The learner's rewards add into ``learner_rewards``, every
     seat's into ``returns``, a match's end into ``over``. Returns PLAY_DONE, PLAY_PYTHON
     (a Python seat is to move: nothing of that round was played), or the first game whose
-    move is illegal (nothing of that round was stepped)."""
+    move is illegal (nothing of that round was stepped).
+
+    ``by_game`` (every seat a heuristic: no stream is shared between the games, and the
+    heuristic is a function of the position) plays each game's turns to the end before
+    the next game's, stepping that game alone: the same moves, without the rounds. Rami
+    51's heuristic turns are long (a meld card by card): a round of 64 games waited on
+    the longest turn of the 64, about 390 rounds a learner's decision against 11 moves a
+    game, each round stepping every game held."""
     n = states.shape[0]
     P = returns.shape[1]
     n_actions = masks.shape[1]
@@ -90,6 +97,26 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
     words = np.zeros((n_actions + 63) // 64, dtype=np.int64)
     row = np.empty(obs.shape[1], dtype=np.float32)
     rel = np.empty(n, dtype=np.int64)  # the game's seat group to move, -1 when none waits
+    if by_game:
+        for i in range(n):
+            while not over[i] and current[i] != seats[i]:
+                k = (np.int64(current[i]) - seats[i] - 1) % P
+                if CONVERT_OBS:
+                    for j in range(row.shape[0]):
+                        row[j] = np.float32(obs[i, j])
+                    actions[i] = decide(row, masks[i], layout, tunings[k])
+                else:
+                    actions[i] = decide(obs[i], masks[i], layout, tunings[k])
+                if not (0 <= actions[i] < n_actions and masks[i, actions[i]]):
+                    return i
+                step_batch(states[i:i + 1], actions[i:i + 1], masks[i:i + 1], obs[i:i + 1], rewards[i:i + 1],
+                           events[i:i + 1], current[i:i + 1], mode)
+                learner_rewards[i] += rewards[i, seats[i]]
+                for p in range(P):
+                    returns[i, p] += rewards[i, p]
+                if events[i] & (EVENT_TERMINATED | EVENT_TRUNCATED):
+                    over[i] = True
+        return PLAY_DONE
     first = True
     while True:
         waiting = False

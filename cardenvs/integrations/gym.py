@@ -508,7 +508,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
                 status = kernel(self._core.states, self._actions, self._masks, self._obs, self._rewards,
                                 self._events, self._current, self._mode, self.seats, self._over, learner_rewards,
                                 self._returns, kinds, samplers, stream, layout, tunings, not self._one_opponent,
-                                given)
+                                given, bool((kinds == KIND_HEURISTIC).all()))
             finally:  # the random players' streams, where the draws left them
                 for k, s in enumerate(streams):
                     s[0] = stream[k]
