@@ -3,7 +3,7 @@
 - :class:`SingleAgentEnv` is a ``gymnasium.Env``: the learner plays one seat of a
   match, the other seats are played by agents between the learner's decisions.
 - :class:`LearnerVecEnv` is a ``gymnasium.vector.VectorEnv`` over the numba core: N
-  such matches stepped together, the opponents' moves chosen in batch.
+  such matches stepped together, the built-in opponents' turns played in compiled code.
 - :func:`register_envs` registers ``cardenvs/<game>-v<N>`` for every game (done when
   ``cardenvs`` is imported), so ``gymnasium.make("cardenvs/president-v0")`` works.
 
@@ -313,9 +313,12 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     """N matches over the numba core, the learner in one seat of each, as a Gymnasium
     ``VectorEnv`` (``AutoresetMode.SAME_STEP``).
 
-    Each step plays the learner's action in every game, then the opponents' moves in
-    batch (one call per opponent and kernel step, over the games where it is to move)
-    until the learner is to move again in every game. A finished match is restarted in
+    Each step plays the learner's action in every game, then the opponents' moves until
+    the learner is to move again in every game: the random and heuristic opponents inside
+    one compiled call (:mod:`cardenvs.core.opponents`), the others in batch (one call per
+    opponent and kernel step, over the games where it is to move), with the same moves
+    either way. ``compiled_opponents=False`` plays every opponent from Python (the
+    reference the compiled loop is tested against). A finished match is restarted in
     the same step: the returned observation is the new match's, the final observation
     of the ended one is in ``infos["final_obs"]`` (``infos["_final_obs"]`` marks the
     games), and ``infos["final_info"]`` holds its ``win_share``, ``return`` and
@@ -325,7 +328,9 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     of rows: ``f(observations (K, OBS_SIZE), masks (K, NUM_ACTIONS) bool) -> (K,)``.
     Opponents always get the game's raw observations (``scale_observations`` is for the
     learner): a frozen copy of a learner trained on scaled inputs scales them itself.
-    The compiled random and heuristic agents choose for a whole batch in one call.
+    The compiled random and heuristic agents (those whose ``compiled_policy()`` is not
+    None) play whole turns in compiled code; a table that mixes them with callables stops
+    the compiled loop in each round where a callable is to move.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -537,8 +542,10 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
             return None
         policies = [getattr(opp, "compiled_policy", lambda: None)() if not _reads_state(opp) else None
                     for opp in self._opponents]
+        if all(p is None for p in policies):
+            return None
         heuristic = next((p for p in policies if p is not None and p.kind == KIND_HEURISTIC), None)
-        kernel = opponents_kernel(self.game, heuristic)
+        kernel = opponents_kernel(self.game, heuristic or self._game_heuristic())
         if kernel is None and heuristic is not None:  # that heuristic from Python; random ones compiled
             heuristic, kernel = None, opponents_kernel(self.game, None)
         kinds = np.full(len(policies), KIND_PYTHON, dtype=np.int64)
@@ -563,6 +570,16 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
             return None
         layout = np.zeros(1, np.int64) if heuristic is None else np.ascontiguousarray(heuristic.layout, np.int64)
         return kernel, kinds, samplers, streams, layout, tunings
+
+    def _game_heuristic(self) -> Any:
+        """The game's heuristic's policy (None for a game without one): a table of random
+        players only gets the loop bound to it too, one compiled loop a game (each costs
+        5-11 s to compile on first use)."""
+        from cardenvs.agents import has_heuristic, heuristic_class
+
+        if not has_heuristic(self.spec_game):
+            return None
+        return heuristic_class(self.spec_game)(self.spec_game).compiled_policy()
 
     def _play_opponents_python(self, learner_rewards: np.ndarray) -> None:
         """The opponents' moves from Python, one call per opponent and kernel step (what
