@@ -436,7 +436,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     def _snapshot(self) -> tuple[Any, ...]:
         return (self._core.states.copy(), self._obs.copy(), self._masks.copy(), self._current.copy(),
                 self._over.copy(), self.seats.copy(), self._returns.copy(), self._pending.copy(),
-                copy.deepcopy(self._seat_rng.bit_generator.state), self.matches_without_learner)
+                self._seat_rng.bit_generator.state, self.matches_without_learner)  # (a new dict each read)
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
         (self._core.states[:], self._obs[:], self._masks[:], self._current[:], self._over[:], self.seats[:],
