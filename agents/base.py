@@ -10,6 +10,7 @@ import numpy as np
 from numba import njit
 
 from cardenvs.core.jitcache import bound_copy, in_project
+from cardenvs.core.opponents import KIND_HEURISTIC, CompiledPolicy
 from cardenvs.core.protocol import GameSpec
 from cardenvs.core.registry import PicklesBySpec
 
@@ -86,6 +87,12 @@ class Agent(PicklesBySpec):
     def reset(self) -> None:
         """Called before each match; stateless agents ignore it."""
 
+    def compiled_policy(self) -> CompiledPolicy | None:
+        """How compiled code plays this agent's moves (:mod:`cardenvs.core.opponents`: the
+        opponents' turns of :class:`cardenvs.integrations.gym.LearnerVecEnv` in one call),
+        exactly as ``act_batch`` would; None: only from Python."""
+        return None
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.spec.env_id!r}, seed={self.seed!r})"
 
@@ -160,6 +167,17 @@ class CompiledHeuristic(Agent):
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         mask = check_mask(action_mask)
         return int(type(self).decide(observations_as(observation, self.obs_dtype), mask, self._layout, self._tuning))
+
+    def compiled_policy(self) -> CompiledPolicy | None:
+        """Its ``decide`` kernel, layout and tuning, unless a subclass decides otherwise
+        (its own ``act_batch`` or ``decide_batch``)."""
+        cls = type(self)
+        rows = getattr(cls.decide_batch, "py_func", None)
+        if (cls.act_batch is not CompiledHeuristic.act_batch or cls.decide is None
+                or getattr(rows, "__code__", None) is not _decide_rows.__code__):
+            return None
+        return CompiledPolicy(KIND_HEURISTIC, decide=cls.decide, layout=self._layout, tuning=self._tuning,
+                              obs_dtype=self.obs_dtype)
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         obs = observations_as(observations, self.obs_dtype)

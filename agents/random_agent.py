@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from cardenvs.agents.base import Agent, check_mask
+from cardenvs.core.opponents import KIND_RANDOM, CompiledPolicy
 from cardenvs.core.protocol import GameSpec
 from cardenvs.core.vector import RandomSampler
 
@@ -28,3 +29,9 @@ class RandomAgent(Agent):
 
     def act_batch(self, observations: np.ndarray, action_masks: np.ndarray) -> np.ndarray:
         return self._sampler(np.ascontiguousarray(action_masks, dtype=np.bool_))
+
+    def compiled_policy(self) -> CompiledPolicy | None:
+        """Its sampler's stream (unless a subclass chooses its own way)."""
+        if type(self).act_batch is not RandomAgent.act_batch:
+            return None
+        return CompiledPolicy(KIND_RANDOM, stream=self._sampler.stream)

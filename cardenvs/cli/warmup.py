@@ -44,8 +44,9 @@ def add_parser(sub: Any) -> None:
 
 def warm_game(env_id: str, threads: bool = False) -> float:
     """Compile (or load from the cache) every kernel the game ``env_id`` uses: the vector
-    step (and the threaded one with ``threads``), the AEC env and the heuristic. Returns
-    the seconds it took. Runs in a process of its own under ``--jobs``."""
+    step (and the threaded one with ``threads``), the AEC env, the heuristic and the compiled
+    opponents of LearnerVecEnv. Returns the seconds it took. Runs in a process of its own
+    under ``--jobs``."""
     from cardenvs.core.vector import RandomSampler, VecEnv
 
     spec = get_spec(env_id)
@@ -67,6 +68,12 @@ def warm_game(env_id: str, threads: bool = False) -> float:
         env.step(int(np.flatnonzero(obs["action_mask"])[0]))
     if has_heuristic(spec):
         make_agent("heuristic", spec).act_batch(st.observation, st.legal_action_mask)
+    # the compiled opponents' loop of LearnerVecEnv (one a game, random and heuristic seats)
+    from cardenvs.integrations.gym import LearnerVecEnv
+
+    learner = LearnerVecEnv(spec.env_id, 2, opponents="heuristic" if has_heuristic(spec) else "random", seed=0)
+    learner.reset()
+    learner.step(sampler(learner.action_masks()))
     return time.perf_counter() - t
 
 

@@ -432,41 +432,51 @@ def _split_events(events, flags, forced):
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
+def sample_row(row, words, x):
+    """One uniformly random legal action of the mask ``row`` (its bytes, as uint8) and the
+    stream's next state: ``(action, x)`` (xorshift64* over ``x``), the k-th legal action, k
+    uniform below their count; ``(-1, x)``, the stream unmoved, when none is legal.
+    ``words`` is work space of ``ceil(len(row) / 64)`` int64. The row is packed into 64-bit
+    words first, without branches, so that the count and the pick skip illegal actions by
+    the word (half the time of a scan with a branch per action). Written once, for the
+    random agent's batches (:func:`_sample_legal`) and the compiled opponents' loop
+    (:mod:`cardenvs.core.opponents`), which must draw the same moves."""
+    n_actions = row.shape[0]
+    n = 0
+    for q in range(words.shape[0]):
+        w = np.int64(0)
+        for b in range(min(64, n_actions - 64 * q)):
+            w |= np.int64(row[64 * q + b]) << np.int64(b)
+        words[q] = w
+        n += popcount(w)
+    if n == 0:
+        return -1, x  # no legal action: a finished game, or a bug the caller will see
+    x ^= x >> np.uint64(12)
+    x ^= x << np.uint64(25)
+    x ^= x >> np.uint64(27)
+    k = np.int64(((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) % np.uint64(n))
+    q = 0
+    c = popcount(words[0])
+    while k >= c:  # the word holding the k-th legal action
+        k -= c
+        q += 1
+        c = popcount(words[q])
+    w = words[q]
+    for _ in range(k):
+        w &= w - 1
+    return 64 * q + low_index(w), x
+
+
+@njit(cache=True, no_cfunc_wrapper=True)
 def _sample_legal(masks, rng_state, out):
-    """One uniformly random legal action per row (xorshift64* over ``rng_state``): the
-    k-th legal action, k uniform below their count. Each row is packed into 64-bit words
-    first, without branches, so that the count and the pick skip illegal actions by the
-    word (half the time of a scan with a branch per action)."""
+    """One uniformly random legal action per row (:func:`sample_row`), -1 where none is
+    legal; ``rng_state[0]`` is the stream, advanced once per row that has a legal action."""
     x = rng_state[0]
-    n_actions = masks.shape[1]
     flags = masks.view(np.uint8)
-    words = np.zeros((n_actions + 63) // 64, dtype=np.int64)
+    words = np.zeros((masks.shape[1] + 63) // 64, dtype=np.int64)
     for i in range(masks.shape[0]):
-        row = flags[i]
-        n = 0
-        for q in range(words.shape[0]):
-            w = np.int64(0)
-            for b in range(min(64, n_actions - 64 * q)):
-                w |= np.int64(row[64 * q + b]) << np.int64(b)
-            words[q] = w
-            n += popcount(w)
-        if n == 0:
-            out[i] = -1  # no legal action: a finished game, or a bug the caller will see
-            continue
-        x ^= x >> np.uint64(12)
-        x ^= x << np.uint64(25)
-        x ^= x >> np.uint64(27)
-        k = np.int64(((x * np.uint64(0x2545F4914F6CDD1D)) >> np.uint64(11)) % np.uint64(n))
-        q = 0
-        c = popcount(words[0])
-        while k >= c:  # the word holding the k-th legal action
-            k -= c
-            q += 1
-            c = popcount(words[q])
-        w = words[q]
-        for _ in range(k):
-            w &= w - 1
-        out[i] = 64 * q + low_index(w)
+        a, x = sample_row(flags[i], words, x)
+        out[i] = a
     rng_state[0] = x
 
 
@@ -475,6 +485,12 @@ class RandomSampler:
 
     def __init__(self, seed: int = 0):
         self._rng = np.array([rng_state_from_seed(seed) | np.uint64(1)], dtype=np.uint64)
+
+    @property
+    def stream(self) -> np.ndarray:
+        """The sampler's random stream, a (1,) uint64 array that each call advances in
+        place (the compiled opponents' loop draws from it as the sampler would)."""
+        return self._rng
 
     def __call__(self, masks: np.ndarray) -> np.ndarray:
         masks = np.ascontiguousarray(masks, dtype=np.bool_)

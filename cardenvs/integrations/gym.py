@@ -3,7 +3,7 @@
 - :class:`SingleAgentEnv` is a ``gymnasium.Env``: the learner plays one seat of a
   match, the other seats are played by agents between the learner's decisions.
 - :class:`LearnerVecEnv` is a ``gymnasium.vector.VectorEnv`` over the numba core: N
-  such matches stepped together, the opponents' moves chosen in batch.
+  such matches stepped together, the built-in opponents' turns played in compiled code.
 - :func:`register_envs` registers ``cardenvs/<game>-v<N>`` for every game (done when
   ``cardenvs`` is imported), so ``gymnasium.make("cardenvs/president-v0")`` works.
 
@@ -27,6 +27,14 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
+from cardenvs.core.opponents import (
+    KIND_HEURISTIC,
+    KIND_PYTHON,
+    KIND_RANDOM,
+    PLAY_DONE,
+    PLAY_PYTHON,
+    opponents_kernel,
+)
 from cardenvs.core.outcome import win_shares
 from cardenvs.core.protocol import (
     ACT_HOLD,
@@ -305,9 +313,12 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     """N matches over the numba core, the learner in one seat of each, as a Gymnasium
     ``VectorEnv`` (``AutoresetMode.SAME_STEP``).
 
-    Each step plays the learner's action in every game, then the opponents' moves in
-    batch (one call per opponent and kernel step, over the games where it is to move)
-    until the learner is to move again in every game. A finished match is restarted in
+    Each step plays the learner's action in every game, then the opponents' moves until
+    the learner is to move again in every game: the random and heuristic opponents inside
+    one compiled call (:mod:`cardenvs.core.opponents`), the others in batch (one call per
+    opponent and kernel step, over the games where it is to move), with the same moves
+    either way. ``compiled_opponents=False`` plays every opponent from Python (the
+    reference the compiled loop is tested against). A finished match is restarted in
     the same step: the returned observation is the new match's, the final observation
     of the ended one is in ``infos["final_obs"]`` (``infos["_final_obs"]`` marks the
     games), and ``infos["final_info"]`` holds its ``win_share``, ``return`` and
@@ -317,7 +328,9 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     of rows: ``f(observations (K, OBS_SIZE), masks (K, NUM_ACTIONS) bool) -> (K,)``.
     Opponents always get the game's raw observations (``scale_observations`` is for the
     learner): a frozen copy of a learner trained on scaled inputs scales them itself.
-    The compiled random and heuristic agents choose for a whole batch in one call.
+    The compiled random and heuristic agents (those whose ``compiled_policy()`` is not
+    None) play whole turns in compiled code; a table that mixes them with callables stops
+    the compiled loop in each round where a callable is to move.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -332,6 +345,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         scale_observations: bool = False,
         auto_play_forced: bool = True,
         illegal_action: str = "penalty",
+        compiled_opponents: bool = True,
         **options: Any,
     ):
         spec = get_spec(game)
@@ -348,6 +362,8 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self._options = dict(options)
         self._seed = int(seed)
         self._opponents = _make_opponents(spec, opponents, self.num_players, seed, self._options)
+        self.compiled_opponents = check_flag("compiled_opponents", compiled_opponents)
+        self._plan = self._compiled_plan()
         self.scale_observations = check_flag("scale_observations", scale_observations)
         self.single_observation_space, self._low, self._high = _observation_box(
             spec, self._core._template, self.scale_observations)
@@ -388,6 +404,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self._seat_rng = np.random.default_rng([self._seed, 1])
         self._opponents = _make_opponents(self.spec_game, self._opponent_spec, self.num_players,
                                           int(self._seat_rng.integers(2**62)), self._options)
+        self._plan = self._compiled_plan()
         for opponent in self._opponents:
             if hasattr(opponent, "reset"):
                 opponent.reset()
@@ -419,7 +436,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     def _snapshot(self) -> tuple[Any, ...]:
         return (self._core.states.copy(), self._obs.copy(), self._masks.copy(), self._current.copy(),
                 self._over.copy(), self.seats.copy(), self._returns.copy(), self._pending.copy(),
-                copy.deepcopy(self._seat_rng.bit_generator.state), self.matches_without_learner)
+                self._seat_rng.bit_generator.state, self.matches_without_learner)  # (a new dict each read)
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
         (self._core.states[:], self._obs[:], self._masks[:], self._current[:], self._over[:], self.seats[:],
@@ -457,11 +474,13 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     def __getstate__(self) -> dict[str, Any]:
         state = self.__dict__.copy()
         state.pop("game", None)
+        state.pop("_plan", None)  # compiled kernels: made again from the opponents
         return state
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         self.game = self.spec_game.module
+        self._plan = self._compiled_plan()
 
     @property
     def core_states(self) -> np.ndarray:
@@ -480,7 +499,91 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
 
     def _play_opponents(self, learner_rewards: np.ndarray) -> None:
         """Opponents move, in batch, until the learner is to move or the match is over in
-        every game."""
+        every game: in compiled code where they can (:mod:`cardenvs.core.opponents`), one
+        call for all their turns, the seats played from Python asked round by round."""
+        plan = self._plan
+        if plan is None:
+            self._play_opponents_python(learner_rewards)
+            return
+        kernel, kinds, samplers, streams, layout, tunings = plan
+        stream = np.array([s[0] for s in streams], dtype=np.uint64)
+        given = False
+        while True:
+            try:
+                status = kernel(self._core.states, self._actions, self._masks, self._obs, self._rewards,
+                                self._events, self._current, self._mode, self.seats, self._over, learner_rewards,
+                                self._returns, kinds, samplers, stream, layout, tunings, not self._one_opponent,
+                                given, bool((kinds == KIND_HEURISTIC).all()))
+            finally:  # the random players' streams, where the draws left them
+                for k, s in enumerate(streams):
+                    s[0] = stream[k]
+            if status == PLAY_DONE:
+                return
+            if status != PLAY_PYTHON:
+                raise ValueError(f"an opponent chose the illegal action {int(self._actions[status])} in game "
+                                 f"{status}; nothing was stepped")
+            # a round in which a seat played from Python is to move: its moves, then the round goes on
+            waiting = ~self._over & (self._current != self.seats)
+            rel = (self._current.astype(np.int64) - self.seats - 1) % self.num_players
+            self._actions[:] = ACT_HOLD
+            for k, opponent in enumerate(self._opponents):
+                rows = np.flatnonzero(waiting & (rel == k))
+                if kinds[k] == KIND_PYTHON and rows.size:
+                    self._actions[rows] = _act_rows(opponent, self._obs[rows], self._masks[rows],
+                                                    lambda rows=rows: env_records(self._core.states[rows]))
+            given = True
+
+    def _compiled_plan(self) -> tuple[Any, ...] | None:
+        """How the compiled loop plays the opponents: its kernel, each seat's kind (random,
+        heuristic, Python), the random players' streams (one per agent, shared by the seats
+        it plays) and the heuristic's layout and tunings; None where no seat is compiled
+        (or ``compiled_opponents=False``): the Python loop plays them all."""
+        if not self.compiled_opponents:
+            return None
+        policies = [getattr(opp, "compiled_policy", lambda: None)() if not _reads_state(opp) else None
+                    for opp in self._opponents]
+        if all(p is None for p in policies):
+            return None
+        heuristic = next((p for p in policies if p is not None and p.kind == KIND_HEURISTIC), None)
+        kernel = opponents_kernel(self.game, heuristic or self._game_heuristic())
+        if kernel is None and heuristic is not None:  # that heuristic from Python; random ones compiled
+            heuristic, kernel = None, opponents_kernel(self.game, None)
+        kinds = np.full(len(policies), KIND_PYTHON, dtype=np.int64)
+        samplers = np.zeros(len(policies), dtype=np.int64)
+        streams: list[np.ndarray] = []
+        tunings = np.zeros((len(policies), max([1] + [len(p.tuning) for p in policies
+                                                      if p is not None and p.kind == KIND_HEURISTIC])), np.int64)
+        for k, p in enumerate(policies):
+            if p is None:
+                continue
+            if p.kind == KIND_RANDOM:
+                found = [j for j, s in enumerate(streams) if s is p.stream]
+                if not found:
+                    streams.append(p.stream)
+                samplers[k] = found[0] if found else len(streams) - 1
+                kinds[k] = KIND_RANDOM
+            elif (heuristic is not None and p.kind == KIND_HEURISTIC and p.decide is heuristic.decide
+                  and np.array_equal(p.layout, heuristic.layout) and p.obs_dtype == heuristic.obs_dtype):
+                tunings[k, : len(p.tuning)] = p.tuning
+                kinds[k] = KIND_HEURISTIC
+        if not (kinds != KIND_PYTHON).any():
+            return None
+        layout = np.zeros(1, np.int64) if heuristic is None else np.ascontiguousarray(heuristic.layout, np.int64)
+        return kernel, kinds, samplers, streams, layout, tunings
+
+    def _game_heuristic(self) -> Any:
+        """The game's heuristic's policy (None for a game without one): a table of random
+        players only gets the loop bound to it too, one compiled loop a game (each costs
+        5-11 s to compile on first use)."""
+        from cardenvs.agents import has_heuristic, heuristic_class
+
+        if not has_heuristic(self.spec_game):
+            return None
+        return heuristic_class(self.spec_game)(self.spec_game).compiled_policy()
+
+    def _play_opponents_python(self, learner_rewards: np.ndarray) -> None:
+        """The opponents' moves from Python, one call per opponent and kernel step (what
+        the compiled loop does, for tables without a compiled seat)."""
         P = self.num_players
         while True:
             waiting = ~self._over & (self._current != self.seats)
