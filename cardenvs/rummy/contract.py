@@ -25,6 +25,7 @@ from numba import njit
 
 from cardenvs.core.bits import low_index, popcount
 from cardenvs.rummy.melds import (
+    ACE_HIGH,
     KIND_RUN,
     KIND_SET,
     NUM_FACES,
@@ -189,18 +190,21 @@ def _candidates(rules, kind, size, N, W, D):
         return out
     one_suit = rules[R_RUN_SUIT] != 0
     need_nat = rules[R_MIN_NATURAL] != 0
+    # each suit's positions whose natural card is still at hand (an ace at 0 and 13), in
+    # one pass over the cards, 14 bits a suit
+    free = ZERO
+    for c in range(NUM_FACES):
+        if N[c] > D[c]:
+            r = c // 4
+            bits = (ONE | (ONE << np.int64(ACE_HIGH))) if r == 0 else (ONE << np.int64(r))
+            free |= bits << np.int64((c % 4) * 16)
+    if not one_suit:  # mixed suits: one window per lowest position, from any suit's cards
+        free = (free | (free >> np.int64(16)) | (free >> np.int64(32)) | (free >> np.int64(48))) & np.int64(0xFFFF)
     span = (ONE << size) - ONE
-    for suit in range(4 if one_suit else 1):  # mixed suits: one window per lowest position
-        free = ZERO  # positions whose natural card is still at hand
-        for q in range(NUM_POS):
-            for t in range(4):
-                if t == suit or not one_suit:
-                    c = card_at(t, q)
-                    if N[c] > D[c]:
-                        free |= ONE << np.int64(q)
-                        break
+    for suit in range(4 if one_suit else 1):
+        f = (free >> np.int64(suit * 16)) & np.int64(0xFFFF)
         for lo in range(NUM_POS - size + 1):
-            missing = size - popcount(free & (span << np.int64(lo)))
+            missing = size - popcount(f & (span << np.int64(lo)))
             if missing <= W and (missing < size or not need_nat):
                 out |= ONE << np.int64(suit * NUM_POS + lo)
     return out

@@ -778,14 +778,14 @@ def observe(s, viewer, out):
         out[o + 5] = live and q == s.current
         out[o + 6] = q == s.dealer
         out[o + 7] = min(np.int64(s.round_points[q]), OBS_MAX)
-        k = 0
-        for m in range(s.num_melds):
-            if s.meld_owner[m] == q:
-                k += 1
-        out[o + 8] = k
         q += 1
         if q == P:
             q = 0
+    for m in range(s.num_melds):  # melds laid, per seat: one pass over the table
+        rel = np.int64(s.meld_owner[m]) - np.int64(viewer)
+        if rel < 0:
+            rel += P
+        out[OBS_SEATS + rel * SEAT_FEATURES + 8] += 1
 
 
 # --------------------------------------------------------------------------- unseen cards
