@@ -210,14 +210,18 @@ def _candidates(rules, kind, size, N, W, D):
     return out
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, distinct_ranks):
+STACK_SIZE = 3 * (CONTRACT_ITEMS + 1)  # contract_search's stack: int64 scratch of at least this length
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, distinct_ranks, stack):
     """Can the natural cards N and ``W`` wild cards give, besides the demands already in
     D, A and R (see :func:`shortfall`; and the ``nwin0`` natural rows already in
     ``win_mask``), one meld for each of
     the first ``nitems`` rows of ``items``? ``used[0]``: ranks of sets already taken
     (with ``distinct_ranks`` a contract's sets have different ranks). D, A, win_mask and
-    used are scratch (restored on return). Depth-first with an explicit stack; identical
+    used are scratch (restored on return), and ``stack`` (STACK_SIZE int64: the caller's,
+    so that the search allocates nothing). Depth-first with an explicit stack; identical
     consecutive items take their windows in increasing order."""
     if shortfall(N, D, A, R) > W:
         return False
@@ -226,10 +230,11 @@ def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, 
         return not need_nat or naturals_distinct(N, win_mask, nwin0)
     # per depth: the next option to try, the window applied, the windows possible (the
     # bit set of _candidates: one pass per depth instead of a call per option)
-    stack = np.zeros((3, CONTRACT_ITEMS + 1), dtype=np.int64)
-    opt = stack[0]
-    applied = stack[1]
-    cand = stack[2]
+    K = CONTRACT_ITEMS + 1
+    opt = stack[0:K]
+    applied = stack[K:2 * K]
+    cand = stack[2 * K:3 * K]
+    opt[0] = 0
     cand[0] = _candidates(rules, items[0, 0], items[0, 1], N, W, D)
     d = 0
     while True:
@@ -301,4 +306,5 @@ def contract_feasible(rules, counts, items, distinct_ranks):
     win_mask = np.zeros(MAX_WIN, dtype=np.int64)
     R = np.array([-1, 0, 0], dtype=np.int64)
     used = np.zeros(1, dtype=np.int64)
-    return contract_search(rules, N, W, rows, n, D, A, R, win_mask, 0, used, distinct_ranks)
+    stack = np.zeros(STACK_SIZE, dtype=np.int64)
+    return contract_search(rules, N, W, rows, n, D, A, R, win_mask, 0, used, distinct_ranks, stack)

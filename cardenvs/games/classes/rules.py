@@ -28,7 +28,7 @@ from cardenvs.core.rng import rand_below
 from cardenvs.core.step_driver import bind
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
-from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, contract_search, run_cards_mask
+from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, STACK_SIZE, contract_search, run_cards_mask
 from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, classes_penalty
 
 # --------------------------------------------------------------------------- layout
@@ -212,9 +212,11 @@ def new_match(s):
 # later melds must still come out of the hand. contract_search answers both at once.
 # The searches' scratch arrays, rows of one workspace ``ws`` allocated once per batch call:
 # natural cards, demands (specific cards, any card of a rank, a set's next cards), the
-# melds' natural cards, the ranks of sets taken, the contract's melds left to place
-WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_ITEMS = range(7)
+# melds' natural cards, the ranks of sets taken, the search's stack, the contract's melds
+# left to place
+WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_STACK, WS_ITEMS = range(8)
 WS_ROWS = WS_ITEMS + CONTRACT_ITEMS
+assert STACK_SIZE <= NUM_TYPES  # the search's stack is one row
 # The step's work arrays as one record (see new_workspace): a hand's counts ``H``, changed
 # freely by apply_action and the masks, and the searches' ``rows``
 WORKSPACE_DTYPE = np.dtype([("H", np.int64, (NUM_TYPES,)), ("rows", np.int64, (WS_ROWS, NUM_TYPES))])
@@ -297,7 +299,7 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
                 scr_win[0] = run_cards_mask(rules, key, q0, hi)
                 nwin = 1
             if (has_nat or hi >= q0) and contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R,
-                                                          scr_win, np.int64(nwin), scr_used, distinct):
+                                                          scr_win, np.int64(nwin), scr_used, distinct, ws[WS_STACK]):
                 return True
             hi += 1
             if hi > ACE_HIGH:
@@ -320,7 +322,7 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
                 return False  # a contract's sets have different ranks
             scr_used[0] |= 1 << np.int64(key)
     return contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R, scr_win, np.int64(nwin),
-                           scr_used, distinct)
+                           scr_used, distinct, ws[WS_STACK])
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -407,7 +409,7 @@ def _holds(s, p, H, contract, kind, ws):
         scr_items[0, 1] = FREE_MELD_SIZE
         n = 1
     return contract_search(rules, scr_N, W, scr_items, np.int64(n), ws[WS_D], ws[WS_A], ws[WS_R], ws[WS_WIN], ZERO_I,
-                           ws[WS_USED], contract and not s.same_rank_sets)
+                           ws[WS_USED], contract and not s.same_rank_sets, ws[WS_STACK])
 
 
 # --------------------------------------------------------------------------- legal actions
