@@ -218,8 +218,10 @@ WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_STACK, WS_ITEMS = range(8)
 WS_ROWS = WS_ITEMS + CONTRACT_ITEMS
 assert STACK_SIZE <= NUM_TYPES  # the search's stack is one row
 # The step's work arrays as one record (see new_workspace): a hand's counts ``H``, changed
-# freely by apply_action and the masks, and the searches' ``rows``
-WORKSPACE_DTYPE = np.dtype([("H", np.int64, (NUM_TYPES,)), ("rows", np.int64, (WS_ROWS, NUM_TYPES))])
+# freely by apply_action and the masks, the searches' ``rows``, and a table meld's
+# extensions ``ext`` (the masks' lay-offs)
+WORKSPACE_DTYPE = np.dtype([("H", np.int64, (NUM_TYPES,)), ("rows", np.int64, (WS_ROWS, NUM_TYPES)),
+                            ("ext", np.int64, (16, 2))])
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
@@ -467,9 +469,14 @@ def _mask_build(s, p, H, ws):
 def _layoff_cards(s, p, m, ext, write):
     """Cards of p that extend table meld m (written to the mask when ``write``); returns
     how many ways."""
+    wilds = np.int64(s.hands[p, 4]) + np.int64(s.hands[p, 5]) + np.int64(s.hands[p, 6]) + np.int64(s.hands[p, 7])
+    if s.meld_kind[m] == KIND_SET and wilds == 0:
+        # a set takes a card of its rank (or a 2): none held, none to look for on the table
+        r = np.int64(s.meld_key[m]) * 4
+        if s.hands[p, r] == 0 and s.hands[p, r + 1] == 0 and s.hands[p, r + 2] == 0 and s.hands[p, r + 3] == 0:
+            return 0
     n = T.table_extensions(RULES_BY_SUIT[np.int64(s.run_same_suit)], s, m, ext)
     found = 0
-    wilds = np.int64(s.hands[p, 4]) + np.int64(s.hands[p, 5]) + np.int64(s.hands[p, 6]) + np.int64(s.hands[p, 7])
     for i in range(n):
         c = ext[i, 0]
         if s.hands[p, c] > 0:
@@ -486,7 +493,7 @@ def _layoff_cards(s, p, m, ext, write):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mask_play(s, p, H, ws):
+def _mask_play(s, p, H, ws, ext):
     """Discards; the contract while it is not laid; once it is, new melds and lay-offs."""
     for c in range(NUM_FACES):
         if s.hands[p, c] > 0:
@@ -504,14 +511,13 @@ def _mask_play(s, p, H, ws):
             s.legal[NEW_SET] = 1
         if _holds(s, p, H, FALSE, RUN, ws):
             s.legal[NEW_RUN] = 1
-    ext = np.zeros((16, 2), dtype=np.int64)
     for m in range(s.num_melds):
         if _layoff_cards(s, p, m, ext, FALSE) > 0:
             s.legal[LAYOFF0 + m] = 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mask(s, H, ws):
+def _mask(s, H, ws, ext):
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
     if s.phase == PHASE_OVER:
@@ -524,11 +530,10 @@ def _mask(s, H, ws):
             s.legal[TAKE_DISCARD] = 1
         return
     if s.phase == PHASE_LAYOFF:
-        ext = np.zeros((16, 2), dtype=np.int64)
         _layoff_cards(s, p, np.int64(s.target), ext, TRUE)
         return
     if s.phase == PHASE_PLAY:
-        _mask_play(s, p, H, ws)
+        _mask_play(s, p, H, ws, ext)
     else:
         _mask_build(s, p, H, ws)
 
@@ -867,7 +872,7 @@ def apply_legal_action(s, a, ws):
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def legal_mask(s, ws, trusted):
     """The legal actions of the player to move, into ``s.legal``."""
-    _mask(s, ws.H, ws.rows)
+    _mask(s, ws.H, ws.rows, ws.ext)
 
 
 # The batch step: core's one driver, bound to the hooks above.
