@@ -23,7 +23,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardenvs.core.bits import low_index, popcount
 from cardenvs.rummy.melds import (
+    ACE_HIGH,
     KIND_RUN,
     KIND_SET,
     NUM_FACES,
@@ -166,57 +168,74 @@ def _apply(rules, kind, size, opt, D, A, win_mask, w, sign, used, distinct_ranks
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
-def _window_possible(rules, kind, size, opt, N, W, D):
-    """A quick necessary condition for window ``opt`` of an item, before its demands are
-    added: the cards not yet demanded give it a natural card and cover it with the wild
-    cards. Most windows fail it (a random hand holds few melds)."""
+def _candidates(rules, kind, size, N, W, D):
+    """The windows of an item worth trying, as a bit set over its options (N_OPTIONS =
+    56 bits), before their demands are added: a quick necessary condition, that the cards
+    not yet demanded give the window a natural card and cover it with the wild cards. Most
+    windows fail it (a random hand holds few melds). One pass for all of an item's
+    windows: a run's from each suit's positions still at hand (a bit mask), a set's from
+    each rank's cards."""
+    out = ZERO
     if kind == KIND_SET:
-        r = opt
-        if r >= 13 or is_wild(rules, r * 4):
-            return False
-        have = ZERO
-        for t in range(4):
-            c = r * 4 + t
-            if N[c] > D[c]:
-                have += N[c] - D[c]
-        return have >= 1 and have + W >= size
-    suit = opt // NUM_POS
-    lo = opt % NUM_POS
-    hi = lo + size - 1
-    if hi >= NUM_POS or (suit > 0 and not rules[R_RUN_SUIT]):
-        return False
-    missing = ZERO
-    for q in range(lo, hi + 1):
-        found = False
-        for t in range(4):
-            if t == suit or not rules[R_RUN_SUIT]:
-                c = card_at(t, q)
+        for r in range(13):
+            if is_wild(rules, r * 4):
+                continue
+            have = ZERO
+            for t in range(4):
+                c = r * 4 + t
                 if N[c] > D[c]:
-                    found = True
-                    break
-        if not found:
-            missing += 1
-            if missing > W:
-                return False
-    return missing < size or rules[R_MIN_NATURAL] == 0
+                    have += N[c] - D[c]
+            if have >= 1 and have + W >= size:
+                out |= ONE << np.int64(r)
+        return out
+    one_suit = rules[R_RUN_SUIT] != 0
+    need_nat = rules[R_MIN_NATURAL] != 0
+    # each suit's positions whose natural card is still at hand (an ace at 0 and 13), in
+    # one pass over the cards, 14 bits a suit
+    free = ZERO
+    for c in range(NUM_FACES):
+        if N[c] > D[c]:
+            r = c // 4
+            bits = (ONE | (ONE << np.int64(ACE_HIGH))) if r == 0 else (ONE << np.int64(r))
+            free |= bits << np.int64((c % 4) * 16)
+    if not one_suit:  # mixed suits: one window per lowest position, from any suit's cards
+        free = (free | (free >> np.int64(16)) | (free >> np.int64(32)) | (free >> np.int64(48))) & np.int64(0xFFFF)
+    span = (ONE << size) - ONE
+    for suit in range(4 if one_suit else 1):
+        f = (free >> np.int64(suit * 16)) & np.int64(0xFFFF)
+        for lo in range(NUM_POS - size + 1):
+            missing = size - popcount(f & (span << np.int64(lo)))
+            if missing <= W and (missing < size or not need_nat):
+                out |= ONE << np.int64(suit * NUM_POS + lo)
+    return out
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, distinct_ranks):
+STACK_SIZE = 3 * (CONTRACT_ITEMS + 1)  # contract_search's stack: int64 scratch of at least this length
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, distinct_ranks, stack):
     """Can the natural cards N and ``W`` wild cards give, besides the demands already in
     D, A and R (see :func:`shortfall`; and the ``nwin0`` natural rows already in
     ``win_mask``), one meld for each of
     the first ``nitems`` rows of ``items``? ``used[0]``: ranks of sets already taken
     (with ``distinct_ranks`` a contract's sets have different ranks). D, A, win_mask and
-    used are scratch (restored on return). Depth-first with an explicit stack; identical
+    used are scratch (restored on return), and ``stack`` (STACK_SIZE int64: the caller's,
+    so that the search allocates nothing). Depth-first with an explicit stack; identical
     consecutive items take their windows in increasing order."""
     if shortfall(N, D, A, R) > W:
         return False
     need_nat = rules[R_MIN_NATURAL] > 0
     if nitems == 0:
         return not need_nat or naturals_distinct(N, win_mask, nwin0)
-    opt = np.zeros(CONTRACT_ITEMS + 1, dtype=np.int64)
-    applied = np.zeros(CONTRACT_ITEMS + 1, dtype=np.int64)
+    # per depth: the next option to try, the window applied, the windows possible (the
+    # bit set of _candidates: one pass per depth instead of a call per option)
+    K = CONTRACT_ITEMS + 1
+    opt = stack[0:K]
+    applied = stack[K:2 * K]
+    cand = stack[2 * K:3 * K]
+    opt[0] = 0
+    cand[0] = _candidates(rules, items[0, 0], items[0, 1], N, W, D)
     d = 0
     while True:
         if d == nitems:
@@ -234,11 +253,12 @@ def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, 
                    distinct_ranks)
             continue
         pushed = False
-        while opt[d] < N_OPTIONS:
-            o = opt[d]
-            opt[d] += 1
-            if not _window_possible(rules, items[d, 0], items[d, 1], o, N, W, D):
-                continue
+        while True:
+            left = cand[d] & ~((ONE << opt[d]) - ONE)  # the windows possible from opt[d] on
+            if left == 0:
+                break
+            o = low_index(left)
+            opt[d] = o + 1
             if not _apply(rules, items[d, 0], items[d, 1], o, D, A, win_mask, nwin0 + d, ONE, used, distinct_ranks):
                 continue
             if shortfall(N, D, A, R) > W:
@@ -249,6 +269,7 @@ def contract_search(rules, N, W, items, nitems, D, A, R, win_mask, nwin0, used, 
             if d < nitems:
                 same = items[d, 0] == items[d - 1, 0] and items[d, 1] == items[d - 1, 1]
                 opt[d] = o if same else 0
+                cand[d] = _candidates(rules, items[d, 0], items[d, 1], N, W, D)
             pushed = True
             break
         if pushed:
@@ -285,4 +306,5 @@ def contract_feasible(rules, counts, items, distinct_ranks):
     win_mask = np.zeros(MAX_WIN, dtype=np.int64)
     R = np.array([-1, 0, 0], dtype=np.int64)
     used = np.zeros(1, dtype=np.int64)
-    return contract_search(rules, N, W, rows, n, D, A, R, win_mask, 0, used, distinct_ranks)
+    stack = np.zeros(STACK_SIZE, dtype=np.int64)
+    return contract_search(rules, N, W, rows, n, D, A, R, win_mask, 0, used, distinct_ranks, stack)

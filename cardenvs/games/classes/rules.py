@@ -28,7 +28,7 @@ from cardenvs.core.rng import rand_below
 from cardenvs.core.step_driver import bind
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
-from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, contract_search, run_cards_mask
+from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, STACK_SIZE, contract_search, run_cards_mask
 from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, classes_penalty
 
 # --------------------------------------------------------------------------- layout
@@ -212,12 +212,16 @@ def new_match(s):
 # later melds must still come out of the hand. contract_search answers both at once.
 # The searches' scratch arrays, rows of one workspace ``ws`` allocated once per batch call:
 # natural cards, demands (specific cards, any card of a rank, a set's next cards), the
-# melds' natural cards, the ranks of sets taken, the contract's melds left to place
-WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_ITEMS = range(7)
+# melds' natural cards, the ranks of sets taken, the search's stack, the contract's melds
+# left to place
+WS_N, WS_D, WS_A, WS_R, WS_WIN, WS_USED, WS_STACK, WS_ITEMS = range(8)
 WS_ROWS = WS_ITEMS + CONTRACT_ITEMS
+assert STACK_SIZE <= NUM_TYPES  # the search's stack is one row
 # The step's work arrays as one record (see new_workspace): a hand's counts ``H``, changed
-# freely by apply_action and the masks, and the searches' ``rows``
-WORKSPACE_DTYPE = np.dtype([("H", np.int64, (NUM_TYPES,)), ("rows", np.int64, (WS_ROWS, NUM_TYPES))])
+# freely by apply_action and the masks, the searches' ``rows``, and a table meld's
+# extensions ``ext`` (the masks' lay-offs)
+WORKSPACE_DTYPE = np.dtype([("H", np.int64, (NUM_TYPES,)), ("rows", np.int64, (WS_ROWS, NUM_TYPES)),
+                            ("ext", np.int64, (16, 2))])
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
@@ -297,7 +301,7 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
                 scr_win[0] = run_cards_mask(rules, key, q0, hi)
                 nwin = 1
             if (has_nat or hi >= q0) and contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R,
-                                                          scr_win, np.int64(nwin), scr_used, distinct):
+                                                          scr_win, np.int64(nwin), scr_used, distinct, ws[WS_STACK]):
                 return True
             hi += 1
             if hi > ACE_HIGH:
@@ -320,7 +324,7 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
                 return False  # a contract's sets have different ranks
             scr_used[0] |= 1 << np.int64(key)
     return contract_search(rules, scr_N, W, scr_items, nitems, scr_D, scr_A, scr_R, scr_win, np.int64(nwin),
-                           scr_used, distinct)
+                           scr_used, distinct, ws[WS_STACK])
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -407,7 +411,7 @@ def _holds(s, p, H, contract, kind, ws):
         scr_items[0, 1] = FREE_MELD_SIZE
         n = 1
     return contract_search(rules, scr_N, W, scr_items, np.int64(n), ws[WS_D], ws[WS_A], ws[WS_R], ws[WS_WIN], ZERO_I,
-                           ws[WS_USED], contract and not s.same_rank_sets)
+                           ws[WS_USED], contract and not s.same_rank_sets, ws[WS_STACK])
 
 
 # --------------------------------------------------------------------------- legal actions
@@ -465,9 +469,14 @@ def _mask_build(s, p, H, ws):
 def _layoff_cards(s, p, m, ext, write):
     """Cards of p that extend table meld m (written to the mask when ``write``); returns
     how many ways."""
+    wilds = np.int64(s.hands[p, 4]) + np.int64(s.hands[p, 5]) + np.int64(s.hands[p, 6]) + np.int64(s.hands[p, 7])
+    if s.meld_kind[m] == KIND_SET and wilds == 0:
+        # a set takes a card of its rank (or a 2): none held, none to look for on the table
+        r = np.int64(s.meld_key[m]) * 4
+        if s.hands[p, r] == 0 and s.hands[p, r + 1] == 0 and s.hands[p, r + 2] == 0 and s.hands[p, r + 3] == 0:
+            return 0
     n = T.table_extensions(RULES_BY_SUIT[np.int64(s.run_same_suit)], s, m, ext)
     found = 0
-    wilds = np.int64(s.hands[p, 4]) + np.int64(s.hands[p, 5]) + np.int64(s.hands[p, 6]) + np.int64(s.hands[p, 7])
     for i in range(n):
         c = ext[i, 0]
         if s.hands[p, c] > 0:
@@ -484,7 +493,7 @@ def _layoff_cards(s, p, m, ext, write):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mask_play(s, p, H, ws):
+def _mask_play(s, p, H, ws, ext):
     """Discards; the contract while it is not laid; once it is, new melds and lay-offs."""
     for c in range(NUM_FACES):
         if s.hands[p, c] > 0:
@@ -502,14 +511,13 @@ def _mask_play(s, p, H, ws):
             s.legal[NEW_SET] = 1
         if _holds(s, p, H, FALSE, RUN, ws):
             s.legal[NEW_RUN] = 1
-    ext = np.zeros((16, 2), dtype=np.int64)
     for m in range(s.num_melds):
         if _layoff_cards(s, p, m, ext, FALSE) > 0:
             s.legal[LAYOFF0 + m] = 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _mask(s, H, ws):
+def _mask(s, H, ws, ext):
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
     if s.phase == PHASE_OVER:
@@ -522,11 +530,10 @@ def _mask(s, H, ws):
             s.legal[TAKE_DISCARD] = 1
         return
     if s.phase == PHASE_LAYOFF:
-        ext = np.zeros((16, 2), dtype=np.int64)
         _layoff_cards(s, p, np.int64(s.target), ext, TRUE)
         return
     if s.phase == PHASE_PLAY:
-        _mask_play(s, p, H, ws)
+        _mask_play(s, p, H, ws, ext)
     else:
         _mask_build(s, p, H, ws)
 
@@ -778,14 +785,14 @@ def observe(s, viewer, out):
         out[o + 5] = live and q == s.current
         out[o + 6] = q == s.dealer
         out[o + 7] = min(np.int64(s.round_points[q]), OBS_MAX)
-        k = 0
-        for m in range(s.num_melds):
-            if s.meld_owner[m] == q:
-                k += 1
-        out[o + 8] = k
         q += 1
         if q == P:
             q = 0
+    for m in range(s.num_melds):  # melds laid, per seat: one pass over the table
+        rel = np.int64(s.meld_owner[m]) - np.int64(viewer)
+        if rel < 0:
+            rel += P
+        out[OBS_SEATS + rel * SEAT_FEATURES + 8] += 1
 
 
 # --------------------------------------------------------------------------- unseen cards
@@ -865,7 +872,7 @@ def apply_legal_action(s, a, ws):
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def legal_mask(s, ws, trusted):
     """The legal actions of the player to move, into ``s.legal``."""
-    _mask(s, ws.H, ws.rows)
+    _mask(s, ws.H, ws.rows, ws.ext)
 
 
 # The batch step: core's one driver, bound to the hooks above.
