@@ -24,6 +24,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from cardenvs.core.borrow import keep_alive
 from cardenvs.core.rng import rand_below
 from cardenvs.core.step_driver import bind
 from cardenvs.rummy import melds as M
@@ -839,6 +840,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
             if s.num_melds + _contract_rows(s, q) <= MAX_MELDS and _holds(s, q, H, TRUE, SET, rows):
                 ok[i] = False
                 break
+    keep_alive(work)  # numba frees work after its last use: its record's arrays must not outlive it
     return ok
 
 

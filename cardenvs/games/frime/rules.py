@@ -23,6 +23,7 @@ import sys
 import numpy as np
 from numba import njit
 
+from cardenvs.core.borrow import keep_alive
 from cardenvs.core.cards import JOKER
 from cardenvs.core.protocol import EVENT_REWARD
 from cardenvs.core.rng import rand_below
@@ -873,6 +874,7 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
             if ok[i] and q != seat and s.no_split[q] and s.held[q] > 0:
                 T.hand_of(s, q, ws.H)
                 ok[i] = not _splits(ws.H, FALSE, ws)
+    keep_alive(work)  # numba frees work after its last use: its record's arrays must not outlive it
     return ok
 
 
