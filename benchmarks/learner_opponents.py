@@ -14,26 +14,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import time
+
+from training import learner_rate  # benchmarks/ is the script's folder
 
 GAMES = ["president_v0", "odin_v1", "rami51_v3", "frime_v1", "classes_v2"]
 
 
 def rate(game: str, n: int, opponents: str, seconds: float, players: int = 4) -> float:
-    from cardenvs.core.vector import RandomSampler
-    from cardenvs.integrations.gym import LearnerVecEnv
-
-    env = LearnerVecEnv(game, n, opponents=opponents, seed=0, num_players=players)
-    env.reset()
-    sampler = RandomSampler(0)
-    for _ in range(5):
-        env.step(sampler(env.action_masks()))
-    steps = 0
-    t = time.perf_counter()
-    while time.perf_counter() - t < seconds:
-        env.step(sampler(env.action_masks()))
-        steps += n
-    return steps / (time.perf_counter() - t)
+    return learner_rate(game, players, n, seconds, opponents)  # the training benchmark's loop
 
 
 def main(argv: list[str] | None = None) -> dict:

@@ -65,11 +65,12 @@ def forced_share(game: str, players: int, seconds: float) -> dict:
     return out
 
 
-def learner_rate(game: str, players: int, n: int, seconds: float) -> float:
+def learner_rate(game: str, players: int, n: int, seconds: float, opponents: str = "heuristic") -> float:
+    """LearnerVecEnv's learner decisions per second (a random learner) after 5 warm-up steps."""
     from cardenvs.core.vector import RandomSampler
     from cardenvs.integrations.gym import LearnerVecEnv
 
-    env = LearnerVecEnv(game, n, opponents="heuristic", seed=0, num_players=players)
+    env = LearnerVecEnv(game, n, opponents=opponents, seed=0, num_players=players)
     env.reset()
     sampler = RandomSampler(0)
     for _ in range(5):
