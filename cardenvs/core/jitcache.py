@@ -26,18 +26,34 @@ written by one process at a time.
 A project kernel missing from numba's cache is then looked up among the kernels prebuilt
 for a portable CPU and shipped in the wheel (:mod:`cardenvs.core.prebuilt`), under the same
 stamp, before numba compiles it.
+
+numba names each compiled function's machine code after its module, name, argument types
+and a number counted from 1 in each process (``FunctionIdentity``'s ``uid``); a record
+type's part of the name is also a per-process number (``Record._code``). Two processes
+that compile in the same order (two games trained side by side, or one after the other
+into one cache) thus give a shared kernel compiled for two games' record types the same
+symbol name, ``cardenvs.rummy.table.hand_of[v49](Record<688>, ...)`` in both. Every
+cached caller carries its own copy of such a callee as a weak symbol, and a process that
+loads callers of both from the cache links each call to whichever copy it loaded first:
+the second game then runs the first one's field offsets on its own states (numba issue
+#10486). :func:`install` therefore starts the count of each process (and of each forked
+child) at a random 62-bit number, so that names compiled by two processes never meet,
+and :func:`kernel_stamp` includes :data:`CACHE_FORMAT`, so that cache entries written
+before (with counts from 1) are stale.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
+import secrets
 import types
 from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
-from numba.core import caching
+from numba.core import bytecode, caching
 
 from cardenvs.core import prebuilt
 from cardenvs.core.compile_notice import compile_notice  # its words kept apart: see that module
@@ -72,11 +88,17 @@ def kernel_sources() -> list[Path]:
     return sorted(files, key=_installed_name)
 
 
+#: what else a cache entry's machine code depends on, beside the kernel sources: entries
+#: written under another format are stale ("random-uids": each process's symbol names are
+#: numbered from a random start, :func:`fresh_uids`)
+CACHE_FORMAT = b"cardenvs-cache-format:random-uids-1"
+
+
 @lru_cache(maxsize=1)
 def kernel_stamp() -> str:
-    """sha256 over the installed names and contents of all kernel sources (computed once
-    per process): the same for a checkout and the wheel built from it."""
-    digest = hashlib.sha256()
+    """sha256 over :data:`CACHE_FORMAT` and the installed names and contents of all kernel
+    sources (computed once per process): the same for a checkout and the wheel built from it."""
+    digest = hashlib.sha256(CACHE_FORMAT + b"\0")
     for path in kernel_sources():
         digest.update(_installed_name(path).encode())
         digest.update(b"\0")
@@ -249,10 +271,29 @@ def _load_overload(self, sig, target_context):
     return data
 
 
+class _RandomStartCount(itertools.count):
+    """numba's count of compiled functions, started at a random number (what
+    :func:`install` put there: its mark)."""
+
+
+def fresh_uids() -> None:
+    """Number this process's compiled functions from a random 62-bit start (numba counts
+    from 1): the symbol names of the machine code compiled here then differ from those of
+    any other process, whose cached code this process may load beside its own (see the
+    module's notes). Called by :func:`install`, and again in each child forked after it
+    (a fork would go on with its parent's count)."""
+    bytecode.FunctionIdentity._unique_ids = _RandomStartCount(secrets.randbits(62) + 1)
+
+
 def install() -> None:
     """Put :class:`ProjectCacheLocator` first in numba's locator list, lock the saving of
-    the project's cache entries and look up prebuilt kernels after numba's cache
-    (idempotent)."""
+    the project's cache entries, look up prebuilt kernels after numba's cache and number
+    compiled functions from a random start in this process and its forked children
+    (:func:`fresh_uids`) (idempotent)."""
+    if not isinstance(bytecode.FunctionIdentity._unique_ids, _RandomStartCount):
+        fresh_uids()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=fresh_uids)
     classes = _CACHE_IMPL._locator_classes
     if ProjectCacheLocator not in classes:
         classes.insert(0, ProjectCacheLocator)
