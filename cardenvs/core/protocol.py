@@ -102,6 +102,10 @@ class GameSpec:
     #: None (the same observation) or to a function that turns this version's observation
     #: rows (K, OBS_SIZE) into that version's; the actions are the same
     earlier_versions: dict[str, Any] = field(default_factory=dict)
+    #: game options of its Gymnasium id (``cardenvs/<game>-vN``) over the game's defaults:
+    #: the episode a learner starts from (a single round where a whole match runs to
+    #: hundreds of decisions and pays only at its end); ``gymnasium.make`` keywords override them
+    gym_options: dict[str, Any] = field(default_factory=dict)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # the module does not pickle: a spec travels as its game package's name, whose SPEC

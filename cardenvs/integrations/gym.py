@@ -129,6 +129,17 @@ def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray, states: Callabl
     return check_actions(out, masks.shape[0], "an opponent's actions")
 
 
+def _check_episode_limit(value: Any) -> int | None:
+    """``max_episode_steps``: None or a positive int (never a float or a bool cast)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"max_episode_steps must be None or a positive int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"max_episode_steps must be at least 1, got {value}")
+    return int(value)
+
+
 def _check_learner_seat(seat: int | None, num_players: int) -> int | None:
     if seat is None:
         return None
@@ -331,6 +342,11 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     The compiled random and heuristic agents (those whose ``compiled_policy()`` is not
     None) play whole turns in compiled code; a table that mixes them with callables stops
     the compiled loop in each round where a callable is to move.
+
+    ``max_episode_steps`` (what ``gymnasium.make_vec`` passes from an id's time limit)
+    truncates a match at that many learner decisions, as Gymnasium's ``TimeLimit`` does
+    for one env: ``truncated`` is true and the match restarts in the same step; its
+    ``final_info`` has the ``return`` so far and the ``win_share`` of the scores so far.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -346,9 +362,11 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         auto_play_forced: bool = True,
         illegal_action: str = "penalty",
         compiled_opponents: bool = True,
+        max_episode_steps: int | None = None,
         **options: Any,
     ):
         spec = get_spec(game)
+        self.max_episode_steps = _check_episode_limit(max_episode_steps)
         self.spec_game = spec
         self._core = VecEnv(spec, num_envs, seed=seed, auto_reset=False, illegal_action=illegal_action,
                             auto_play_forced=auto_play_forced, **options)
@@ -384,6 +402,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self._seat_rng = np.random.default_rng(seed)
         self._reset_rng = np.random.default_rng([self._seed, 2])  # seeds of later unseeded resets
         self._pending = np.zeros(n, dtype=np.float32)  # learner rewards before its first decision
+        self._decisions = np.zeros(n, dtype=np.int64)  # the learner's decisions in each match so far
         self._started = False
         #: matches the opponents ended before the learner's first decision (dealt again)
         self.matches_without_learner = 0
@@ -436,12 +455,13 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     def _snapshot(self) -> tuple[Any, ...]:
         return (self._core.states.copy(), self._obs.copy(), self._masks.copy(), self._current.copy(),
                 self._over.copy(), self.seats.copy(), self._returns.copy(), self._pending.copy(),
-                self._seat_rng.bit_generator.state, self.matches_without_learner)  # (a new dict each read)
+                self._seat_rng.bit_generator.state, self.matches_without_learner,
+                self._decisions.copy())  # (a new dict each read)
 
     def _restore(self, snapshot: tuple[Any, ...]) -> None:
         (self._core.states[:], self._obs[:], self._masks[:], self._current[:], self._over[:], self.seats[:],
          self._returns[:], self._pending[:], self._seat_rng.bit_generator.state,
-         self.matches_without_learner) = snapshot
+         self.matches_without_learner, self._decisions[:]) = snapshot
 
     def _step(self, a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         rewards = self._pending.copy()  # what reached the learner before its first decision
@@ -449,14 +469,18 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self._actions[:] = a
         self._kernel_step(rewards)
         self._play_opponents(rewards)
+        self._decisions += 1
         ended = self._over.copy()
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        if self.max_episode_steps is not None:  # Gymnasium's TimeLimit, for the vector env
+            truncated |= ~ended & (self._decisions >= self.max_episode_steps)
+            ended |= truncated
         infos: dict[str, Any] = {}
         if ended.any():
             rows = np.flatnonzero(ended)
             terminated[rows] = self.core_states["terminated"][rows]
-            truncated[rows] = self.core_states["truncated"][rows] & ~terminated[rows]
+            truncated[rows] |= self.core_states["truncated"][rows] & ~terminated[rows]
             infos.update(self._final_infos(rows))
             self._start_matches(rows)
         infos["action_mask"] = self._masks.copy()
@@ -635,6 +659,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         self._over[rows] = (self._events[rows] & (EVENT_TERMINATED | EVENT_TRUNCATED)) != 0
         self._returns[rows] = self._rewards[rows, : self.num_players]
         self._pending[rows] = self._rewards[rows, self.seats[rows]]
+        self._decisions[rows] = 0
 
     def _observations(self) -> np.ndarray:
         return _scale(self._obs, self._low, self._high) if self.scale_observations else self._obs.copy()
@@ -667,10 +692,25 @@ def gym_id(env_id: str) -> str:
     return f"cardenvs/{name}-v{version}"
 
 
+#: learner decisions after which ``gymnasium.make``'s TimeLimit truncates an episode: far
+#: above every id's default episode (a random learner's longest in 200: 188 in President,
+#: under 170 elsewhere), so it only cuts a whole match asked for where one can run to
+#: thousands of decisions (Classes, Rami 51); ``gymnasium.make(id, max_episode_steps=N)`` sets another
+MAX_EPISODE_STEPS = 5000
+
+
+def id_defaults(env_id: str) -> dict[str, Any]:
+    """The keyword arguments a Gymnasium id passes to its env before the user's own: scaled
+    observations (a network's input) and the game's ``gym_options`` (its episode)."""
+    return {"game": env_id, "scale_observations": True, **GAMES[env_id].gym_options}
+
+
 def register_envs() -> None:
     """Register ``cardenvs/<game>-v<N>`` (SingleAgentEnv) and its vector entry point
     (LearnerVecEnv, for ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``)
-    for every game; keyword arguments of ``gymnasium.make`` go to the env."""
+    for every game, with the defaults of :func:`id_defaults` and a time limit of
+    MAX_EPISODE_STEPS learner decisions; keyword arguments of ``gymnasium.make`` go to the
+    env over them."""
     for env_id in GAMES:
         gid = gym_id(env_id)
         if gid in gymnasium.registry:
@@ -679,9 +719,10 @@ def register_envs() -> None:
             gid,
             entry_point="cardenvs.integrations.gym:SingleAgentEnv",
             vector_entry_point="cardenvs.integrations.gym:LearnerVecEnv",
-            kwargs={"game": env_id},
+            kwargs=id_defaults(env_id),
+            max_episode_steps=MAX_EPISODE_STEPS,
             disable_env_checker=False,
         )
 
 
-__all__ = ["LearnerVecEnv", "SingleAgentEnv", "gym_id", "register_envs"]
+__all__ = ["MAX_EPISODE_STEPS", "LearnerVecEnv", "SingleAgentEnv", "gym_id", "id_defaults", "register_envs"]

@@ -8,7 +8,7 @@ from gymnasium.utils.env_checker import check_env
 
 import cardenvs
 from cardenvs.core.vector import RandomSampler
-from cardenvs.integrations.gym import LearnerVecEnv, SingleAgentEnv, gym_id
+from cardenvs.integrations.gym import MAX_EPISODE_STEPS, LearnerVecEnv, SingleAgentEnv, gym_id
 
 GAMES = [spec.env_id for spec in cardenvs.list_games()]
 SHORT = {"president_v0": {"single_round": True}, "odin_v1": {"single_round": True},
@@ -25,6 +25,69 @@ def test_registered_id_passes_gymnasium_checker(name):
     obs, info = scaled.reset(seed=0)
     assert obs.dtype == np.float32 and 0.0 <= obs.min() and obs.max() <= 1.0
     assert info["action_mask"].dtype == np.bool_ and info["action_mask"].sum() >= 2
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_registered_id_defaults_make_an_env_a_network_can_learn_from(name):
+    """An id out of the box: observations scaled to [0, 1], a time limit, and a single round
+    for the games whose whole match runs to hundreds of decisions; make's keywords win."""
+    env = gym.make(gym_id(name))
+    assert env.spec.max_episode_steps == MAX_EPISODE_STEPS
+    assert env.unwrapped.scale_observations is True
+    assert env.observation_space.dtype == np.float32
+    single = cardenvs.get_spec(name).name in ("rami51", "frime", "classes")
+    assert env.unwrapped._env._template["single_round"][0] == single
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=3)
+    steps, done = 0, False
+    while not done:
+        assert env.observation_space.contains(obs)
+        obs, _, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        steps += 1
+        done = terminated or truncated
+    assert terminated and steps < 1000  # a random learner's episode ends well inside the limit
+    raw = gym.make(gym_id(name), scale_observations=False, single_round=False, max_episode_steps=7)
+    assert raw.spec.max_episode_steps == 7 and raw.unwrapped.scale_observations is False
+    assert raw.unwrapped._env._template["single_round"][0] == 0
+    vec = gym.make_vec(gym_id(name), num_envs=2, vectorization_mode="vector_entry_point")
+    assert vec.scale_observations is True
+    vec.close()
+
+
+def test_learner_vec_env_time_limit_truncates_at_that_many_decisions():
+    env = LearnerVecEnv("odin_v1", 16, opponents="random", max_episode_steps=3)
+    obs, info = env.reset(seed=1)
+    mask = info["action_mask"]
+    rng = np.random.default_rng(0)
+    lengths = np.zeros(16, np.int64)
+    ended = []
+    for _ in range(12):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in mask])
+        obs, rewards, terminated, truncated, info = env.step(acts)
+        mask = info["action_mask"]
+        lengths += 1
+        assert not (terminated & truncated).any()
+        over = terminated | truncated
+        ended += list(lengths[over])
+        assert (lengths[truncated] == 3).all() and (lengths <= 3).all()
+        if over.any():
+            assert (info["_final_info"] == over).all() and (info["final_info"]["_return"] == over).all()
+        lengths[over] = 0
+    assert ended and set(ended) <= {1, 2, 3} and 3 in ended
+    for bad, error in ((0, ValueError), (2.0, TypeError), (True, TypeError), ("5", TypeError)):
+        with pytest.raises(error, match="max_episode_steps"):
+            LearnerVecEnv("odin_v1", 2, max_episode_steps=bad)
+
+
+def test_every_registered_id_is_in_the_docs():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    ids = [gid for gid in gym.registry if gid.startswith("cardenvs/")]
+    assert len(ids) == len(GAMES)
+    for page in ("docs/envs.md", "README.md"):
+        text = (root / page).read_text()
+        assert [gid for gid in ids if f"`{gid}`" not in text] == [], page
 
 
 def _episode(env, seed, rng):

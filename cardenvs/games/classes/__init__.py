@@ -24,6 +24,7 @@ from cardenvs.rummy import narration  # the rummies' events, shared
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(
+    gym_options={"single_round": True},
     name="classes", env_id="classes_v2",
     earlier_versions={"classes_v0": None, "classes_v1": None}, module=sys.modules[__name__],
     min_players=2, max_players=6, default_players=4, doc="docs/games/classes.md", score_sense="lower",

@@ -23,6 +23,7 @@ from cardenvs.games.frime.text import (
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(
+    gym_options={"single_round": True},
     name="frime", env_id="frime_v1", earlier_versions={"frime_v0": None}, module=sys.modules[__name__],
     min_players=4, max_players=6, default_players=4, doc="docs/games/frime.md", score_sense="lower",
     title="Frime",

@@ -24,6 +24,7 @@ from cardenvs.rummy import narration  # the rummies' events, shared
 
 # the registry entry (the game's name, env id, players and how its match score reads)
 SPEC = GameSpec(
+    gym_options={"single_round": True},
     name="rami51", env_id="rami51_v3", earlier_versions={"rami51_v1": None, "rami51_v2": None},
     module=sys.modules[__name__],
     min_players=2, max_players=6, default_players=2, doc="docs/games/rami51.md", score_sense="lower",
