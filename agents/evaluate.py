@@ -14,7 +14,7 @@ import numpy as np
 
 from cardenvs.agents.base import Agent, one_blas_thread
 from cardenvs.core.match_record import MatchRecord
-from cardenvs.core.outcome import win_shares
+from cardenvs.core.outcome import wilson_interval, win_shares
 from cardenvs.core.protocol import GameSpec, env_records
 from cardenvs.core.rng import batch_seeds
 from cardenvs.core.vector import VecEnv
@@ -55,19 +55,10 @@ class SlotResult:
 
     @property
     def interval95(self) -> tuple[float, float]:
-        """The 95 % Wilson score interval of ``win_rate`` (low, high): within [0, 1] and of
-        a width that means something at 0 % and 100 %, where the normal approximation
-        (``ci95``) shrinks to nothing. Shared wins (a share of 0.5) vary less than a win or
-        a loss, so the binomial variance it assumes makes it a little wide, never narrow.
-        (nan, nan) without a finished match."""
-        n = self.finished
-        if n < 1:
-            return float("nan"), float("nan")
-        z2 = 1.96**2
-        p = min(max(self.win_rate, 0.0), 1.0)
-        center = (p + z2 / (2 * n)) / (1 + z2 / n)
-        half = 1.96 / (1 + z2 / n) * float(np.sqrt(p * (1 - p) / n + z2 / (4 * n * n)))
-        return max(0.0, center - half), min(1.0, center + half)
+        """The 95 % Wilson score interval of ``win_rate`` (low, high): within [0, 1] and
+        meaningful at 0 % and 100 %, where ``ci95`` shrinks to nothing
+        (:func:`cardenvs.core.outcome.wilson_interval`); (nan, nan) without a finished match."""
+        return wilson_interval(self.win_rate, self.finished)
 
 
 def evaluate(

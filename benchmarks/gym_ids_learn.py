@@ -31,6 +31,7 @@ import gymnasium as gym  # noqa: E402
 import numpy as np  # noqa: E402
 
 import cardenvs  # noqa: E402,F401  (registers the ids)
+from cardenvs.core.outcome import wilson_interval  # noqa: E402
 from cardenvs.core.registry import GAMES  # noqa: E402
 from cardenvs.integrations.gym import gym_id  # noqa: E402
 
@@ -53,9 +54,9 @@ def win_share(env_id: str, kwargs: dict, choose, episodes: int) -> tuple[float, 
 
 
 def main() -> None:
+    import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.env_util import make_vec_env
-    import torch
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", nargs="*", default=None, help="game names (default: every game)")
@@ -81,17 +82,22 @@ def main() -> None:
         model.learn(total_timesteps=args.steps)
         train_s = time.perf_counter() - t0
         rng = np.random.default_rng(args.seed)
-        trained, length = win_share(env_id, extra, lambda o, m: int(model.predict(o, action_masks=m,
-                                                                                 deterministic=True)[0]),
-                                    args.episodes)
-        random_play, _ = win_share(env_id, extra, lambda o, m: int(rng.choice(np.flatnonzero(m))), args.episodes)
-        half = 1.96 * np.sqrt(max(trained * (1 - trained), 1e-9) / args.episodes)
+
+        def greedy(o, m, model=model):
+            return int(model.predict(o, action_masks=m, deterministic=True)[0])
+
+        def uniform(o, m, rng=rng):
+            return int(rng.choice(np.flatnonzero(m)))
+
+        trained, length = win_share(env_id, extra, greedy, args.episodes)
+        random_play, _ = win_share(env_id, extra, uniform, args.episodes)
+        low, high = wilson_interval(trained, args.episodes)
         row = {"id": env_id, "defaults": defaults, "overrides": extra, "steps": args.steps,
                "train_seconds": round(train_s, 1), "episodes": args.episodes, "episode_decisions": round(length, 1),
-               "policy_win_share": round(trained, 4), "policy_ci95": round(float(half), 4),
+               "policy_win_share": round(trained, 4), "policy_ci95": [round(low, 4), round(high, 4)],
                "random_win_share": round(random_play, 4), "gain": round(trained - random_play, 4), "seed": args.seed,
                "max_episode_steps": gym.spec(env_id).max_episode_steps}
-        print(f"{env_id}: {args.steps:,} steps in {train_s:.0f} s; policy {trained:.1%} +- {half:.1%}, "
+        print(f"{env_id}: {args.steps:,} steps in {train_s:.0f} s; policy {trained:.1%} [{low:.1%}, {high:.1%}], "
               f"random {random_play:.1%}: gain {trained - random_play:+.1%} ({length:.0f} decisions an episode)",
               flush=True)
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,10 @@
 `MultiAgentCardEnv` gives the player to move `{"observations", "action_mask"}`, the keys
 of RLlib's `ActionMaskingTorchRLModule`; forced moves are played inside the step. The
 script builds the PPO config of `action_masking_ppo_config`, trains, and asserts that each
-iteration sampled env steps and that RLlib's own multi-agent env checks pass.
+iteration sampled env steps and that RLlib's own multi-agent env checks pass. After each
+iteration it measures the shared policy's greedy play in one seat against three random
+players (`win_share_against`): in a zero-sum game RLlib's `episode_return_mean`, the sum
+over the seats, is 0 whatever the policy has learnt.
 Needs RLlib (`pip install "cardenvs[rllib]"`, which moves gymnasium to 1.2.2).
 """
 
@@ -15,7 +18,7 @@ import argparse
 import ray
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-from cardenvs.integrations.rllib import MultiAgentCardEnv, action_masking_ppo_config
+from cardenvs.integrations.rllib import MultiAgentCardEnv, action_masking_ppo_config, win_share_against
 
 parser = argparse.ArgumentParser()
 parser.add_argument("--short", action="store_true", help="one small iteration, for CI")
@@ -32,8 +35,11 @@ try:
     for i in range(iterations):
         result = algo.train()
         steps = result["env_runners"]["num_env_steps_sampled"]
-        print(f"iteration {i + 1}: {steps} env steps sampled")
-        assert steps > 0
+        share, half = win_share_against(algo.get_module("shared"), "president", "random",
+                                        matches=50 if args.short else 400, num_players=4)
+        print(f"iteration {i + 1}: {steps} env steps sampled; greedy policy against 3 random players: "
+              f"{share:.1%} of the wins (+- {half:.1%}; a random player: about 25 %)")
+        assert steps > 0 and 0.0 <= share <= 1.0
     algo.stop()
 finally:
     ray.shutdown()

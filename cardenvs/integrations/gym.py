@@ -130,13 +130,14 @@ def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray, states: Callabl
 
 
 def _check_episode_limit(value: Any) -> int | None:
-    """``max_episode_steps``: None or a positive int (never a float or a bool cast)."""
-    if value is None:
+    """``max_episode_steps``: None or -1 (no limit, as ``gymnasium.make`` reads -1) or a
+    positive int (never a float or a bool cast)."""
+    if value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == -1):
         return None
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"max_episode_steps must be None or a positive int, got {value!r}")
+        raise TypeError(f"max_episode_steps must be None, -1 or a positive int, got {value!r}")
     if value < 1:
-        raise ValueError(f"max_episode_steps must be at least 1, got {value}")
+        raise ValueError(f"max_episode_steps must be at least 1 (or -1: no limit), got {value}")
     return int(value)
 
 

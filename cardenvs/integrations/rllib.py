@@ -22,6 +22,12 @@ its last reward and observation, with ``terminateds`` (or ``truncateds`` for a m
 by ``max_steps``) true for all. Agents are ``player_0 ... player_{n-1}``.
 
 ``register(name)`` registers the env with Ray's registry for ``config.environment(name)``.
+
+What to watch while training: the match rewards of a zero-sum game add up to 0 over the
+seats, so RLlib's ``episode_return_mean`` (their sum) stays at 0 whatever is learnt, and
+with one policy in every seat each seat's own mean is about 0 too.
+:func:`win_share_against` measures the learnt module against fixed players instead: its
+greedy choices in one seat, random or heuristic players in the others.
 """
 
 from __future__ import annotations
@@ -34,6 +40,7 @@ import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from cardenvs import make_raw
+from cardenvs.core.outcome import wilson_interval
 from cardenvs.core.protocol import check_action, check_flag, check_reset_options
 from cardenvs.core.registry import get_spec
 from cardenvs.integrations.gym import _scale
@@ -154,3 +161,43 @@ def action_masking_ppo_config(game: str, env_runners: int = 2, **env_config: Any
         }))
         .env_runners(num_env_runners=env_runners, num_envs_per_env_runner=1)
     )
+
+
+def greedy_actions(module: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The action-masking module's most likely legal action for each row of scaled
+    ``observations`` (K, OBS_SIZE) with bool ``masks`` (K, NUM_ACTIONS)."""
+    import torch
+
+    batch = {"obs": {"observations": torch.as_tensor(observations, dtype=torch.float32),
+                     "action_mask": torch.as_tensor(masks, dtype=torch.float32)}}
+    with torch.no_grad():
+        logits = module.forward_inference(batch)["action_dist_inputs"].numpy().copy()
+    logits[~masks] = -np.inf
+    return logits.argmax(axis=1)
+
+
+def win_share_against(module: Any, game: str, opponents: str = "random", matches: int = 200, seed: int = 0,
+                      **options: Any) -> tuple[float, float]:
+    """The module's share of the wins (a tie's win shared) over ``matches`` matches of
+    ``game``, its greedy action in one seat (drawn per match), ``opponents`` in the others,
+    the env config's game ``options`` (``num_players`` ...); returns the share and its 95 %
+    Wilson half-width. The module reads observations scaled to [0, 1], as the env gives
+    them by default. ``module``: ``algo.get_module("shared")`` for the config of
+    :func:`action_masking_ppo_config`."""
+    from cardenvs.integrations.gym import LearnerVecEnv
+
+    if isinstance(matches, bool) or not isinstance(matches, (int, np.integer)) or matches < 1:
+        raise ValueError(f"matches must be a positive int, got {matches!r}")
+    options = {k: v for k, v in options.items() if k not in ("seed", "illegal_action", "auto_play_forced")}
+    options.pop("scale_observations", None)
+    env = LearnerVecEnv(get_spec(game).env_id, int(matches), opponents=opponents, seed=seed, scale_observations=True,
+                        illegal_action="raise", **options)
+    obs, info = env.reset(seed=seed)
+    shares = np.full(int(matches), np.nan)
+    while np.isnan(shares).any():
+        obs, _, terminated, truncated, info = env.step(greedy_actions(module, obs, info["action_mask"]))
+        ended = (terminated | truncated) & np.isnan(shares)
+        if ended.any():
+            shares[ended] = info["final_info"]["win_share"][ended]
+    low, high = wilson_interval(float(shares.mean()), int(matches))
+    return float(shares.mean()), (high - low) / 2

@@ -74,7 +74,8 @@ def test_learner_vec_env_time_limit_truncates_at_that_many_decisions():
             assert (info["_final_info"] == over).all() and (info["final_info"]["_return"] == over).all()
         lengths[over] = 0
     assert ended and set(ended) <= {1, 2, 3} and 3 in ended
-    for bad, error in ((0, ValueError), (2.0, TypeError), (True, TypeError), ("5", TypeError)):
+    assert LearnerVecEnv("odin_v1", 2, max_episode_steps=-1).max_episode_steps is None
+    for bad, error in ((0, ValueError), (-2, ValueError), (2.0, TypeError), (True, TypeError), ("5", TypeError)):
         with pytest.raises(error, match="max_episode_steps"):
             LearnerVecEnv("odin_v1", 2, max_episode_steps=bad)
 

@@ -13,7 +13,12 @@ import ray  # noqa: E402
 from ray.rllib.utils.pre_checks.env import check_multiagent_environments  # noqa: E402
 
 from cardenvs import list_games  # noqa: E402
-from cardenvs.integrations.rllib import MultiAgentCardEnv, action_masking_ppo_config  # noqa: E402
+from cardenvs.integrations.rllib import (  # noqa: E402
+    MultiAgentCardEnv,
+    action_masking_ppo_config,
+    greedy_actions,
+    win_share_against,
+)
 
 
 @pytest.mark.parametrize("game", [spec.name for spec in list_games()])
@@ -62,7 +67,33 @@ def test_rllib_ppo_with_action_masking_trains_an_iteration():
             train_batch_size_per_learner=400, minibatch_size=100, num_epochs=1)
         algo = config.build_algo()
         result = algo.train()
+        module = algo.get_module("shared")
+        share, half = win_share_against(module, "president", "random", matches=40, num_players=4)
         algo.stop()
         assert result["env_runners"]["num_env_steps_sampled"] >= 400
+        assert 0.0 <= share <= 1.0 and 0.0 < half < 0.5
     finally:
         ray.shutdown()
+
+
+class _PreferHighest:
+    """A stand-in for an RLlib module: prefers the highest action index, masks applied by
+    the caller."""
+
+    def forward_inference(self, batch):
+        import torch
+
+        obs = batch["obs"]["observations"]
+        return {"action_dist_inputs": torch.arange(batch["obs"]["action_mask"].shape[1], dtype=torch.float32)
+                .repeat(obs.shape[0], 1)}
+
+
+def test_greedy_actions_keep_to_the_mask_and_win_share_is_measured_against_fixed_players():
+    masks = np.array([[True, False, True, False], [False, True, False, False]])
+    assert greedy_actions(_PreferHighest(), np.zeros((2, 5), np.float32), masks).tolist() == [2, 1]
+    share, half = win_share_against(_PreferHighest(), "odin", "random", matches=30, seed=4, num_players=3)
+    again = win_share_against(_PreferHighest(), "odin", "random", matches=30, seed=4, num_players=3)
+    assert (share, half) == again and 0.0 <= share <= 1.0 and half > 0.0
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="matches"):
+            win_share_against(_PreferHighest(), "odin", matches=bad)
