@@ -81,10 +81,10 @@ PPO_DESCRIPTION = (
     "self-play, heuristic opponents and a pool of past snapshots. Writes metrics.csv, eval.csv, curve.png, "
     "checkpoint.pt and policy.npz into the output folder."
 )
-SEARCH_HELP = "a rollout search labels positions, a residual policy learns them (odin, rami51)"
+SEARCH_HELP = "a rollout search labels positions, a residual policy learns them (every game)"
 SEARCH_DESCRIPTION = (
     "A rollout search over the heuristic labels positions and a residual policy learns its "
-    "action values, for games that can deal their unseen cards anew (odin, rami51). Writes policy.npz "
+    "action values (every game: each can deal the cards a seat cannot see anew). Writes policy.npz "
     "(play it as ppo:PATH), fit.csv, margin.csv, eval.csv, summary.json and config.json."
 )
 SCORER_HELP = "Rami 51: a card scorer fitted to exact rollouts"
