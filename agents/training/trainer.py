@@ -176,6 +176,7 @@ def evaluate_greedy(spec: Any, policy: Any, options: dict[str, Any], matches: in
         res = evaluate(spec, [me, *others], matches, seed=seed, options=opts)
         out[f"vs_{name}"] = res[0].win_rate
         out[f"vs_{name}_ci"] = res[0].ci95
+        out[f"vs_{name}_low"], out[f"vs_{name}_high"] = res[0].interval95  # Wilson: right at 0 % and 100 % too
         out[f"vs_{name}_truncated"] = res[0].truncated
     return out
 
@@ -195,10 +196,16 @@ def pyplot_or_none(err: TextIO, figures: str) -> Any:
 
 
 def share_text(res: dict[str, float], name: str, players: int) -> str:
-    """An evaluation's win share against ``name`` players, as text."""
+    """An evaluation's win share against ``name`` players, as text: with its 95 % Wilson
+    interval (which ``± 0.0 %`` at 0 % or 100 % would not be), or ``±`` the normal
+    approximation's half-width for results that carry only that."""
     trunc = res.get(f"vs_{name}_truncated", 0)
-    return (f"vs {players - 1} {name} {res[f'vs_{name}']:.1%} ± {res[f'vs_{name}_ci']:.1%}"
-            + (f" ({trunc} truncated)" if trunc else ""))
+    share = res[f"vs_{name}"]
+    if f"vs_{name}_low" in res:
+        spread = f"[{res[f'vs_{name}_low']:.1%}, {res[f'vs_{name}_high']:.1%}]"
+    else:
+        spread = f"± {res[f'vs_{name}_ci']:.1%}"
+    return f"vs {players - 1} {name} {share:.1%} {spread}" + (f" ({trunc} truncated)" if trunc else "")
 
 
 def check_new_folder(folder: str | os.PathLike) -> None:

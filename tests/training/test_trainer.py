@@ -182,11 +182,20 @@ def test_the_runs_evaluation_cuts_endless_matches_short(tmp_path, monkeypatch):
     trainer = Trainer(tiny(tmp_path / "cap", single_round=False), out=io.StringIO(), err=io.StringIO())
     out = trainer.evaluate(8)
     assert out["vs_heuristic_truncated"] == out["vs_random_truncated"] == 8
+    assert all(np.isnan(out[f"vs_{k}_{end}"]) for k in ("heuristic", "random") for end in ("low", "high"))
     # a cap the run sets itself stays, 0 (no cap) included
     trainer = Trainer(tiny(tmp_path / "own", single_round=False, options={"max_steps": 0}),
                       out=io.StringIO(), err=io.StringIO())
     out = trainer.evaluate(8)
     assert out["vs_heuristic_truncated"] == out["vs_random_truncated"] == 0
+
+
+def test_a_runs_evaluation_reports_a_wilson_interval_also_at_100_percent():
+    from cardenvs.agents.training.trainer import share_text
+
+    full = {"vs_random": 1.0, "vs_random_ci": 0.0, "vs_random_low": 0.9964, "vs_random_high": 1.0}
+    assert share_text(full, "random", 4) == "vs 3 random 100.0% [99.6%, 100.0%]"
+    assert share_text({"vs_random": 0.5, "vs_random_ci": 0.031}, "random", 2) == "vs 1 random 50.0% ± 3.1%"
 
 
 def test_cli_eval_reports_shares_intervals_and_the_score_sense():
