@@ -35,11 +35,12 @@ try:
     for i in range(iterations):
         result = algo.train()
         steps = result["env_runners"]["num_env_steps_sampled"]
-        share, half = win_share_against(algo.get_module("shared"), "president", "random",
-                                        matches=50 if args.short else 400, num_players=4)
+        measured = win_share_against(algo.get_module("shared"), "president", "random",
+                                     matches=50 if args.short else 400, num_players=4)
         print(f"iteration {i + 1}: {steps} env steps sampled; greedy policy against 3 random players: "
-              f"{share:.1%} of the wins (+- {half:.1%}; a random player: about 25 %)")
-        assert steps > 0 and 0.0 <= share <= 1.0
+              f"{measured.share:.1%} of the wins [{measured.low:.1%}, {measured.high:.1%}] (a random player: "
+              f"about 25 %)")
+        assert steps > 0 and 0.0 <= measured.share <= 1.0
     algo.stop()
 finally:
     ray.shutdown()

@@ -347,7 +347,8 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     ``max_episode_steps`` (what ``gymnasium.make_vec`` passes from an id's time limit)
     truncates a match at that many learner decisions, as Gymnasium's ``TimeLimit`` does
     for one env: ``truncated`` is true and the match restarts in the same step; its
-    ``final_info`` has the ``return`` so far and the ``win_share`` of the scores so far.
+    ``final_info`` has the ``return`` so far and no ``win_share`` (NaN, ``_win_share``
+    false: the match has no outcome). None or -1: no limit.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP}
@@ -474,15 +475,17 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         ended = self._over.copy()
         terminated = np.zeros(self.num_envs, dtype=np.bool_)
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
+        cut = np.zeros(self.num_envs, dtype=np.bool_)  # by the time limit: the match itself goes on
         if self.max_episode_steps is not None:  # Gymnasium's TimeLimit, for the vector env
-            truncated |= ~ended & (self._decisions >= self.max_episode_steps)
-            ended |= truncated
+            cut = ~ended & (self._decisions >= self.max_episode_steps)
+            truncated |= cut
+            ended |= cut
         infos: dict[str, Any] = {}
         if ended.any():
             rows = np.flatnonzero(ended)
             terminated[rows] = self.core_states["terminated"][rows]
             truncated[rows] |= self.core_states["truncated"][rows] & ~terminated[rows]
-            infos.update(self._final_infos(rows))
+            infos.update(self._final_infos(rows, cut[rows]))
             self._start_matches(rows)
         infos["action_mask"] = self._masks.copy()
         infos["seat"] = self.seats.copy()
@@ -665,7 +668,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
     def _observations(self) -> np.ndarray:
         return _scale(self._obs, self._low, self._high) if self.scale_observations else self._obs.copy()
 
-    def _final_infos(self, rows: np.ndarray) -> dict[str, Any]:
+    def _final_infos(self, rows: np.ndarray, cut: np.ndarray) -> dict[str, Any]:
         n = self.num_envs
         view = np.empty((rows.size, self.game.OBS_SIZE), dtype=self.game.OBS_DTYPE)
         self.game.observe_batch(self._core.states[rows], self.seats[rows], view)
@@ -679,9 +682,13 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         shares = np.zeros(n)
         returns = self._returns[rows]
         shares[rows] = win_shares(returns)[np.arange(rows.size), self.seats[rows]]
+        # a match cut by the time limit has no outcome: no win share (as TimeLimit gives none)
+        shares[rows[cut]] = np.nan
+        share_mask = mask.copy()
+        share_mask[rows[cut]] = False
         ret = np.zeros(n)
         ret[rows] = returns[np.arange(rows.size), self.seats[rows]]
-        final_info = {"win_share": shares, "_win_share": mask.copy(), "return": ret, "_return": mask.copy(),
+        final_info = {"win_share": shares, "_win_share": share_mask, "return": ret, "_return": mask.copy(),
                       "seat": self.seats.copy(), "_seat": mask.copy()}
         return {"final_obs": final_obs, "_final_obs": mask, "final_info": final_info, "_final_info": mask.copy()}
 

@@ -33,7 +33,7 @@ greedy choices in one seat, random or heuristic players in the others.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from typing import Any, NamedTuple
 
 import gymnasium as gym
 import numpy as np
@@ -163,41 +163,76 @@ def action_masking_ppo_config(game: str, env_runners: int = 2, **env_config: Any
     )
 
 
+#: decisions after which ``win_share_against`` cuts a match short (counted as truncated, left
+#: out of the share): an untrained policy among random players can void rummy rounds for long
+EVAL_MAX_STEPS = 25_000
+
+
+class WinShare(NamedTuple):
+    """A measured win share: over the ``finished`` matches, with its 95 % Wilson interval
+    (low, high), and the matches cut short by ``EVAL_MAX_STEPS`` (left out of it)."""
+
+    share: float
+    low: float
+    high: float
+    finished: int
+    truncated: int
+
+
 def greedy_actions(module: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The action-masking module's most likely legal action for each row of scaled
-    ``observations`` (K, OBS_SIZE) with bool ``masks`` (K, NUM_ACTIONS)."""
+    """The action-masking module's most likely legal action for each row of
+    ``observations`` (K, OBS_SIZE; as the env gives them) and ``masks`` (K, NUM_ACTIONS,
+    bool). The module's own forward pass, on its device; env-to-module connectors of a
+    config (a mean-std filter ...) are not applied."""
     import torch
 
-    batch = {"obs": {"observations": torch.as_tensor(observations, dtype=torch.float32),
-                     "action_mask": torch.as_tensor(masks, dtype=torch.float32)}}
+    masks = np.asarray(masks, dtype=np.bool_)
+    device = next(iter(module.parameters()), torch.zeros(())).device if hasattr(module, "parameters") else "cpu"
+    batch = {"obs": {"observations": torch.as_tensor(observations, dtype=torch.float32, device=device),
+                     "action_mask": torch.as_tensor(masks, dtype=torch.float32, device=device)}}
     with torch.no_grad():
-        logits = module.forward_inference(batch)["action_dist_inputs"].numpy().copy()
+        logits = module.forward_inference(batch)["action_dist_inputs"].cpu().numpy().copy()
     logits[~masks] = -np.inf
     return logits.argmax(axis=1)
 
 
-def win_share_against(module: Any, game: str, opponents: str = "random", matches: int = 200, seed: int = 0,
-                      **options: Any) -> tuple[float, float]:
-    """The module's share of the wins (a tie's win shared) over ``matches`` matches of
-    ``game``, its greedy action in one seat (drawn per match), ``opponents`` in the others,
-    the env config's game ``options`` (``num_players`` ...); returns the share and its 95 %
-    Wilson half-width. The module reads observations scaled to [0, 1], as the env gives
-    them by default. ``module``: ``algo.get_module("shared")`` for the config of
-    :func:`action_masking_ppo_config`."""
+def win_share_against(module: Any, game: str | dict[str, Any], opponents: str = "random", matches: int = 200,
+                      seed: int = 0, **options: Any) -> WinShare:
+    """The module's share of the wins (a tie's win shared) over ``matches`` matches, its
+    greedy action in one seat (drawn per match), ``opponents`` (``"random"`` or
+    ``"heuristic"``) in the others. ``game``: a game's name, or the env config the module
+    was trained on (``config.env_config``: the game and its options, ``scale_observations``);
+    ``options`` add to it. A match still going after ``EVAL_MAX_STEPS`` decisions
+    (``max_steps`` sets another cap) is cut short and left out. ``module``:
+    ``algo.get_module("shared")`` for the config of :func:`action_masking_ppo_config`."""
     from cardenvs.integrations.gym import LearnerVecEnv
 
-    if isinstance(matches, bool) or not isinstance(matches, (int, np.integer)) or matches < 1:
+    if isinstance(matches, bool) or not isinstance(matches, (int, np.integer)):
+        raise TypeError(f"matches must be a positive int, got {matches!r}")
+    if matches < 1:
         raise ValueError(f"matches must be a positive int, got {matches!r}")
-    options = {k: v for k, v in options.items() if k not in ("seed", "illegal_action", "auto_play_forced")}
-    options.pop("scale_observations", None)
-    env = LearnerVecEnv(get_spec(game).env_id, int(matches), opponents=opponents, seed=seed, scale_observations=True,
+    if isinstance(game, dict):  # an env config: its game and options
+        config = dict(game)
+        if "game" not in config:
+            raise ValueError("the env config needs a game, e.g. {'game': 'president'}")
+        game, options = config.pop("game"), {**config, **options}
+    spec = get_spec(game)
+    scale = check_flag("scale_observations", options.pop("scale_observations", True))
+    for key in ("seed", "illegal_action", "auto_play_forced"):  # the env's, not the game's
+        options.pop(key, None)
+    options.setdefault("max_steps", EVAL_MAX_STEPS)
+    env = LearnerVecEnv(spec.env_id, int(matches), opponents=opponents, seed=seed, scale_observations=scale,
                         illegal_action="raise", **options)
     obs, info = env.reset(seed=seed)
     shares = np.full(int(matches), np.nan)
+    cut = np.zeros(int(matches), dtype=np.bool_)
     while np.isnan(shares).any():
         obs, _, terminated, truncated, info = env.step(greedy_actions(module, obs, info["action_mask"]))
         ended = (terminated | truncated) & np.isnan(shares)
         if ended.any():
             shares[ended] = info["final_info"]["win_share"][ended]
-    low, high = wilson_interval(float(shares.mean()), int(matches))
-    return float(shares.mean()), (high - low) / 2
+            cut[ended] = truncated[ended]
+    finished = int((~cut).sum())
+    share = float(shares[~cut].mean()) if finished else float("nan")
+    low, high = wilson_interval(share, finished)
+    return WinShare(share, low, high, finished, int(cut.sum()))

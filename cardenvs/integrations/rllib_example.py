@@ -35,10 +35,11 @@ def main() -> None:
         result = algo.train()
         steps = result["env_runners"]["num_env_steps_sampled"]
         # the seats' returns of a zero-sum game add up to 0: RLlib's episode return says nothing
-        share, half = win_share_against(algo.get_module("shared"), args.game, "random", matches=200)
+        measured = win_share_against(algo.get_module("shared"), args.game, "random", matches=200)
         print(f"iteration {i + 1}: {steps} env steps in {time.perf_counter() - t0:.1f} s, "
               f"episode length {result['env_runners'].get('episode_len_mean', float('nan')):.0f}, "
-              f"greedy policy against random players {share:.1%} +- {half:.1%} of the wins")
+              f"greedy policy against random players {measured.share:.1%} "
+              f"[{measured.low:.1%}, {measured.high:.1%}] of the wins")
     algo.stop()
     ray.shutdown()
 

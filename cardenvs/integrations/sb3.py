@@ -64,9 +64,10 @@ class SB3VecEnv(_SB3VecEnv):
             out[i] = {
                 "terminal_observation": infos["final_obs"][i],
                 "TimeLimit.truncated": bool(truncated[i]),
-                "win_share": float(final["win_share"][i]),
                 "episode_return": float(final["return"][i]),
             }
+            if final["_win_share"][i]:  # a match cut by a time limit has no outcome
+                out[i]["win_share"] = float(final["win_share"][i])
         return obs, rewards.astype(np.float32), dones, out
 
     def action_masks(self) -> np.ndarray:

@@ -258,7 +258,7 @@ import cardenvs
 assert cardenvs.__file__.startswith({root!r}), cardenvs.__file__
 ids = {{"classes": "cardenvs/classes-v2", "frime": "cardenvs/frime-v1"}}
 for game in sys.argv[1].split(","):
-    env = gym.make(ids[game])
+    env = gym.make(ids[game], single_round=False, max_episode_steps=-1)  # whole matches: the bug showed after round 1
     rng = np.random.default_rng(0)
     for episode in range(int(sys.argv[2])):
         obs, info = env.reset(seed=episode)

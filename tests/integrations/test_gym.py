@@ -72,9 +72,20 @@ def test_learner_vec_env_time_limit_truncates_at_that_many_decisions():
         assert (lengths[truncated] == 3).all() and (lengths <= 3).all()
         if over.any():
             assert (info["_final_info"] == over).all() and (info["final_info"]["_return"] == over).all()
+            # a match cut by the limit has no outcome; one that ended has its win share
+            final = info["final_info"]
+            assert (final["_win_share"] == terminated).all() and np.isnan(final["win_share"][truncated]).all()
         lengths[over] = 0
     assert ended and set(ended) <= {1, 2, 3} and 3 in ended
     assert LearnerVecEnv("odin_v1", 2, max_episode_steps=-1).max_episode_steps is None
+    assert LearnerVecEnv("odin_v1", 2, max_episode_steps=np.int64(5)).max_episode_steps == 5
+    # a reset mid-match starts every count again
+    env.reset(seed=2)
+    assert (env._decisions == 0).all()
+    vec = gym.make_vec("cardenvs/odin-v1", num_envs=2, vectorization_mode="vector_entry_point")
+    assert vec.max_episode_steps == MAX_EPISODE_STEPS
+    assert gym.make_vec("cardenvs/odin-v1", num_envs=2, vectorization_mode="vector_entry_point",
+                        max_episode_steps=-1).max_episode_steps is None
     for bad, error in ((0, ValueError), (-2, ValueError), (2.0, TypeError), (True, TypeError), ("5", TypeError)):
         with pytest.raises(error, match="max_episode_steps"):
             LearnerVecEnv("odin_v1", 2, max_episode_steps=bad)

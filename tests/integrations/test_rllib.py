@@ -68,10 +68,10 @@ def test_rllib_ppo_with_action_masking_trains_an_iteration():
         algo = config.build_algo()
         result = algo.train()
         module = algo.get_module("shared")
-        share, half = win_share_against(module, "president", "random", matches=40, num_players=4)
+        measured = win_share_against(module, "president", "random", matches=40, num_players=4)
         algo.stop()
         assert result["env_runners"]["num_env_steps_sampled"] >= 400
-        assert 0.0 <= share <= 1.0 and 0.0 < half < 0.5
+        assert measured.finished == 40 and measured.low <= measured.share <= measured.high
     finally:
         ray.shutdown()
 
@@ -91,9 +91,19 @@ class _PreferHighest:
 def test_greedy_actions_keep_to_the_mask_and_win_share_is_measured_against_fixed_players():
     masks = np.array([[True, False, True, False], [False, True, False, False]])
     assert greedy_actions(_PreferHighest(), np.zeros((2, 5), np.float32), masks).tolist() == [2, 1]
-    share, half = win_share_against(_PreferHighest(), "odin", "random", matches=30, seed=4, num_players=3)
+    measured = win_share_against(_PreferHighest(), "odin", "random", matches=30, seed=4, num_players=3)
     again = win_share_against(_PreferHighest(), "odin", "random", matches=30, seed=4, num_players=3)
-    assert (share, half) == again and 0.0 <= share <= 1.0 and half > 0.0
-    for bad in (0, 2.5, True):
-        with pytest.raises(ValueError, match="matches"):
+    assert measured == again and measured.finished == 30 and measured.truncated == 0
+    assert 0.0 <= measured.low <= measured.share <= measured.high <= 1.0
+    # a cap reached: those matches are left out and counted
+    cut = win_share_against(_PreferHighest(), "odin", "random", matches=6, seed=4, num_players=3, max_steps=3)
+    assert cut.truncated == 6 and cut.finished == 0
+    for bad, error in ((0, ValueError), (2.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match="matches"):
             win_share_against(_PreferHighest(), "odin", matches=bad)
+    # the env config a module was trained on, as RLlib holds it
+    assert win_share_against(_PreferHighest(), {"game": "odin", "num_players": 3}, matches=30, seed=4) == measured
+    with pytest.raises(ValueError, match="needs a game"):
+        win_share_against(_PreferHighest(), {"num_players": 3})
+    with pytest.raises(TypeError, match="scale_observations"):
+        win_share_against(_PreferHighest(), "odin", scale_observations="false")
