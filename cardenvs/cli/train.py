@@ -130,7 +130,7 @@ def add_ppo_parser(methods: Any, epilog: str | None) -> None:
                      help="a residual policy: the network also reads the heuristic's move in each position")
     ppo.add_argument("--teacher-until", type=float, metavar="F",
                      help="the pull toward the heuristic's move falls to 0 at this fraction of the budget "
-                     "(default 0.25; 0 turns it off)")
+                     "(default 1: over the whole run; 0 turns it off)")
     ppo.add_argument("--num-envs", type=int, metavar="N",
                      help="matches stepped together (default 256)")
     ppo.add_argument("--eval-every", type=float, metavar="M",

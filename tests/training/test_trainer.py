@@ -27,7 +27,7 @@ SPEC = get_spec("president")
 def tiny(out, **kw) -> TrainConfig:
     base = dict(game="president", single_round=True, decisions=3000, minutes=None, out=str(out), num_envs=16,
                 rollout_steps=16, minibatch=256, hidden=(32, 32), eval_matches=8, eval_every_minutes=100.0,
-                snapshot_every=2, torch_threads=1, seed=3)
+                snapshot_every=2, torch_threads=1, seed=3, teacher_until=0.25)
     base.update(kw)
     return TrainConfig(**base)
 
@@ -50,6 +50,19 @@ def test_a_run_writes_its_files_and_counts_its_decisions(trained):
     assert [int(r["iteration"]) for r in evals] == [0, result["iterations"]]  # at the start and at the end
     assert json.loads((folder / "config.json").read_text())["game"] == "president_v0"
     assert set(result["times"]) == {"env", "opponents", "inference", "advantages", "update", "eval"}
+
+
+def test_a_runs_pull_toward_the_heuristic_lasts_the_whole_budget_by_default(tmp_path):
+    config = TrainConfig(game="president", out=str(tmp_path))
+    assert config.heuristic_input is False and config.teacher_until == 1.0
+    # a checkpoint saved before these defaults (without the keys) resumes as it ran
+    folder = tmp_path / "old"
+    Trainer(tiny(folder, decisions=600), out=io.StringIO(), err=io.StringIO()).train()
+    ckpt = torch.load(folder / "checkpoint.pt", weights_only=False)
+    del ckpt["config"]["teacher_until"]
+    torch.save(ckpt, folder / "checkpoint.pt")
+    resumed = Trainer.resume(folder, decisions=1200, out=io.StringIO(), err=io.StringIO())
+    assert resumed.cfg.teacher_until == 0.25
 
 
 def test_the_numpy_policy_is_the_trained_actor(trained):
