@@ -64,6 +64,7 @@ def measure(games: list[str], matches: int) -> dict:
     from cardenvs.agents import make_agent
     from cardenvs.agents.evaluate import evaluate
     from cardenvs.agents.ppo import BASELINES, PolicyNetwork, PPOAgent
+    from cardenvs.core.outcome import wilson_interval
 
     path = RESULTS / "baselines.json"
     results = json.loads(path.read_text()) if path.is_file() else {}
@@ -92,7 +93,8 @@ def measure(games: list[str], matches: int) -> dict:
             res = evaluate(spec, [agent, *others], matches, seed=20261201, options=opts)
             row[f"vs_{name}"] = {"win_share": res[0].win_rate, "ci95": res[0].ci95, "matches": matches,
                                  "truncated": res[0].truncated, "seconds": time.perf_counter() - t}
-            print(f"{spec.env_id} vs {meta['num_players'] - 1} {name}: {res[0].win_rate:.1%} ± {res[0].ci95:.1%} "
+            low, high = res[0].interval95
+            print(f"{spec.env_id} vs {meta['num_players'] - 1} {name}: {res[0].win_rate:.1%} [{low:.1%}, {high:.1%}] "
                   f"({res[0].truncated} truncated)", flush=True)
         results[key] = row
     path.write_text(json.dumps(results, indent=2) + "\n")
@@ -101,9 +103,12 @@ def measure(games: list[str], matches: int) -> dict:
     for row in results.values():
         p = row["players"]
         episode = "single round" if row["options"].get("single_round") else "match"
-        cells = [f"{row[f'vs_{n}']['win_share']:.1%} ± {row[f'vs_{n}']['ci95']:.1%}"
-                 + (f" ({row[f'vs_{n}']['truncated']} cut)" if row[f"vs_{n}"]["truncated"] else "")
-                 for n in ("heuristic", "random")]
+        cells = []
+        for n in ("heuristic", "random"):
+            r = row[f"vs_{n}"]
+            low, high = wilson_interval(r["win_share"], r["matches"] - r["truncated"])  # right at 0 % and 100 %
+            cells.append(f"{r['win_share']:.1%} [{low:.1%}, {high:.1%}]" + (f" ({r['truncated']} cut)" if r["truncated"]
+                                                                          else ""))
         lines.append(f"| {row['env_id']} | {p} | {episode} | {row['train_minutes']:g} min "
                      f"({row.get('method', 'ppo')}) | {cells[0]} | {cells[1]} | {1 / p:.1%} |")
     (RESULTS / "baselines.md").write_text("\n".join(lines) + "\n")
