@@ -631,6 +631,16 @@ def check_flag(name: str, value: Any) -> bool:
     return bool(value)
 
 
+def check_positive_int(name: str, value: Any) -> int:
+    """A count (matches, steps): a positive integer. TypeError for a float, a bool or a
+    string (never ``int(value)``), ValueError below 1."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be a positive int, got {value!r}")
+    if value < 1:
+        raise ValueError(f"{name} must be a positive int, got {value!r}")
+    return int(value)
+
+
 def check_action(action: Any, num_actions: int, name: str = "action") -> int:
     """One action as an int: an integer (a numpy integer, or a 0-d integer array) in
     0..num_actions - 1. TypeError for a float, a bool, a string or an array (``1.9``, ``True``

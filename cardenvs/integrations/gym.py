@@ -46,6 +46,7 @@ from cardenvs.core.protocol import (
     check_action,
     check_actions,
     check_flag,
+    check_positive_int,
     check_reset_options,
     env_records,
 )
@@ -132,13 +133,9 @@ def _act_rows(opponent: Any, obs: np.ndarray, masks: np.ndarray, states: Callabl
 def _check_episode_limit(value: Any) -> int | None:
     """``max_episode_steps``: None or -1 (no limit, as ``gymnasium.make`` reads -1) or a
     positive int (never a float or a bool cast)."""
-    if value is None or (isinstance(value, (int, np.integer)) and not isinstance(value, bool) and value == -1):
+    if value is None or (type(value) is int or isinstance(value, np.integer)) and value == -1:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"max_episode_steps must be None, -1 or a positive int, got {value!r}")
-    if value < 1:
-        raise ValueError(f"max_episode_steps must be at least 1 (or -1: no limit), got {value}")
-    return int(value)
+    return check_positive_int("max_episode_steps", value)
 
 
 def _check_learner_seat(seat: int | None, num_players: int) -> int | None:

@@ -41,7 +41,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from cardenvs import make_raw
 from cardenvs.core.outcome import wilson_interval
-from cardenvs.core.protocol import check_action, check_flag, check_reset_options
+from cardenvs.core.protocol import check_action, check_flag, check_positive_int, check_reset_options
 from cardenvs.core.registry import get_spec
 from cardenvs.integrations.gym import _scale
 
@@ -182,16 +182,15 @@ class WinShare(NamedTuple):
 def greedy_actions(module: Any, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """The action-masking module's most likely legal action for each row of
     ``observations`` (K, OBS_SIZE; as the env gives them) and ``masks`` (K, NUM_ACTIONS,
-    bool). The module's own forward pass, on its device; env-to-module connectors of a
-    config (a mean-std filter ...) are not applied."""
+    bool). The module's own forward pass, on CPU (as an env runner's module is);
+    env-to-module connectors of a config (a mean-std filter ...) are not applied."""
     import torch
 
     masks = np.asarray(masks, dtype=np.bool_)
-    device = next(iter(module.parameters()), torch.zeros(())).device if hasattr(module, "parameters") else "cpu"
-    batch = {"obs": {"observations": torch.as_tensor(observations, dtype=torch.float32, device=device),
-                     "action_mask": torch.as_tensor(masks, dtype=torch.float32, device=device)}}
+    batch = {"obs": {"observations": torch.as_tensor(observations, dtype=torch.float32),
+                     "action_mask": torch.as_tensor(masks, dtype=torch.float32)}}
     with torch.no_grad():
-        logits = module.forward_inference(batch)["action_dist_inputs"].cpu().numpy().copy()
+        logits = module.forward_inference(batch)["action_dist_inputs"].numpy().copy()
     logits[~masks] = -np.inf
     return logits.argmax(axis=1)
 
@@ -205,12 +204,10 @@ def win_share_against(module: Any, game: str | dict[str, Any], opponents: str = 
     ``options`` add to it. A match still going after ``EVAL_MAX_STEPS`` decisions
     (``max_steps`` sets another cap) is cut short and left out. ``module``:
     ``algo.get_module("shared")`` for the config of :func:`action_masking_ppo_config`."""
+    # LearnerVecEnv plays the matches, not cardenvs.agents.evaluate: the adapters sit below the agents
     from cardenvs.integrations.gym import LearnerVecEnv
 
-    if isinstance(matches, bool) or not isinstance(matches, (int, np.integer)):
-        raise TypeError(f"matches must be a positive int, got {matches!r}")
-    if matches < 1:
-        raise ValueError(f"matches must be a positive int, got {matches!r}")
+    matches = check_positive_int("matches", matches)
     if isinstance(game, dict):  # an env config: its game and options
         config = dict(game)
         if "game" not in config:
@@ -221,11 +218,11 @@ def win_share_against(module: Any, game: str | dict[str, Any], opponents: str = 
     for key in ("seed", "illegal_action", "auto_play_forced"):  # the env's, not the game's
         options.pop(key, None)
     options.setdefault("max_steps", EVAL_MAX_STEPS)
-    env = LearnerVecEnv(spec.env_id, int(matches), opponents=opponents, seed=seed, scale_observations=scale,
+    env = LearnerVecEnv(spec.env_id, matches, opponents=opponents, seed=seed, scale_observations=scale,
                         illegal_action="raise", **options)
     obs, info = env.reset(seed=seed)
-    shares = np.full(int(matches), np.nan)
-    cut = np.zeros(int(matches), dtype=np.bool_)
+    shares = np.full(matches, np.nan)
+    cut = np.zeros(matches, dtype=np.bool_)
     while np.isnan(shares).any():
         obs, _, terminated, truncated, info = env.step(greedy_actions(module, obs, info["action_mask"]))
         ended = (terminated | truncated) & np.isnan(shares)
