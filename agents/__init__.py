@@ -51,9 +51,9 @@ def available_agents(spec: GameSpec) -> list[str]:
     if searchable:
         out.append("search:K")
     if spec.name == "rami51":
-        from cardenvs.agents.rami51_scorer import SHIPPED
+        from cardenvs.agents.rami51_scorer import SHIPPED, SHIPPED_MATCHES
 
-        out += (["scorer"] if SHIPPED.is_file() else []) + ["scorer:PATH"]
+        out += (["scorer"] if SHIPPED.is_file() and SHIPPED_MATCHES.is_file() else []) + ["scorer:PATH"]
     return out
 
 

@@ -63,8 +63,17 @@ from cardenvs.games.rami51 import rules as R
 from cardenvs.games.rami51.plan import CARD_VALUE, coverage, points_potential, rami_penalty
 
 SCORER_FORMAT = "cardenvs-scorer/3"
-#: the file shipped with the package (``make_agent("scorer", spec)``)
+#: the files shipped with the package: ``make_agent("scorer", spec)`` plays the one for the
+#: table's episode (:func:`shipped_scorer`): single rounds (4 players), or whole matches
 SHIPPED = Path(__file__).resolve().parent / "baselines" / "rami51-scorer.npz"
+SHIPPED_MATCHES = Path(__file__).resolve().parent / "baselines" / "rami51-scorer-matches.npz"
+MATCH_PLAYERS = (2, 4)  # a whole-match scorer's table: it shrinks as players are eliminated
+
+
+def shipped_scorer(options: dict[str, Any] | None) -> Path:
+    """The shipped scorer for a table with these options: whole matches (the game's
+    default) or single rounds (``single_round=True``)."""
+    return SHIPPED if (options or {}).get("single_round", False) is True else SHIPPED_MATCHES
 
 # observation offsets and action ids (constants of the compiled kernels)
 O_HAND, O_TOP, O_PILE, O_TABLE, O_MELDS = R.OBS_HAND, R.OBS_TOP, R.OBS_PILE, R.OBS_TABLE, R.OBS_MELDS
@@ -562,15 +571,19 @@ class CardScorerAgent(Agent):
         if spec.name != "rami51":
             raise ValueError(f"the card scorer plays rami51, not {spec.name!r}")
         if scorer is None:
-            scorer = SHIPPED
+            scorer = shipped_scorer(self.options)
         if not isinstance(scorer, ScorerNetwork):
             scorer = ScorerNetwork.load(scorer)
         same_obs = scorer.env_id in spec.earlier_versions and spec.earlier_versions[scorer.env_id] is None
         if scorer.env_id != spec.env_id and not same_obs:  # an earlier version with these observations plays
             raise ValueError(f"the card scorer was trained on {scorer.env_id or 'another game'}, not {spec.env_id}")
+        matches = scorer.meta.get("options", {}).get("single_round", False) is False
+        low, high = MATCH_PLAYERS
         for key in ("num_players", "single_round"):  # trained for one setup of the game
             trained = scorer.meta.get(key) if key == "num_players" else scorer.meta.get("options", {}).get(key, False)
             given = self.options.get(key, spec.default_players if key == "num_players" else False)
+            if key == "num_players" and matches and isinstance(given, int) and low <= given <= high:
+                continue  # a match's table shrinks as players go out: a whole-match scorer plays 2 to 4
             if trained is not None and given != trained:
                 warnings.warn(f"the card scorer was trained with {key}={trained}, and plays with {key}={given}",
                               stacklevel=2)

@@ -3,7 +3,8 @@
     python benchmarks/baselines.py install GAME RUN_FOLDER   # policy.npz -> agents/baselines/GAME.npz,
                                                               # curve.png -> docs/images/GAME-ppo-curve.png
                                                               # (a card-scorer run: scorer.npz ->
-                                                              # agents/baselines/rami51-scorer.npz)
+                                                              # agents/baselines/rami51-scorer.npz, or
+                                                              # rami51-scorer-matches.npz for whole matches)
     python benchmarks/baselines.py measure [BASELINE ...] [--matches 4000]   # rami51, rami51-scorer, ...
 
 ``measure`` plays each shipped baseline (greedy) against P-1 heuristic players and against
@@ -30,13 +31,15 @@ def install(game: str, run: Path) -> None:
 
     spec = get_spec(game)
     if (run / "scorer.npz").is_file():  # cardenvs train scorer rami51
-        from cardenvs.agents.rami51_scorer import SHIPPED, ScorerNetwork
+        from cardenvs.agents.rami51_scorer import ScorerNetwork, shipped_scorer
 
-        if ScorerNetwork.load(run / "scorer.npz").env_id != spec.env_id:
+        scorer = ScorerNetwork.load(run / "scorer.npz")
+        if scorer.env_id != spec.env_id:
             raise SystemExit(f"{run} holds a card scorer for another game than {spec.env_id}")
-        shutil.copyfile(run / "scorer.npz", SHIPPED)
-        _write_record(SHIPPED.with_suffix(".json"), spec.env_id, run)
-        print(f"installed {SHIPPED}")
+        shipped = shipped_scorer(scorer.meta["options"])  # its episode's file
+        shutil.copyfile(run / "scorer.npz", shipped)
+        _write_record(shipped.with_suffix(".json"), spec.env_id, run)
+        print(f"installed {shipped}")
         return
     policy = PolicyNetwork.load(run / "policy.npz")
     if policy.env_id != spec.env_id:
@@ -55,8 +58,11 @@ def _write_record(path: Path, env_id: str, run: Path) -> None:
     """The run's settings and evaluation, next to the shipped file."""
     config = json.loads((run / "config.json").read_text())
     config.pop("out", None)  # where the run was written: a path of the machine it ran on
-    path.write_text(json.dumps(
-        {"env_id": env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}, indent=2) + "\n")
+    record = {"env_id": env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}
+    summary = json.loads((run / "summary.json").read_text()) if (run / "summary.json").is_file() else {}
+    if "kept_iteration" in summary:  # a card-scorer run that kept an earlier iteration's scorer
+        record["kept_iteration"] = summary["kept_iteration"]
+    path.write_text(json.dumps(record, indent=2) + "\n")
 
 
 def measure(games: list[str], matches: int) -> dict:
@@ -68,21 +74,27 @@ def measure(games: list[str], matches: int) -> dict:
 
     path = RESULTS / "baselines.json"
     results = json.loads(path.read_text()) if path.is_file() else {}
+    setups = []  # (key of the results, the shipped file's stem, game, players or None: the policy's)
     for game in games:
-        scorer = game.endswith("-scorer")  # Rami 51's card scorer (agents/baselines/rami51-scorer.npz)
-        spec = get_spec(game.removesuffix("-scorer"))
-        key = spec.name + ("-scorer" if scorer else "")  # the shipped file's name
-        if scorer:
-            from cardenvs.agents.rami51_scorer import SHIPPED, CardScorerAgent, ScorerNetwork
+        if game == "rami51-scorer-matches":  # the whole-match scorer plays 2 to 4: measured at 4 and at 2
+            setups += [(game, game, "rami51", 4), (f"{game}-2p", game, "rami51", 2)]
+        else:
+            setups.append((game, game, game.removesuffix("-scorer"), None))
+    for key, stem, game, players in setups:
+        spec = get_spec(game)
+        if stem.startswith("rami51-scorer"):  # Rami 51's card scorers (agents/baselines/rami51-scorer*.npz)
+            from cardenvs.agents.rami51_scorer import CardScorerAgent, ScorerNetwork
 
-            meta = ScorerNetwork.load(SHIPPED).meta
+            shipped = BASELINES / f"{stem}.npz"
+            meta = ScorerNetwork.load(shipped).meta
+            meta = {**meta, "num_players": players or meta["num_players"]}
             opts = {**meta["options"], "num_players": meta["num_players"]}
-            agent = CardScorerAgent(spec, options=opts)
+            agent = CardScorerAgent(spec, options=opts, scorer=shipped)
         else:
             policy = PolicyNetwork.load(BASELINES / f"{spec.name}.npz")
             meta, opts = policy.meta, policy.game_options()
             agent = PPOAgent(spec, options=opts)
-        train = json.loads((BASELINES / f"{key}.json").read_text())["train_config"]
+        train = json.loads((BASELINES / f"{stem}.json").read_text())["train_config"]
         row = {"env_id": spec.env_id, "players": meta["num_players"], "options": opts,
                "train_minutes": train.get("minutes"),
                "method": train.get("method", "ppo"),  # the method of cardenvs train METHOD

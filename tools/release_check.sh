@@ -34,7 +34,7 @@ python - "$wheel" <<'PY'
 import sys, zipfile
 names = set(zipfile.ZipFile(sys.argv[1]).namelist())
 pages = {f"cardenvs/pages/{g}.md" for g in ("president", "odin", "rami51", "frime", "classes")}
-baselines = {f"cardenvs/agents/baselines/{b}.{ext}" for b in ("president", "odin", "rami51", "rami51-scorer",
+baselines = {f"cardenvs/agents/baselines/{b}.{ext}" for b in ("president", "odin", "rami51", "rami51-scorer", "rami51-scorer-matches",
                                                               "frime", "classes") for ext in ("npz", "json")}
 missing = sorted((pages | baselines) - names)
 assert not missing, f"the wheel lacks {missing}"

@@ -69,6 +69,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import sys
 import time
 from dataclasses import asdict, dataclass, field, replace
@@ -135,6 +136,20 @@ class ScorerConfig:
     labelled_seat: str = "scorer"  # the later iterations' labelled seat plays the previous scorer's moves
     # ("heuristic": it plays the heuristic's, and the previous scorer's move is labelled besides)
     method: str = "scorer"
+    # a scorer for whole matches (to the elimination score): labelled on single rounds as
+    # ever, evaluated on whole matches, and its file says it plays them. A match is won by
+    # the last player under the elimination score, so its fits should weigh the points
+    # held at each round's end heavily: set both points weights to MATCH_POINTS_WEIGHT, as
+    # ``cardenvs train scorer --whole-matches`` does (docs/notes/rami51-scorer.md)
+    whole_matches: bool = False
+
+    def game_options(self) -> dict[str, Any]:
+        """The game the scorer is for: ``num_players``, and single rounds or whole matches."""
+        return {**self.options, "num_players": self.num_players, "single_round": not self.whole_matches}
+
+
+#: the points weight of a whole-match scorer's fits (the win counts little beside the points)
+MATCH_POINTS_WEIGHT = 5.0
 
 
 # --------------------------------------------------------------------------- labels
@@ -524,7 +539,7 @@ def fit_scorer(data: dict[str, np.ndarray], cfg: ScorerConfig, env_id: str, play
                   f"of them another move) ({f['seconds']:.0f} s)", file=log, flush=True)
         epoch += 1
     meta = {"format": SCORER_FORMAT, "env_id": env_id, "num_players": players,
-            "options": {**cfg.options, "single_round": True}, "groups": [int(g) for g in groups],
+            "options": {**cfg.options, "single_round": not cfg.whole_matches}, "groups": [int(g) for g in groups],
             "layers": len(cfg.hidden) + 1, "points_weight": cfg.points_weight}
     return scorer_network(nets, meta, mean, std), figures
 
@@ -550,10 +565,13 @@ def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, ba
             rounds_per_iteration: int, policy_plays: bool) -> dict[str, Any]:
     policy = None
     if policy_path is not None:  # the previous iteration's scorer: its moves in the labelled seat (policy_plays)
-        from cardenvs.agents.rami51_scorer import CardScorerAgent
+        from cardenvs.agents.rami51_scorer import CardScorerAgent, ScorerNetwork
 
+        scorer = ScorerNetwork.load(policy_path)
+        # the labels are single rounds, a whole-match scorer's too (a match is its rounds)
+        scorer.meta["options"] = {**scorer.meta.get("options", {}), "single_round": True}
         policy = CardScorerAgent(get_spec("rami51"), options={**options, "num_players": players,
-                                                              "single_round": True}, scorer=policy_path)
+                                                              "single_round": True}, scorer=scorer)
     with open(log_path, "a") as log:
         return label_rows(players, options, seconds, seed, batch, out, log=log, policy=policy,
                           max_rounds=rounds_per_iteration, first_round=iteration * rounds_per_iteration,
@@ -572,6 +590,8 @@ def check_config(cfg: ScorerConfig) -> Any:
     cfg.game = spec.env_id
     if cfg.method != "scorer":
         raise ValueError(f"method must be 'scorer', got {cfg.method!r}")
+    if not isinstance(cfg.whole_matches, bool):
+        raise TypeError(f"whole_matches must be True or False, got {cfg.whole_matches!r}")
     if cfg.fit_minutes is None and isinstance(cfg.minutes, (int, float)) and not isinstance(cfg.minutes, bool):
         cfg.fit_minutes = cfg.minutes / 3  # (a bad minutes is named by check_run_settings, before fit_minutes)
     # a truncated rollout would read as a void round: no max_steps
@@ -636,16 +656,21 @@ def evaluate_scorer(spec: Any, agent: Any, players: int, options: dict[str, Any]
     ref = evaluate(spec, [make_agent("heuristic", spec, options=opts), *others], matches, seed=EVAL_SEED,
                    options=opts)[0]
     res.update({"heuristic_vs_heuristic": ref.win_rate, "heuristic_vs_heuristic_ci": ref.ci95})
-    if folder is None:
-        return res
+    if folder is not None:
+        write_eval_csv(folder, matches, res)
+    return res
+
+
+def write_eval_csv(folder: Path, matches: int, res: dict[str, Any]) -> None:
+    """The figures of :func:`evaluate_scorer` as the run's eval.csv."""
     with open(folder / "eval.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["matches", "vs_heuristic", "vs_heuristic_ci95", "vs_heuristic_truncated", "vs_random",
                     "vs_random_ci95", "vs_random_truncated", "heuristic_vs_heuristic", "heuristic_vs_heuristic_ci95"])
         w.writerow([matches, f"{res['vs_heuristic']:.4f}", f"{res['vs_heuristic_ci']:.4f}",
                     res["vs_heuristic_truncated"], f"{res['vs_random']:.4f}", f"{res['vs_random_ci']:.4f}",
-                    res["vs_random_truncated"], f"{ref.win_rate:.4f}", f"{ref.ci95:.4f}"])
-    return res
+                    res["vs_random_truncated"], f"{res['heuristic_vs_heuristic']:.4f}",
+                    f"{res['heuristic_vs_heuristic_ci']:.4f}"])
 
 
 def iteration_shares(cfg: ScorerConfig) -> list[float]:
@@ -692,13 +717,14 @@ def _plain(value: Any) -> Any:
 def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:
     """Label, fit, evaluate (see the module docstring); returns the figures. Call it under
     ``if __name__ == "__main__":`` in a script: the workers are new processes that import it."""
-    from cardenvs.agents.rami51_scorer import CardScorerAgent
+    from cardenvs.agents.rami51_scorer import MATCH_PLAYERS, CardScorerAgent, ScorerNetwork
     from cardenvs.agents.training.trainer import share_text
 
     out, err = out or sys.stdout, err or sys.stderr
     spec = check_run(cfg)
     players = cfg.num_players
-    options = {**cfg.options, "num_players": players, "single_round": True}
+    options = cfg.game_options()  # what the scorer is evaluated on (it is labelled on single rounds)
+    episode = "whole matches" if cfg.whole_matches else "single rounds"
     folder = Path(cfg.out)
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "config.json").write_text(json.dumps(asdict(cfg), indent=2, default=_plain) + "\n")
@@ -712,7 +738,7 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
     label_ends = ends - fit_plan * 60
     workers = f"{cfg.workers} worker{'s' if cfg.workers > 1 else ''}"
     plan = ", ".join(f"{a:.3g} + {b:.3g}" for a, b in zip(label_plan, fit_plan, strict=True))
-    print(f"training a card scorer for {spec.env_id} ({players} players, single rounds) into {folder}: "
+    print(f"training a card scorer for {spec.env_id} ({players} players, {episode}) into {folder}: "
           f"{n} iteration{'s' if n > 1 else ''} of labelling on {workers} + fit ({plan} min)", file=out, flush=True)
     scorer = None
     scorer_path: Path | None = None
@@ -771,17 +797,43 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
         iterations[it].update(evaluate_scorer(spec, earlier, players, options, cfg.eval_matches, None))
         print(f"iteration {it + 1}'s scorer: {share_text(iterations[it], 'heuristic', players)}", file=out, flush=True)
     agent = CardScorerAgent(spec, options=options, scorer=scorer)
-    res = evaluate_scorer(spec, agent, players, options, cfg.eval_matches, folder)
+    res = evaluate_scorer(spec, agent, players, options, cfg.eval_matches, None)
     iterations[-1].update(res)
-    print(f"card scorer, {cfg.eval_matches} rounds each: {share_text(res, 'heuristic', players)}; "
+    kept = n
+    if cfg.whole_matches and n > 1:
+        # a whole-match run keeps its best iteration's scorer: a long last fit can play whole
+        # matches worse than the scorers before it (docs/notes/rami51-scorer.md)
+        kept = 1 + int(np.argmax([x["vs_heuristic"] for x in iterations]))
+        if kept != n:
+            os.replace(folder / "scorer.npz", folder / f"scorer-{n}.npz")
+            shutil.copyfile(folder / f"scorer-{kept}.npz", folder / "scorer.npz")
+            scorer = ScorerNetwork.load(folder / "scorer.npz")
+            res = {k: iterations[kept - 1][k] for k in res}
+            print(f"the last scorer: {share_text(iterations[-1], 'heuristic', players)}; iteration {kept}'s "
+                  f"won more and is kept as scorer.npz (the last is scorer-{n}.npz)", file=out, flush=True)
+    write_eval_csv(folder, cfg.eval_matches, res)
+    print(f"card scorer, {cfg.eval_matches} {'matches' if cfg.whole_matches else 'rounds'} each: "
+          f"{share_text(res, 'heuristic', players)}; "
           f"{share_text(res, 'random', players)} (the heuristic itself vs {players - 1} heuristic: "
           f"{res['heuristic_vs_heuristic']:.1%} ± {res['heuristic_vs_heuristic_ci']:.1%} on the same deals)", file=out)
+    others: dict[str, Any] = {}
+    if cfg.whole_matches:  # a whole-match scorer plays any table of 2 to 4: the others measured too
+        for p in range(MATCH_PLAYERS[0], MATCH_PLAYERS[1] + 1):
+            if p == players:
+                continue
+            opts = {**options, "num_players": p}
+            others[str(p)] = evaluate_scorer(spec, CardScorerAgent(spec, options=opts, scorer=scorer), p, opts,
+                                             cfg.eval_matches, None)
+            print(f"at {p} players, {cfg.eval_matches} matches each: {share_text(others[str(p)], 'heuristic', p)}; "
+                  f"{share_text(others[str(p)], 'random', p)} (the heuristic itself vs {p - 1} heuristic: "
+                  f"{others[str(p)]['heuristic_vs_heuristic']:.1%})", file=out, flush=True)
     print(f"scorer: {folder / 'scorer.npz'} (play it as scorer:{folder / 'scorer.npz'})", file=out)
     summary = {"positions": sum(x["positions"] for x in iterations), "rounds": sum(x["rounds"] for x in iterations),
                "elapsed": elapsed, "epochs": round(sum(f["share_of_epoch"] for f in figures), 3),
-               "fit": figures[-1], **res, "iterations": iterations}
+               "fit": figures[-1], **res, "kept_iteration": kept, "iterations": iterations,
+               "other_players": others}
     (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    plot_curve(folder, summary, f"{spec.env_id}, {players} players, single rounds", players, err)
+    plot_curve(folder, summary, f"{spec.env_id}, {players} players, {episode}", players, err)
     return summary
 
 

@@ -251,11 +251,11 @@ def policy_setup(spec: GameSpec, names: Sequence[str], options: dict[str, Any], 
     path = trained.partition(":")[2] or None
     try:
         if trained.startswith("scorer"):
-            from cardenvs.agents.rami51_scorer import SHIPPED, ScorerNetwork
+            from cardenvs.agents.rami51_scorer import ScorerNetwork, shipped_scorer
 
             if spec.name != "rami51":
                 raise ValueError(f"the card scorer plays rami51, not {spec.name!r}")
-            meta = ScorerNetwork.load(path or SHIPPED).meta
+            meta = ScorerNetwork.load(path or shipped_scorer(options)).meta
         else:
             from cardenvs.agents.ppo import PolicyNetwork, baseline_path
 
@@ -263,9 +263,11 @@ def policy_setup(spec: GameSpec, names: Sequence[str], options: dict[str, Any], 
     except ValueError as e:
         raise CliError(str(e)) from None
     added = {}
-    if "num_players" not in options and meta.get("num_players"):
-        added["num_players"] = int(meta["num_players"])
     trained_single = bool(meta.get("options", {}).get("single_round", False))
+    # a whole-match card scorer plays any table of 2 to 4 (a match's shrinks as players go out)
+    any_table = trained.startswith("scorer") and not trained_single
+    if "num_players" not in options and meta.get("num_players") and not any_table:
+        added["num_players"] = int(meta["num_players"])
     if "single_round" not in options and trained_single:
         added["single_round"] = True
     if added:

@@ -159,11 +159,17 @@ def add_scorer_parser(methods: Any, epilog: str | None) -> None:
     scorer.add_argument("--last-fit-share", type=float, metavar="F",
                         help="the last iteration's part of --fit-minutes (default 0.5; 1 / --iterations shares "
                         "them equally; with one iteration its fit has them all)")
+    scorer.add_argument("--whole-matches", action="store_true",
+                        help="a scorer for whole matches (to the elimination score; it plays 2 to 4 players): "
+                        "labelled on single rounds, its fits weigh the points (both weights 5 unless given), "
+                        "evaluated on whole matches")
     scorer.add_argument("--points-weight", type=float, metavar="W",
                         help="the fits' target: the win minus W x the penalty points held at the round's end "
-                        "/ 100 (default 0.5; the last of several fits: --last-points-weight)")
+                        "/ 100 (default 0.5, 5 with --whole-matches; the last of several fits: "
+                        "--last-points-weight)")
     scorer.add_argument("--last-points-weight", type=float, metavar="W",
-                        help="the last iteration's points weight, with several iterations (default 0.1)")
+                        help="the last iteration's points weight, with several iterations (default 0.1, 5 with "
+                        "--whole-matches)")
     scorer.add_argument("--labelled-seat", choices=("scorer", "heuristic"),
                         help="the later iterations' labelled seat plays the previous scorer's moves (scorer, "
                         "the default) or the heuristic's, the scorer's move played out besides (heuristic: an "
@@ -344,9 +350,18 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     (cardenvs.agents.training.card_scorer)."""
     trainer, spec, options, shared = _labelling_run(args, "card_scorer", "scorer", "scorer.npz")
     players = options.pop("num_players", None)
-    if options.pop("single_round", True) is not True:
-        raise CliError("the card scorer plays single rounds: drop single_round=false")
-    settings = {"fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
+    given = options.pop("single_round", None)
+    if given is False:
+        raise CliError("the card scorer is labelled on single rounds: drop single_round=false (--whole-matches "
+                       "makes a scorer for whole matches)")
+    if given is True and args.whole_matches:
+        raise CliError("--whole-matches contradicts --option single_round=true")
+    if args.whole_matches:
+        weight = trainer.MATCH_POINTS_WEIGHT
+        args.points_weight = weight if args.points_weight is None else args.points_weight
+        args.last_points_weight = weight if args.last_points_weight is None else args.last_points_weight
+    settings = {"whole_matches": args.whole_matches or None,
+                "fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
                 "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players,
                 "iterations": args.iterations, "actions_per_position": args.actions_per_position,
                 "fit_window": args.fit_window, "labelled_seat": args.labelled_seat,

@@ -71,6 +71,17 @@ decide = no_heuristic
 CONVERT_OBS = False  # the heuristic reads float32, the game's observations are another dtype
 
 
+def heuristic_move(obs_row, mask, layout, tuning, row):
+    """The bound heuristic's move in one game; ``row`` holds the float32 copy of the
+    observation it reads where the game's observations are another dtype."""
+    if CONVERT_OBS:
+        for j in range(row.shape[0]):
+            row[j] = np.float32(obs_row[j])
+        return decide(row, mask, layout, tuning)
+    return decide(obs_row, mask, layout, tuning)
+
+
+
 def play_opponents(states, actions, masks, obs, rewards, events, current, mode, seats, over, learner_rewards,
                    returns, kinds, samplers, streams, layout, tunings, grouped, given, by_game):
     """The opponents' moves, round after round, until no game waits on one.
@@ -101,12 +112,7 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
         for i in range(n):
             while not over[i] and current[i] != seats[i]:
                 k = (np.int64(current[i]) - seats[i] - 1) % P
-                if CONVERT_OBS:
-                    for j in range(row.shape[0]):
-                        row[j] = np.float32(obs[i, j])
-                    actions[i] = decide(row, masks[i], layout, tunings[k])
-                else:
-                    actions[i] = decide(obs[i], masks[i], layout, tunings[k])
+                actions[i] = heuristic_move(obs[i], masks[i], layout, tunings[k], row)
                 if not (0 <= actions[i] < n_actions and masks[i, actions[i]]):
                     return i
                 step_batch(states[i:i + 1], actions[i:i + 1], masks[i:i + 1], obs[i:i + 1], rewards[i:i + 1],
@@ -144,12 +150,7 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
                     streams[samplers[k]] = x
                     actions[i] = a
                 elif kinds[k] == KIND_HEURISTIC:
-                    if CONVERT_OBS:
-                        for j in range(row.shape[0]):
-                            row[j] = np.float32(obs[i, j])
-                        actions[i] = decide(row, masks[i], layout, tunings[k])
-                    else:
-                        actions[i] = decide(obs[i], masks[i], layout, tunings[k])
+                    actions[i] = heuristic_move(obs[i], masks[i], layout, tunings[k], row)
         for i in range(n):
             if rel[i] < 0:
                 actions[i] = ACT_HOLD
@@ -194,7 +195,9 @@ def opponents_kernel(game: Any, heuristic: CompiledPolicy | None = None) -> Any:
         # cached when what it calls is the project's (the cache is keyed on the project's sources)
         cached = in_project(getattr(py_decide, "__code__", None)) and in_project(
             getattr(getattr(game.step_batch, "py_func", None), "__code__", None)) and _cached(game.step_batch)
-        kernel = njit(cache=cached, no_cfunc_wrapper=True)(bound_copy(play_opponents, names, name))
+        jit = njit(cache=cached, no_cfunc_wrapper=True)
+        names["heuristic_move"] = jit(bound_copy(heuristic_move, names, name + ".heuristic_move"))
+        kernel = jit(bound_copy(play_opponents, names, name))
         _KERNELS[key] = kernel
     return kernel
 

@@ -765,6 +765,8 @@ def test_scorer_config_takes_numpy_integers():
     ({"batch": 0}, "batch"),
     ({"batch": 65_537}, "batch"),
     ({"batch": 8.0}, "batch"),
+    ({"whole_matches": 1}, "whole_matches"),
+    ({"whole_matches": "false"}, "whole_matches"),
 ])
 def test_scorer_config_refuses_bad_settings(settings, message):
     with pytest.raises((ValueError, TypeError), match=message):
@@ -782,6 +784,22 @@ def test_cli_train_by_scorer_passes_the_labelled_seat(tmp_path, monkeypatch):
     assert [cfg.last_fit_share for cfg in given] == [0.5, 0.5, 0.25]
     assert main([*argv, "--last-points-weight", "0.3"], io.StringIO(), io.StringIO()) == 0
     assert [cfg.last_points_weight for cfg in given] == [0.1, 0.1, 0.1, 0.3]
+    assert not any(cfg.whole_matches for cfg in given)
+
+
+def test_cli_train_by_scorer_whole_matches_weighs_the_points(tmp_path, monkeypatch):
+    """--whole-matches: a scorer for whole matches, both points weights 5 unless given."""
+    given = []
+    monkeypatch.setattr(card_scorer, "run_scorer", lambda cfg, out, err: given.append(cfg))
+    argv = ["train", "scorer", "rami51", "--whole-matches", "--out", str(tmp_path / "run")]
+    assert main(argv, io.StringIO(), io.StringIO()) == 0
+    assert main([*argv, "--points-weight", "2", "--last-points-weight", "0"], io.StringIO(), io.StringIO()) == 0
+    assert [(c.whole_matches, c.points_weight, c.last_points_weight) for c in given] == [
+        (True, card_scorer.MATCH_POINTS_WEIGHT, card_scorer.MATCH_POINTS_WEIGHT), (True, 2.0, 0.0)]
+    assert given[0].game_options() == {"num_players": 4, "single_round": False}
+    err = io.StringIO()
+    assert main([*argv, "--option", "single_round=true"], io.StringIO(), err) == 2
+    assert "--whole-matches contradicts" in err.getvalue()
 
 
 def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[list, list, list]:
@@ -806,6 +824,7 @@ def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[l
         return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": fit_use * seconds}]
 
     scores = {f"{k}{ci}": 0.5 for k in ("vs_heuristic", "vs_random", "heuristic_vs_heuristic") for ci in ("", "_ci")}
+    scores.update(vs_heuristic_truncated=0, vs_random_truncated=0)
     monkeypatch.setattr(card_scorer, "_label", fake_label)
     def fake_load(paths, weight):
         weights.append(weight)
@@ -815,6 +834,35 @@ def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[l
     monkeypatch.setattr(card_scorer, "fit_scorer", fake_fit)
     monkeypatch.setattr(card_scorer, "evaluate_scorer", lambda *args: dict(scores))
     return labelled, fitted, weights
+
+
+@pytest.mark.parametrize("whole_matches, shares, kept", [
+    (True, [0.5, 0.7, 0.6, 0.4], 2),  # a whole-match run keeps its best iteration's scorer
+    (True, [0.5, 0.6, 0.6, 0.7], 4),
+    (False, [0.5, 0.7, 0.6, 0.4], 4),  # a single-round run its last
+])
+def test_a_whole_match_run_keeps_its_best_iteration(tmp_path, monkeypatch, whole_matches, shares, kept):
+    fake_run_clock(monkeypatch, label_overrun=0.0, fit_use=1.0)
+    given = iter(shares)
+    scores = {"vs_heuristic_ci": 0.01, "vs_random": 1.0, "vs_random_ci": 0.0, "heuristic_vs_heuristic": 0.25,
+              "heuristic_vs_heuristic_ci": 0.01, "vs_heuristic_truncated": 0, "vs_random_truncated": 0}
+
+    def fake_evaluate(spec, agent, players, options, matches, folder):
+        return {**scores, "vs_heuristic": next(given, 0.1)}
+
+    monkeypatch.setattr(card_scorer, "evaluate_scorer", fake_evaluate)
+    folder = tmp_path / "run"
+    out = io.StringIO()
+    summary = run_scorer(ScorerConfig(minutes=6, iterations=4, whole_matches=whole_matches, out=str(folder)),
+                         out=out, err=io.StringIO())
+    assert summary["kept_iteration"] == kept and summary["vs_heuristic"] == shares[kept - 1]
+    assert float(next(csv.DictReader(open(folder / "eval.csv")))["vs_heuristic"]) == shares[kept - 1]
+    names = sorted(p.name for p in folder.glob("scorer*.npz"))
+    assert names == (["scorer-1.npz", "scorer-2.npz", "scorer-3.npz", "scorer-4.npz", "scorer.npz"] if kept != 4
+                     else ["scorer-1.npz", "scorer-2.npz", "scorer-3.npz", "scorer.npz"])
+    if kept != 4:
+        assert (folder / "scorer.npz").read_bytes() == (folder / f"scorer-{kept}.npz").read_bytes()
+        assert f"iteration {kept}'s won more and is kept" in out.getvalue()
 
 
 def test_the_run_keeps_its_budget_by_its_clock(tmp_path, monkeypatch):
@@ -907,6 +955,8 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     assert [ScorerNetwork.load(folder / name).meta["points_weight"]
             for name in ("scorer-1.npz", "scorer-2.npz", "scorer.npz")] == [0.5, 0.5, 0.1]
     assert {row["iteration"] for row in csv.DictReader(open(folder / "fit.csv"))} == {"1", "2", "3"}
+    assert ScorerNetwork.load(folder / "scorer.npz").meta["options"]["single_round"] is True
+    assert summary["other_players"] == {} and summary["kept_iteration"] == 3  # single rounds: the last
     assert all(0 < float(row["share_of_epoch"]) <= 1 for row in csv.DictReader(open(folder / "fit.csv")))
     # that the run keeps its budget is checked against a fake clock
     # (test_the_run_keeps_its_budget_by_its_clock): a wall-clock bound here failed on a busy machine
@@ -928,6 +978,39 @@ def test_cli_train_by_scorer_writes_a_scorer_that_evaluates(tmp_path):
     code = main(["eval", "rami51", "--agents", f"scorer:{folder / 'scorer.npz'},heuristic", "--matches", "8"],
                 out, io.StringIO())
     assert code == 0 and "scorer" in out.getvalue()
+
+
+def test_cli_train_by_scorer_whole_matches_writes_a_match_scorer(tmp_path):
+    """A --whole-matches run labels single rounds (its second iteration with its first
+    scorer in the labelled seat), writes a scorer whose file says it plays whole matches,
+    and evaluates it on whole matches at its players and at the others of 2 to 4."""
+    folder = tmp_path / "run"
+    out, err = io.StringIO(), io.StringIO()
+    code = main(["train", "scorer", "rami51", "--whole-matches", "--minutes", "0.1", "--fit-minutes", "0.05",
+                 "--iterations", "2", "--workers", "1", "--eval-matches", "4", "--threads", "1",
+                 "--out", str(folder)], out, err)
+    assert code == 0, err.getvalue()
+    assert "UserWarning" not in err.getvalue()  # the match scorer labels single rounds without a warning
+    assert "(4 players, whole matches)" in out.getvalue() and "card scorer, 4 matches each" in out.getvalue()
+    meta = ScorerNetwork.load(folder / "scorer.npz").meta
+    assert meta["options"]["single_round"] is False and meta["points_weight"] == card_scorer.MATCH_POINTS_WEIGHT
+    summary = json.loads((folder / "summary.json").read_text())
+    # the run keeps its best iteration's scorer (by its whole-match evaluation) as scorer.npz
+    its = summary["iterations"]
+    kept = summary["kept_iteration"]
+    assert its[kept - 1]["vs_heuristic"] == max(x["vs_heuristic"] for x in its) == summary["vs_heuristic"]
+    if kept == 1:  # the last is kept beside it
+        assert (folder / "scorer.npz").read_bytes() == (folder / "scorer-1.npz").read_bytes()
+        assert (folder / "scorer-2.npz").is_file()
+    else:
+        assert kept == 2 and not (folder / "scorer-2.npz").exists()
+    assert float(next(csv.DictReader(open(folder / "eval.csv")))["vs_heuristic"]) == pytest.approx(
+        summary["vs_heuristic"], abs=1e-4)
+    assert set(summary["other_players"]) == {"2", "3"}
+    assert all(0 <= r["vs_heuristic"] <= 1 for r in summary["other_players"].values())
+    assert json.loads((folder / "config.json").read_text())["whole_matches"] is True
+    for k in (1, 2):
+        assert sorted((folder / "labels" / f"iteration{k}").glob("worker0.*.npz"))
 
 
 def _summary_of_iterations(n: int) -> dict:
