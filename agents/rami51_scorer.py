@@ -30,8 +30,9 @@ One set of weights per group of kinds (``groups`` in the file) scores every acti
 those kinds, so what is learnt of one card holds for the others. The agent plays the
 legal action it scores highest (ties: the lowest action id); with one legal action it
 plays that. ``cardenvs train scorer rami51`` trains one
-(:mod:`cardenvs.agents.training.card_scorer`); ``make_agent("scorer", spec)`` loads the one shipped with
-the package and ``make_agent("scorer:PATH", spec)`` one written by training.
+(:mod:`cardenvs.agents.training.card_scorer`); ``make_agent("scorer", spec)`` loads the one
+shipped with the package for the table's episode (:func:`shipped_scorer`: whole matches or
+single rounds) and ``make_agent("scorer:PATH", spec)`` one written by training.
 
 File format (``cardenvs-scorer/3``, an ``.npz``; version 1 files had the first 61
 inputs only and version 2 files the first 82, and both are refused): ``meta`` (a JSON
@@ -582,7 +583,8 @@ class CardScorerAgent(Agent):
         for key in ("num_players", "single_round"):  # trained for one setup of the game
             trained = scorer.meta.get(key) if key == "num_players" else scorer.meta.get("options", {}).get(key, False)
             given = self.options.get(key, spec.default_players if key == "num_players" else False)
-            if key == "num_players" and matches and isinstance(given, int) and low <= given <= high:
+            whole_number = isinstance(given, (int, np.integer)) and not isinstance(given, bool)
+            if key == "num_players" and matches and whole_number and low <= given <= high:
                 continue  # a match's table shrinks as players go out: a whole-match scorer plays 2 to 4
             if trained is not None and given != trained:
                 warnings.warn(f"the card scorer was trained with {key}={trained}, and plays with {key}={given}",

@@ -60,7 +60,7 @@ def _write_record(path: Path, env_id: str, run: Path) -> None:
     config.pop("out", None)  # where the run was written: a path of the machine it ran on
     record = {"env_id": env_id, "train_config": config, "eval": (run / "eval.csv").read_text()}
     summary = json.loads((run / "summary.json").read_text()) if (run / "summary.json").is_file() else {}
-    if "kept_iteration" in summary:  # a card-scorer run that kept an earlier iteration's scorer
+    if "kept_iteration" in summary:  # a card-scorer run: which iteration's scorer is its scorer.npz
         record["kept_iteration"] = summary["kept_iteration"]
     path.write_text(json.dumps(record, indent=2) + "\n")
 

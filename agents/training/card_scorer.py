@@ -52,6 +52,16 @@ default) it labels positions, then fits the scorer to them; then it evaluates:
 3. **Evaluate.** Each iteration's scorer against three heuristic players and against
    three random ones, and the heuristic against three heuristic players on the same deals.
 
+**Whole matches** (``whole_matches``). A match runs until one player is left under the
+elimination score, so it is won by the points held round after round. The labels are the
+same single rounds, but the points weights default to ``MATCH_POINTS_WEIGHT`` in every fit,
+the evaluations play whole matches (the last scorer also at the other tables of 2 to 4
+players: a match's table shrinks as players are eliminated), and the run keeps the
+iteration whose scorer won most as ``scorer.npz`` (the earliest on a tie; the last is then
+``scorer-{n}.npz``): a long last fit played whole matches worse than the scorers before it
+in the shipped run. The kept figures are the best of several on the same deals: measure
+the kept scorer on other deals (``benchmarks/baselines.py measure``).
+
 The budget ``minutes`` holds the labelling and the fits (``fit_minutes`` of it, a third
 by default); the first
 iteration has ``first_share`` of the labelling, the later ones the rest in equal parts
@@ -60,7 +70,7 @@ iteration has ``first_share`` of the labelling, the later ones the rest in equal
 the earlier ones the rest in the labelling's proportions. The run
 writes into its folder: ``config.json``, ``labels/iteration{k}/`` (each worker's rows:
 the scorer's inputs for every labelled action of every labelled position, the two figures,
-the move played), ``scorer-{k}.npz`` (the earlier iterations' scorers), ``fit.csv``,
+the move played), ``scorer-{k}.npz`` (the other iterations' scorers), ``fit.csv``,
 ``eval.csv``, ``summary.json`` and ``scorer.npz`` (play it as ``scorer:PATH``).
 """
 
@@ -117,9 +127,12 @@ class ScorerConfig:
     workers: int = field(default_factory=lambda: os.cpu_count() or 1)
     seed: int = 0
     out: str = "runs/rami51-scorer-0"
-    points_weight: float = 0.5  # the fits' target: the win minus this × the points held at the end / 100
-    # the last fit's points weight, with more than one iteration (None: points_weight)
-    last_points_weight: float | None = 0.1
+    # the fits' target: the win minus this × the points held at the end / 100 (None: 0.5 for
+    # single rounds, MATCH_POINTS_WEIGHT for whole matches)
+    points_weight: float | None = None
+    # the last fit's points weight, with more than one iteration (None: 0.1 for single
+    # rounds, points_weight for whole matches)
+    last_points_weight: float | None = None
     groups: tuple[int, ...] = DEFAULT_GROUPS
     hidden: tuple[int, ...] = (64, 64)
     epochs: int = 6  # at most (the learning rate falls to 5 % over them)
@@ -137,10 +150,9 @@ class ScorerConfig:
     # ("heuristic": it plays the heuristic's, and the previous scorer's move is labelled besides)
     method: str = "scorer"
     # a scorer for whole matches (to the elimination score): labelled on single rounds as
-    # ever, evaluated on whole matches, and its file says it plays them. A match is won by
-    # the last player under the elimination score, so its fits should weigh the points
-    # held at each round's end heavily: set both points weights to MATCH_POINTS_WEIGHT, as
-    # ``cardenvs train scorer --whole-matches`` does (docs/notes/rami51-scorer.md)
+    # ever, its fits weighing the points held at each round's end heavily (a match is won
+    # by the last player under the elimination score), evaluated on whole matches, its best
+    # iteration kept, and its file says it plays them (docs/notes/rami51-scorer.md)
     whole_matches: bool = False
 
     def game_options(self) -> dict[str, Any]:
@@ -148,8 +160,9 @@ class ScorerConfig:
         return {**self.options, "num_players": self.num_players, "single_round": not self.whole_matches}
 
 
-#: the points weight of a whole-match scorer's fits (the win counts little beside the points)
-MATCH_POINTS_WEIGHT = 5.0
+#: the points weights by default: a single-round scorer's fits, its last fit, a whole-match
+#: scorer's fits (the win counts little beside the points there)
+ROUND_POINTS_WEIGHT, ROUND_LAST_POINTS_WEIGHT, MATCH_POINTS_WEIGHT = 0.5, 0.1, 5.0
 
 
 # --------------------------------------------------------------------------- labels
@@ -563,19 +576,23 @@ MAX_ITERATIONS = 20
 def _worker(players: int, options: dict[str, Any], seconds: float, seed: int, batch: int, out: str,
             log_path: str, policy_path: str | None, iteration: int, actions_per_position: int,
             rounds_per_iteration: int, policy_plays: bool) -> dict[str, Any]:
-    policy = None
-    if policy_path is not None:  # the previous iteration's scorer: its moves in the labelled seat (policy_plays)
-        from cardenvs.agents.rami51_scorer import CardScorerAgent, ScorerNetwork
-
-        scorer = ScorerNetwork.load(policy_path)
-        # the labels are single rounds, a whole-match scorer's too (a match is its rounds)
-        scorer.meta["options"] = {**scorer.meta.get("options", {}), "single_round": True}
-        policy = CardScorerAgent(get_spec("rami51"), options={**options, "num_players": players,
-                                                              "single_round": True}, scorer=scorer)
+    # the previous iteration's scorer: its moves in the labelled seat (policy_plays)
+    policy = None if policy_path is None else labelling_scorer(policy_path, players, options)
     with open(log_path, "a") as log:
         return label_rows(players, options, seconds, seed, batch, out, log=log, policy=policy,
                           max_rounds=rounds_per_iteration, first_round=iteration * rounds_per_iteration,
                           actions_per_position=actions_per_position, policy_plays=policy_plays)
+
+
+def labelling_scorer(path: str | os.PathLike, players: int, options: dict[str, Any]) -> Any:
+    """The agent of a scorer file for the labelling's single rounds; a whole-match scorer
+    plays them too (a match is its rounds), without warning that it was trained for matches."""
+    from cardenvs.agents.rami51_scorer import CardScorerAgent, ScorerNetwork
+
+    scorer = ScorerNetwork.load(path)
+    scorer.meta["options"] = {**scorer.meta.get("options", {}), "single_round": True}
+    return CardScorerAgent(get_spec("rami51"), options={**options, "num_players": players, "single_round": True},
+                           scorer=scorer)
 
 
 def check_config(cfg: ScorerConfig) -> Any:
@@ -612,10 +629,13 @@ def check_config(cfg: ScorerConfig) -> Any:
         raise ValueError(f"batch must be at most {MAX_BATCH}, got {cfg.batch!r}")
     if not (_positive_int(cfg.fit_window) and cfg.fit_window <= MAX_ITERATIONS):
         raise ValueError(f"fit_window must be an integer in 1..{MAX_ITERATIONS}, got {cfg.fit_window!r}")
+    if cfg.points_weight is None:
+        cfg.points_weight = MATCH_POINTS_WEIGHT if cfg.whole_matches else ROUND_POINTS_WEIGHT
+    if cfg.last_points_weight is None:
+        cfg.last_points_weight = cfg.points_weight if cfg.whole_matches else ROUND_LAST_POINTS_WEIGHT
     for name in ("points_weight", "last_points_weight"):
         v = getattr(cfg, name)
-        if (v is not None or name == "points_weight") and (
-                isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6):
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
             raise ValueError(f"{name} must be a number in [0, 1e6), got {v!r}")
     from cardenvs.agents.rami51_scorer import KINDS
 
@@ -766,7 +786,7 @@ def run_scorer(cfg: ScorerConfig, out: TextIO | None = None, err: TextIO | None 
                   "labelling time was over: fewer --iterations give each a larger block", file=err, flush=True)
         window = [folder / "labels" / f"iteration{k + 1}" for k in range(max(it + 1 - cfg.fit_window, 0), it + 1)]
         fit_cfg = cfg
-        if it == n - 1 and n > 1 and cfg.last_points_weight is not None:
+        if it == n - 1 and n > 1:
             fit_cfg = replace(cfg, points_weight=cfg.last_points_weight)
         data = load_rows([p for d in window for p in sorted(d.glob("worker*.npz"))], fit_cfg.points_weight)
         fit_positions = len(data["match"])

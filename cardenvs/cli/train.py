@@ -351,15 +351,11 @@ def cmd_train_scorer(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     trainer, spec, options, shared = _labelling_run(args, "card_scorer", "scorer", "scorer.npz")
     players = options.pop("num_players", None)
     given = options.pop("single_round", None)
-    if given is False:
-        raise CliError("the card scorer is labelled on single rounds: drop single_round=false (--whole-matches "
-                       "makes a scorer for whole matches)")
+    if given is False and not args.whole_matches:
+        raise CliError("the card scorer is labelled on single rounds: drop single_round=false, or give "
+                       "--whole-matches for a scorer of whole matches")
     if given is True and args.whole_matches:
         raise CliError("--whole-matches contradicts --option single_round=true")
-    if args.whole_matches:
-        weight = trainer.MATCH_POINTS_WEIGHT
-        args.points_weight = weight if args.points_weight is None else args.points_weight
-        args.last_points_weight = weight if args.last_points_weight is None else args.last_points_weight
     settings = {"whole_matches": args.whole_matches or None,
                 "fit_minutes": args.fit_minutes, "eval_matches": args.eval_matches, "minutes": args.minutes,
                 "torch_threads": args.threads, "points_weight": args.points_weight, "num_players": players,

@@ -81,7 +81,6 @@ def heuristic_move(obs_row, mask, layout, tuning, row):
     return decide(obs_row, mask, layout, tuning)
 
 
-
 def play_opponents(states, actions, masks, obs, rewards, events, current, mode, seats, over, learner_rewards,
                    returns, kinds, samplers, streams, layout, tunings, grouped, given, by_game):
     """The opponents' moves, round after round, until no game waits on one.
@@ -190,7 +189,7 @@ def opponents_kernel(game: Any, heuristic: CompiledPolicy | None = None) -> Any:
         py_decide = getattr(decide_, "py_func", decide_)
         name = f"{game.__name__}.play_opponents"
         if decide_ is not no_heuristic:
-            name += f".{py_decide.__module__}.{py_decide.__qualname__}"
+            name += f".{py_decide.__module__}.{py_decide.__qualname__}" + (".f32" if convert else "")
         names = dict(globals(), step_batch=game.step_batch, decide=decide_, CONVERT_OBS=convert)
         # cached when what it calls is the project's (the cache is keyed on the project's sources)
         cached = in_project(getattr(py_decide, "__code__", None)) and in_project(

@@ -68,7 +68,10 @@ def test_the_cli_keeps_the_games_table_for_the_whole_match_scorer():
 
 def test_eval_of_the_scorer_plays_whole_matches_by_default():
     out, err = io.StringIO(), io.StringIO()
-    assert main(["eval", "rami51", "--agents", "scorer,heuristic", "--matches", "4", "--batch", "4"], out, err) == 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warning of a setup the scorer was not trained for
+        assert main(["eval", "rami51", "--agents", "scorer,heuristic", "--matches", "4", "--batch", "4"], out,
+                    err) == 0
     text = out.getvalue()
     assert "rami51_v3: 2 players" in text and "policy's setup" not in text, text
     assert "4 finished" in text and err.getvalue() == ""

@@ -8,6 +8,7 @@ import importlib.util
 import io
 import json
 import sys
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -23,6 +24,7 @@ from cardenvs.agents.rami51_scorer import (  # noqa: E402
     NUM_FEATURES,
     SCORER_FORMAT,
     SHIPPED,
+    SHIPPED_MATCHES,
     CardScorerAgent,
     ScorerNetwork,
     rows_of,
@@ -746,7 +748,7 @@ def test_scorer_config_takes_numpy_integers():
     ({"minutes": "60"}, "minutes must be"),
     ({"minutes": 6, "fit_minutes": None, "last_fit_share": 2}, "last_fit_share"),
     ({"warm_learning_rate": 0}, "warm_learning_rate"),
-    ({"points_weight": None}, "^points_weight"),
+    ({"points_weight": "0.5"}, "^points_weight"),
     ({"last_points_weight": -0.1}, "last_points_weight"),
     ({"last_points_weight": "0.1"}, "last_points_weight"),
     ({"last_points_weight": float("nan")}, "last_points_weight"),
@@ -797,9 +799,23 @@ def test_cli_train_by_scorer_whole_matches_weighs_the_points(tmp_path, monkeypat
     assert [(c.whole_matches, c.points_weight, c.last_points_weight) for c in given] == [
         (True, card_scorer.MATCH_POINTS_WEIGHT, card_scorer.MATCH_POINTS_WEIGHT), (True, 2.0, 0.0)]
     assert given[0].game_options() == {"num_players": 4, "single_round": False}
+    assert main([*argv, "--option", "single_round=false"], io.StringIO(), io.StringIO()) == 0  # agrees
+    assert given[-1].whole_matches and given[-1].options == {}
     err = io.StringIO()
     assert main([*argv, "--option", "single_round=true"], io.StringIO(), err) == 2
     assert "--whole-matches contradicts" in err.getvalue()
+
+
+def test_a_whole_match_scorer_labels_single_rounds_without_a_warning():
+    """The labelling workers play the previous scorer in single rounds: a whole-match
+    scorer there is no mistake to warn about (warnings in a worker would go unseen)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        agent = card_scorer.labelling_scorer(SHIPPED_MATCHES, 4, {})
+    assert agent.options["single_round"] is True and agent.scorer.meta["options"]["single_round"] is True
+    assert ScorerNetwork.load(SHIPPED_MATCHES).meta["options"]["single_round"] is False  # the file is as it was
+    with pytest.warns(UserWarning, match="single_round=False"):  # what the helper keeps from the workers
+        CardScorerAgent(RAMI, options={"num_players": 4, "single_round": True}, scorer=SHIPPED_MATCHES)
 
 
 def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[list, list, list]:
@@ -821,7 +837,10 @@ def fake_run_clock(monkeypatch, label_overrun: float, fit_use: float) -> tuple[l
         assert cfg.points_weight == data["weight"]  # the scorer's file records the weight of its rows
         fitted.append(seconds)
         now[0] += fit_use * seconds
-        return shipped, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": fit_use * seconds}]
+        meta = {**shipped.meta, "points_weight": cfg.points_weight, "fit": len(fitted),  # which fit made it
+                "options": {**shipped.meta["options"], "single_round": not cfg.whole_matches}}
+        scorer = ScorerNetwork(meta, shipped.mean, shipped.std, shipped.weights)
+        return scorer, [{"epoch": 0, "share_of_epoch": 1.0, "seconds": fit_use * seconds}]
 
     scores = {f"{k}{ci}": 0.5 for k in ("vs_heuristic", "vs_random", "heuristic_vs_heuristic") for ci in ("", "_ci")}
     scores.update(vs_heuristic_truncated=0, vs_random_truncated=0)
@@ -860,8 +879,11 @@ def test_a_whole_match_run_keeps_its_best_iteration(tmp_path, monkeypatch, whole
     names = sorted(p.name for p in folder.glob("scorer*.npz"))
     assert names == (["scorer-1.npz", "scorer-2.npz", "scorer-3.npz", "scorer-4.npz", "scorer.npz"] if kept != 4
                      else ["scorer-1.npz", "scorer-2.npz", "scorer-3.npz", "scorer.npz"])
+    assert ScorerNetwork.load(folder / "scorer.npz").meta["fit"] == kept  # the kept iteration's scorer
+    for k in range(1, 5):
+        if k != kept:
+            assert ScorerNetwork.load(folder / f"scorer-{k}.npz").meta["fit"] == k  # the others beside it
     if kept != 4:
-        assert (folder / "scorer.npz").read_bytes() == (folder / f"scorer-{kept}.npz").read_bytes()
         assert f"iteration {kept}'s won more and is kept" in out.getvalue()
 
 
@@ -911,7 +933,10 @@ def test_the_last_fit_has_its_share_of_the_fit_minutes(tmp_path, monkeypatch):
 @pytest.mark.parametrize("settings, weights", [
     ({"iterations": 3}, [0.5, 0.5, 0.1]),
     ({"iterations": 3, "points_weight": 0.8, "last_points_weight": 0.0}, [0.8, 0.8, 0.0]),
-    ({"iterations": 3, "last_points_weight": None}, [0.5, 0.5, 0.5]),
+    ({"iterations": 3, "last_points_weight": 0.5}, [0.5, 0.5, 0.5]),
+    ({"iterations": 3, "whole_matches": True}, [5.0, 5.0, 5.0]),  # whole matches: the points weigh 5
+    ({"iterations": 3, "whole_matches": True, "points_weight": 2.0}, [2.0, 2.0, 2.0]),
+    ({"iterations": 3, "whole_matches": True, "last_points_weight": 1.0}, [5.0, 5.0, 1.0]),
     ({"iterations": 1}, [0.5]),  # one fit, over the heuristic's positions: the points weight
 ])
 def test_the_last_fit_weighs_the_points_by_its_own_weight(tmp_path, monkeypatch, settings, weights):
@@ -990,7 +1015,6 @@ def test_cli_train_by_scorer_whole_matches_writes_a_match_scorer(tmp_path):
                  "--iterations", "2", "--workers", "1", "--eval-matches", "4", "--threads", "1",
                  "--out", str(folder)], out, err)
     assert code == 0, err.getvalue()
-    assert "UserWarning" not in err.getvalue()  # the match scorer labels single rounds without a warning
     assert "(4 players, whole matches)" in out.getvalue() and "card scorer, 4 matches each" in out.getvalue()
     meta = ScorerNetwork.load(folder / "scorer.npz").meta
     assert meta["options"]["single_round"] is False and meta["points_weight"] == card_scorer.MATCH_POINTS_WEIGHT
