@@ -74,4 +74,4 @@ def test_eval_of_the_scorer_plays_whole_matches_by_default():
                     err) == 0
     text = out.getvalue()
     assert "rami51_v3: 2 players" in text and "policy's setup" not in text, text
-    assert "4 finished" in text and err.getvalue() == ""
+    assert "4 finished" in text and "warn" not in err.getvalue().lower()
