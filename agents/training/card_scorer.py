@@ -128,7 +128,7 @@ class ScorerConfig:
     seed: int = 0
     out: str = "runs/rami51-scorer-0"
     # the fits' target: the win minus this × the points held at the end / 100 (None: 0.5 for
-    # single rounds, MATCH_POINTS_WEIGHT for whole matches)
+    # single rounds, MATCH_POINTS_WEIGHT for whole matches, set when the config is made)
     points_weight: float | None = None
     # the last fit's points weight, with more than one iteration (None: 0.1 for single
     # rounds, points_weight for whole matches)
@@ -154,6 +154,13 @@ class ScorerConfig:
     # by the last player under the elimination score), evaluated on whole matches, its best
     # iteration kept, and its file says it plays them (docs/notes/rami51-scorer.md)
     whole_matches: bool = False
+
+    def __post_init__(self) -> None:
+        # the points weights of the episode, where not given (checked by check_config)
+        if self.points_weight is None:
+            self.points_weight = MATCH_POINTS_WEIGHT if self.whole_matches is True else ROUND_POINTS_WEIGHT
+        if self.last_points_weight is None:
+            self.last_points_weight = self.points_weight if self.whole_matches is True else ROUND_LAST_POINTS_WEIGHT
 
     def game_options(self) -> dict[str, Any]:
         """The game the scorer is for: ``num_players``, and single rounds or whole matches."""
@@ -629,10 +636,6 @@ def check_config(cfg: ScorerConfig) -> Any:
         raise ValueError(f"batch must be at most {MAX_BATCH}, got {cfg.batch!r}")
     if not (_positive_int(cfg.fit_window) and cfg.fit_window <= MAX_ITERATIONS):
         raise ValueError(f"fit_window must be an integer in 1..{MAX_ITERATIONS}, got {cfg.fit_window!r}")
-    if cfg.points_weight is None:
-        cfg.points_weight = MATCH_POINTS_WEIGHT if cfg.whole_matches else ROUND_POINTS_WEIGHT
-    if cfg.last_points_weight is None:
-        cfg.last_points_weight = cfg.points_weight if cfg.whole_matches else ROUND_LAST_POINTS_WEIGHT
     for name in ("points_weight", "last_points_weight"):
         v = getattr(cfg, name)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < 1e6:
