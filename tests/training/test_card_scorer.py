@@ -806,6 +806,15 @@ def test_cli_train_by_scorer_whole_matches_weighs_the_points(tmp_path, monkeypat
     assert "--whole-matches contradicts" in err.getvalue()
 
 
+def test_the_points_weights_default_to_the_episodes():
+    """Set when the config is made, so that a fit called without check_config has them."""
+    assert (ScorerConfig().points_weight, ScorerConfig().last_points_weight) == (0.5, 0.1)
+    cfg = ScorerConfig(whole_matches=True)
+    assert (cfg.points_weight, cfg.last_points_weight) == (card_scorer.MATCH_POINTS_WEIGHT,) * 2
+    assert ScorerConfig(whole_matches=True, points_weight=2.0).last_points_weight == 2.0
+    assert ScorerConfig(points_weight=2.0).last_points_weight == 0.1
+
+
 def test_a_whole_match_scorer_labels_single_rounds_without_a_warning():
     """The labelling workers play the previous scorer in single rounds: a whole-match
     scorer there is no mistake to warn about (warnings in a worker would go unseen)."""
