@@ -1,26 +1,21 @@
 """Smoke test of benchmarks/anchors.py: the cardenvs part in quick mode, and missing anchors
 reported rather than crashing. No network and no anchor package needed."""
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
 import pytest
 
 import cardenvs
+from tests.benchmarks import load_benchmark
 
 pytestmark = pytest.mark.slow  # a training or benchmark run: the long tier
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "anchors.py"
 
 
 @pytest.fixture(scope="module")
 def anchors():
-    spec = importlib.util.spec_from_file_location("cardenvs_bench_anchors", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("anchors")
 
 
 def _check_stat(stat, rounds):

@@ -3,7 +3,6 @@ episode (single rounds or whole matches), with its record beside it."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -11,16 +10,12 @@ import pytest
 
 from cardenvs.agents import rami51_scorer
 from cardenvs.agents.rami51_scorer import SHIPPED, SHIPPED_MATCHES, ScorerNetwork
-
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "baselines.py"
+from tests.benchmarks import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def baselines():
-    spec = importlib.util.spec_from_file_location("cardenvs_bench_baselines", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("baselines")
 
 
 def _run_folder(folder: Path, scorer: Path, kept: int | None) -> Path:
