@@ -35,6 +35,8 @@ from cardenvs.core.rng import check_seed, rng_state_from_seed
 from cardenvs.core.step import UNSEEN_MISSING, deal_unseen
 
 ILLEGAL_MODES = ("raise", "penalty")
+_MATCH_OVER = EVENT_TERMINATED | EVENT_TRUNCATED
+_ROUND_OR_MATCH_OVER = EVENT_ROUND_END | _MATCH_OVER
 
 
 class CardGameEnv(PicklesBySpec, AECEnv):
@@ -123,11 +125,15 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self._obs_row = self._obs[0]
         self._mask_row = self._mask[0]
         self._mask_i8 = self._mask[0].view(np.int8)
+        # the step's arguments in the order the kernel takes them (one tuple: no eight
+        # attribute loads per step)
+        self._step_args = (self._state, self._action, self._mask, self._obs, self._rewards, self._events,
+                           self._current, self._mode)
         self._step_entry = None  # found by the first step (after the dispatcher compiled it)
 
     def __getstate__(self) -> dict[str, Any]:
         state = super().__getstate__()
-        for name in ("_obs_row", "_mask_row", "_mask_i8", "_step_entry"):
+        for name in ("_obs_row", "_mask_row", "_mask_i8", "_step_args", "_step_entry"):
             state.pop(name, None)
         return state
 
@@ -139,16 +145,13 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         """The game's compiled step on the one-game buffers."""
         entry = self._step_entry
         if entry is not None:
-            entry(self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current,
-                  self._mode)
+            entry(*self._step_args)
             return
         step_batch = self.game.step_batch
-        step_batch(self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current,
-                   self._mode)
+        step_batch(*self._step_args)
         overloads = getattr(step_batch, "overloads", None)  # absent with the JIT disabled
         if overloads is not None:
-            sig = tuple(numba.typeof(x) for x in (self._state, self._action, self._mask, self._obs, self._rewards,
-                                                  self._events, self._current, self._mode))
+            sig = tuple(numba.typeof(x) for x in self._step_args)
             compiled = overloads.get(sig)
             if compiled is not None:
                 self._step_entry = compiled.entry_point
@@ -229,8 +232,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
         self._last_move = (self._index[agent], a)
         entry = self._step_entry
         if entry is not None:
-            entry(self._state, self._action, self._mask, self._obs, self._rewards, self._events, self._current,
-                  self._mode)
+            entry(*self._step_args)
         else:
             self._run_step()
         if not self._marked:
@@ -246,9 +248,9 @@ class CardGameEnv(PicklesBySpec, AECEnv):
             self._accumulate_rewards()
             if log is not None:
                 log.returns += self._rewards[0, : self.num_players]
-        if events & (EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED):
+        if events & _ROUND_OR_MATCH_OVER:
             self._set_infos()
-        if events & (EVENT_TERMINATED | EVENT_TRUNCATED):
+        if events & _MATCH_OVER:
             term = bool(events & EVENT_TERMINATED)
             if log is not None:
                 log.result = match_result(self.spec, self._state[0], log.returns, not term)

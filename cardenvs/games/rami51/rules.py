@@ -274,8 +274,7 @@ def workspace():
     ws.ext[:] = 0
     ws.row[:] = 0
     ws.first[:] = 0
-    ws.after[:] = 0
-    ws.nxt[:] = 0
+    ws.nxt[:] = 0  # ``after`` is written for every row it chains (_index_first_cards) before it is read
     return owner
 
 
