@@ -379,3 +379,47 @@ def test_a_residual_policy_reads_the_heuristics_move(tmp_path):
     trainer = Trainer.resume(folder, decisions=2500, out=io.StringIO(), err=io.StringIO())
     assert trainer.actor_inputs == n_obs + n_act
     trainer.train()
+
+
+@pytest.mark.parametrize("heuristic_input", [False, True])
+def test_the_pools_batched_pass_gives_each_snapshots_own_logits(tmp_path, heuristic_input):
+    # every snapshot's rows through one batched pass: the same logits as that snapshot's
+    # own actor, and moves that are legal; after a snapshot is replaced, its new weights
+    trainer = Trainer(tiny(tmp_path, heuristic_input=heuristic_input, pool_size=3), out=io.StringIO())
+    trainer.start_matches()
+
+    def perturb():  # the next snapshot differs from the last
+        for p in trainer.actor.parameters():
+            p.data += 0.05 * torch.randn_like(p)
+
+    for _ in range(3):
+        trainer._rollout(teaching=False)
+        trainer._snapshot()
+        perturb()
+    st = trainer.state
+    obs, masks = st.observation, st.legal_action_mask
+    rows = np.arange(len(obs))
+    groups = [(k, rows[k::3]) for k in range(3)]
+    trainer._snapshot_logits(groups, obs, masks)  # the stack of these three is made
+    trainer._snapshot()  # the pool is full: this one replaces one of the three
+
+    def own_logits(k, sel):
+        snap = trainer.pool[k]
+        x = trainer.stats.normalise(obs[sel], snap["mean"], snap["std"])
+        x = trainer._actor_input(x, obs[sel], masks[sel])
+        with torch.no_grad():
+            return snap["actor"](torch.from_numpy(x)).masked_fill(~torch.from_numpy(masks[sel]), -1e9).numpy()
+
+    logits = trainer._snapshot_logits(groups, obs, masks).numpy()
+    for k, sel in groups:
+        np.testing.assert_allclose(logits[k, :sel.size], own_logits(k, sel), rtol=1e-4, atol=1e-4)
+        other = trainer.pool[(k + 1) % 3]
+        x = trainer._actor_input(trainer.stats.normalise(obs[sel], other["mean"], other["std"]), obs[sel], masks[sel])
+        with torch.no_grad():
+            theirs = other["actor"](torch.from_numpy(x)).numpy()
+        legal = masks[sel]
+        assert not np.allclose(logits[k, :sel.size][legal], theirs[legal], atol=1e-4)  # not another one's weights
+    actions = np.full(len(obs), -1, dtype=np.int64)
+    who = 2 + rows % 3
+    trainer._opponent_actions(rows, who, obs, masks, actions)
+    assert masks[rows, actions].all()
