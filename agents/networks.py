@@ -26,9 +26,10 @@ def actor_input_size(obs_size: int, num_actions: int, heuristic_input: bool) -> 
 
 
 def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], activation: str, *,
-                   heuristic_input: bool = False):
+                   heuristic_input: bool = False, critic_inputs: int | None = None):
     """(actor, critic): two MLPs over the normalised observation (the actor of a residual
-    policy also reads the heuristic's move: :func:`actor_input_size`)."""
+    policy also reads the heuristic's move: :func:`actor_input_size`; a privileged critic
+    reads ``critic_inputs`` values, every seat's view)."""
     torch = _torch()
     nn = torch.nn
     act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
@@ -48,7 +49,7 @@ def build_networks(obs_size: int, num_actions: int, hidden: tuple[int, ...], act
         return nn.Sequential(*layers, last)
 
     return (mlp(actor_input_size(obs_size, num_actions, heuristic_input), num_actions, 0.01),
-            mlp(obs_size, 1, 1.0))
+            mlp(obs_size if critic_inputs is None else critic_inputs, 1, 1.0))
 
 
 def load_checkpoint(path: str | os.PathLike) -> dict[str, Any]:

@@ -118,6 +118,11 @@ class TrainConfig:
     # a residual policy: the actor also reads the heuristic's move in its position (one-hot
     # after the observation) and learns when to play something else; the critic does not
     heuristic_input: bool = False
+    # a privileged (centralised) critic: the value of a position is learnt from every
+    # seat's view, the learner's first (all the hands: what no player sees), so that the
+    # advantages carry less of the deal's luck; the actor, and so the policy played, still
+    # reads its own observation alone
+    privileged_critic: bool = False
     eval_every_minutes: float = 5.0
     eval_matches: int = 400
     torch_threads: int | None = None  # default: 1 on machines with <= 2 cores, else 2
@@ -242,14 +247,17 @@ class Trainer:
         # final observations: a match cut short by max_steps is bootstrapped from each seat's
         # last view instead of counting as an ending worth 0 (which would reward stalling)
         self.env = VecEnv(self.spec, config.num_envs, seed=config.seed, auto_play_forced=True,
-                          final_observation=True, **config.training_options())
+                          final_observation=True, privileged_observation=config.privileged_critic,
+                          **config.training_options())
         self.P = self.env.num_players
         game = self.spec.module
         self.obs_size, self.num_actions = game.OBS_SIZE, game.NUM_ACTIONS
         self.actor_inputs = actor_input_size(self.obs_size, self.num_actions, config.heuristic_input)
+        self.critic_inputs = self.obs_size * (self.P if config.privileged_critic else 1)
         torch.manual_seed(config.seed)
         self.actor, self.critic = build_networks(self.obs_size, self.num_actions, tuple(config.hidden),
-                                                 config.activation, heuristic_input=config.heuristic_input)
+                                                 config.activation, heuristic_input=config.heuristic_input,
+                                                 critic_inputs=self.critic_inputs)
         params = list(self.actor.parameters()) + list(self.critic.parameters())
         self.optimizer = torch.optim.Adam(params, lr=config.learning_rate, eps=1e-5)
         self.stats = RunningStats(self.obs_size)
@@ -312,8 +320,9 @@ class Trainer:
             v = getattr(c, name)
             if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v < math.inf:
                 raise ValueError(f"{name} must be a number >= 0, got {v!r}")
-        if not isinstance(c.heuristic_input, bool):
-            raise ValueError(f"heuristic_input must be True or False, got {c.heuristic_input!r}")
+        for name in ("heuristic_input", "privileged_critic"):
+            if not isinstance(getattr(c, name), bool):
+                raise ValueError(f"{name} must be True or False, got {getattr(c, name)!r}")
         shares = (c.table_self, c.table_heuristic, c.table_random)
         if not (all(0 <= x <= 1 for x in shares) and sum(shares) <= 1):
             raise ValueError("table_self, table_heuristic and table_random are shares that add up to at most 1")
@@ -455,6 +464,8 @@ class Trainer:
         players = np.zeros((T, N), dtype=np.int64)
         rewards = np.zeros((T, N, P), dtype=np.float32)
         dones = np.zeros((T, N), dtype=np.bool_)
+        # a privileged critic's inputs (every seat's view), for its update
+        critic_buf = np.zeros((T, N, self.critic_inputs), dtype=np.float32) if self.cfg.privileged_critic else None
         torch = self.torch
         st = self.state
         all_rows = np.arange(N)
@@ -472,6 +483,9 @@ class Trainer:
                 hints = self.heuristic.act_batch(raw, m) if teaching or self.cfg.heuristic_input else None
                 xa = self._actor_input(x, raw, m, hints)
                 a, logp = self._forward(self.actor, xa, m)
+                if critic_buf is not None:
+                    x = self._seat_views(st.privileged_observation[learner_rows], cur[learner_rows])
+                    critic_buf[t, learner_rows] = x
                 with torch.no_grad():
                     v = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
                 actions[learner_rows] = a
@@ -509,7 +523,10 @@ class Trainer:
         for p in range(P):
             rows = np.flatnonzero(self.ctrl[:, p] == LEARNER)
             if rows.size:
-                x = self.stats.normalise(self.env.observe(p)[rows])
+                if critic_buf is not None:
+                    x = self._seat_views(st.privileged_observation[rows], np.full(rows.size, p))
+                else:
+                    x = self.stats.normalise(self.env.observe(p)[rows])
                 with torch.no_grad():
                     last_values[rows, p] = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
         self.times["inference"] += time.perf_counter() - t0
@@ -518,11 +535,22 @@ class Trainer:
                                    self.cfg.gae_lambda)
         self.times["advantages"] += time.perf_counter() - t0
         sel = mine.reshape(-1)
-        return {
+        batch = {
             "obs": obs_buf.reshape(T * N, -1)[sel], "mask": mask_buf.reshape(T * N, -1)[sel],
             "act": act_buf.reshape(-1)[sel], "logp": logp_buf.reshape(-1)[sel],
             "adv": adv.reshape(-1)[sel], "ret": ret.reshape(-1)[sel], "teacher": teacher_buf.reshape(-1)[sel],
         }
+        if critic_buf is not None:
+            batch["critic_obs"] = critic_buf.reshape(T * N, -1)[sel]
+        return batch
+
+    def _seat_views(self, views: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """A privileged critic's input: from ``views`` (rows of every seat's view), each
+        row's views from seat ``seats[i]`` on around the table (its own first, then the
+        next seat's ...), normalised like observations, end to end."""
+        order = (seats[:, None] + np.arange(self.P)) % self.P
+        v = views[np.arange(len(seats))[:, None], order]
+        return self.stats.normalise(v).reshape(len(seats), -1)
 
     def _bootstrap_truncated(self, step_rewards: np.ndarray, st: Any) -> None:
         """Add gamma * V(final view) to each learner seat's reward of a truncated match."""
@@ -531,7 +559,10 @@ class Trainer:
         for p in range(self.P):
             mine = rows[self.ctrl[rows, p] == LEARNER]
             if mine.size:
-                x = self.stats.normalise(st.final_observation[mine, p])
+                if self.cfg.privileged_critic:
+                    x = self._seat_views(st.final_observation[mine], np.full(mine.size, p))
+                else:
+                    x = self.stats.normalise(st.final_observation[mine, p])
                 with torch.no_grad():
                     v = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
                 step_rewards[mine, p] += self.cfg.gamma * v
@@ -575,7 +606,9 @@ class Trainer:
                 adv = tensors["adv"][idx]
                 adv = (adv - adv.mean()) / (adv.std() + 1e-8)
                 pg = torch.max(-adv * ratio, -adv * ratio.clamp(1 - c.clip, 1 + c.clip)).mean()
-                value = self.critic(obs[:, :self.obs_size]).squeeze(1)  # the critic reads the observation only
+                # the critic reads the observation only (without the actor's hint), or every view
+                critic_in = tensors["critic_obs"][idx] if "critic_obs" in tensors else obs[:, :self.obs_size]
+                value = self.critic(critic_in).squeeze(1)
                 v_loss = 0.5 * (value - tensors["ret"][idx]).pow(2).mean()
                 entropy = dist.entropy().mean()
                 loss = pg + c.value_coef * v_loss - c.entropy_coef * entropy

@@ -128,6 +128,9 @@ def add_ppo_parser(methods: Any, epilog: str | None) -> None:
                      help="the game's reward mode used for training (evaluation uses the match outcome)")
     ppo.add_argument("--heuristic-input", action="store_true",
                      help="a residual policy: the network also reads the heuristic's move in each position")
+    ppo.add_argument("--privileged-critic", action="store_true",
+                     help="the critic reads every seat's view (all the hands) while training; the policy "
+                     "still plays from its own observation")
     ppo.add_argument("--teacher-until", type=float, metavar="F",
                      help="the pull toward the heuristic's move falls to 0 at this fraction of the budget "
                      "(default 1: over the whole run; 0 turns it off)")
@@ -254,6 +257,7 @@ def cmd_train_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                                             ("--train-episodes", args.train_episodes),
                                             ("--train-reward", args.train_reward),
                                             ("--heuristic-input", args.heuristic_input or None),
+                                            ("--privileged-critic", args.privileged_critic or None),
                                             ("--teacher-until", args.teacher_until is not None or None),
                                             ("--eval-matches", args.eval_matches),
                                             ("--eval-every", args.eval_every)) if value is not None]
@@ -288,7 +292,7 @@ def cmd_train_ppo(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 eval_matches=400 if args.eval_matches is None else args.eval_matches,
                 eval_every_minutes=default_eval_every(args.minutes) if args.eval_every is None else args.eval_every,
                 workers=1 if args.workers is None else args.workers, ray=args.ray,
-                heuristic_input=args.heuristic_input,
+                heuristic_input=args.heuristic_input, privileged_critic=args.privileged_critic,
                 **({} if args.teacher_until is None else {"teacher_until": args.teacher_until}),
             )
             trainer = Trainer(config, out=out, err=err)

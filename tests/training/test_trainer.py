@@ -423,3 +423,35 @@ def test_the_pools_batched_pass_gives_each_snapshots_own_logits(tmp_path, heuris
     who = 2 + rows % 3
     trainer._opponent_actions(rows, who, obs, masks, actions)
     assert masks[rows, actions].all()
+
+
+def test_a_privileged_critic_reads_every_seat_from_its_own_on(tmp_path):
+    # the critic's input for a seat is every seat's view from that seat on; a run trains
+    # with it, on worker processes too, and its policy still reads one observation
+    config = tiny(tmp_path / "run", privileged_critic=True, decisions=1500)
+    trainer = Trainer(config, out=io.StringIO())
+    assert trainer.critic_inputs == trainer.P * trainer.obs_size
+    trainer.start_matches()
+    st = trainer.state
+    assert st.privileged_observation is not None
+    rows = np.arange(5)
+    seats = np.array([0, 1, 2, 3, 1]) % trainer.P
+    got = trainer._seat_views(st.privileged_observation[rows], seats)
+    for i, (n, p) in enumerate(zip(rows, seats, strict=True)):
+        views = [trainer.env.observe((p + j) % trainer.P)[n] for j in range(trainer.P)]
+        np.testing.assert_allclose(got[i], trainer.stats.normalise(np.stack(views)).reshape(-1))
+    batch = trainer._rollout(teaching=False)
+    assert batch["critic_obs"].shape == (len(batch["act"]), trainer.P * trainer.obs_size)
+    result = trainer.train()
+    assert result["decisions"] >= 1500
+    policy = PolicyNetwork.load(tmp_path / "run" / "policy.npz")
+    assert trainer.obs_size in policy.weights[0].shape  # the actor reads one observation
+    assert policy.obs_mean.shape == (trainer.obs_size,)
+    resumed = Trainer.resume(tmp_path / "run", decisions=2500, out=io.StringIO(), err=io.StringIO())
+    assert resumed.cfg.privileged_critic and resumed.critic_inputs == trainer.critic_inputs
+    assert resumed.train()["decisions"] >= 2500
+    with pytest.raises(ValueError, match="privileged_critic must be True or False"):
+        Trainer(tiny(tmp_path / "bad", privileged_critic="yes"), out=io.StringIO())
+    # on two worker processes
+    two = Trainer(tiny(tmp_path / "two", privileged_critic=True, decisions=600, workers=2), out=io.StringIO())
+    assert two.train()["decisions"] >= 600
