@@ -464,8 +464,9 @@ class Trainer:
         players = np.zeros((T, N), dtype=np.int64)
         rewards = np.zeros((T, N, P), dtype=np.float32)
         dones = np.zeros((T, N), dtype=np.bool_)
-        # a privileged critic's inputs (every seat's view), for its update
-        critic_buf = np.zeros((T, N, self.critic_inputs), dtype=np.float32) if self.cfg.privileged_critic else None
+        # a privileged critic's inputs (every seat's view), for its update: the learner's rows
+        # of each step, in the order of the batch (steps, then games)
+        critic_rows: list[np.ndarray] | None = [] if self.cfg.privileged_critic else None
         torch = self.torch
         st = self.state
         all_rows = np.arange(N)
@@ -483,9 +484,9 @@ class Trainer:
                 hints = self.heuristic.act_batch(raw, m) if teaching or self.cfg.heuristic_input else None
                 xa = self._actor_input(x, raw, m, hints)
                 a, logp = self._forward(self.actor, xa, m)
-                if critic_buf is not None:
+                if critic_rows is not None:
                     x = self._seat_views(st.privileged_observation[learner_rows], cur[learner_rows])
-                    critic_buf[t, learner_rows] = x
+                    critic_rows.append(x)
                 with torch.no_grad():
                     v = self.critic(torch.from_numpy(x)).squeeze(1).numpy()
                 actions[learner_rows] = a
@@ -523,7 +524,7 @@ class Trainer:
         for p in range(P):
             rows = np.flatnonzero(self.ctrl[:, p] == LEARNER)
             if rows.size:
-                if critic_buf is not None:
+                if critic_rows is not None:
                     x = self._seat_views(st.privileged_observation[rows], np.full(rows.size, p))
                 else:
                     x = self.stats.normalise(self.env.observe(p)[rows])
@@ -540,8 +541,9 @@ class Trainer:
             "act": act_buf.reshape(-1)[sel], "logp": logp_buf.reshape(-1)[sel],
             "adv": adv.reshape(-1)[sel], "ret": ret.reshape(-1)[sel], "teacher": teacher_buf.reshape(-1)[sel],
         }
-        if critic_buf is not None:
-            batch["critic_obs"] = critic_buf.reshape(T * N, -1)[sel]
+        if critic_rows is not None:
+            batch["critic_obs"] = (np.concatenate(critic_rows) if critic_rows
+                                   else np.zeros((0, self.critic_inputs), dtype=np.float32))
         return batch
 
     def _seat_views(self, views: np.ndarray, seats: np.ndarray) -> np.ndarray:

@@ -214,6 +214,13 @@ def test_resume_refuses_the_settings_it_would_ignore(flag, tmp_path, nothing_is_
     one_line_usage_error(rc, err, f"drop {flag}")
 
 
+@pytest.mark.parametrize("flag", ["--heuristic-input", "--privileged-critic"])
+def test_resume_refuses_a_network_switch(flag, tmp_path, nothing_is_built):
+    (tmp_path / "checkpoint.pt").write_bytes(b"")
+    rc, _, err = run_cli("train", "ppo", "--resume", str(tmp_path), flag)
+    one_line_usage_error(rc, err, f"drop {flag}")
+
+
 def test_resume_needs_a_run_there(tmp_path, nothing_is_built):
     rc, _, err = run_cli("train", "ppo", "--resume", str(tmp_path))
     one_line_usage_error(rc, err, "no checkpoint.pt to resume there")

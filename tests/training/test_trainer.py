@@ -442,6 +442,8 @@ def test_a_privileged_critic_reads_every_seat_from_its_own_on(tmp_path):
         np.testing.assert_allclose(got[i], trainer.stats.normalise(np.stack(views)).reshape(-1))
     batch = trainer._rollout(teaching=False)
     assert batch["critic_obs"].shape == (len(batch["act"]), trainer.P * trainer.obs_size)
+    # row by row the sample's own: its first block is the actor's (normalised) observation
+    np.testing.assert_array_equal(batch["critic_obs"][:, :trainer.obs_size], batch["obs"][:, :trainer.obs_size])
     result = trainer.train()
     assert result["decisions"] >= 1500
     policy = PolicyNetwork.load(tmp_path / "run" / "policy.npz")
