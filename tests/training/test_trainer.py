@@ -457,3 +457,26 @@ def test_a_privileged_critic_reads_every_seat_from_its_own_on(tmp_path):
     # on two worker processes
     two = Trainer(tiny(tmp_path / "two", privileged_critic=True, decisions=600, workers=2), out=io.StringIO())
     assert two.train()["decisions"] >= 600
+
+
+def test_a_privileged_critic_bootstraps_a_cut_match_from_every_final_view(tmp_path):
+    # a match cut short adds gamma * V(every seat's final view, from the learner's seat on)
+    import types
+
+    trainer = Trainer(tiny(tmp_path, privileged_critic=True), out=io.StringIO())
+    trainer.start_matches()
+    N, P, size = trainer.cfg.num_envs, trainer.P, trainer.obs_size
+    final = np.random.default_rng(0).normal(size=(N, P, size)).astype(np.float32)
+    truncated = np.zeros(N, dtype=bool)
+    truncated[[1, 4]] = True
+    rewards = np.zeros((N, P), dtype=np.float32)
+    trainer._bootstrap_truncated(rewards, types.SimpleNamespace(truncated=truncated, final_observation=final))
+    expected = np.zeros((N, P), dtype=np.float32)
+    for n in (1, 4):
+        for p in range(P):
+            if trainer.ctrl[n, p] == -1:  # a learner's seat
+                x = trainer.stats.normalise(final[n, [(p + j) % P for j in range(P)]]).reshape(1, -1)
+                with torch.no_grad():
+                    expected[n, p] = trainer.cfg.gamma * float(trainer.critic(torch.from_numpy(x)))
+    assert (expected != 0).any()
+    np.testing.assert_allclose(rewards, expected, rtol=1e-5, atol=1e-6)

@@ -856,7 +856,7 @@ refresh = T.recount  # ACT_REFRESH: a state loaded from outside gets its derived
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def new_workspace():
     """The step's work arrays (WORKSPACE_DTYPE), one record reused by every game of a batch.
-    The searches' ``rows`` (4.4 KB) are left as allocated: ``_finishable`` and ``_holds``
+    The searches' ``rows`` (4.2 KB) are left as allocated: ``_finishable`` and ``_holds``
     set every row they hand to the contract search, and the search writes its stack
     depth by depth, before anything reads them (zeroing them cost a tenth of an AEC
     step's compiled work). The hand's counts and the extensions are zeroed."""

@@ -225,11 +225,12 @@ def new_plan_buffers():
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def clear_plan_buffers(pb):
     """Zero what the planner reads before writing: the aces' counts and the scratch (its
-    flags). The rest is left as allocated: the search rows and stacks, and ``bound``,
-    ``bound0`` and ``row_bits``, which :func:`plan_windows` and the chains write for every
-    row they make before any search reads them (a batch's games share one workspace, so
-    no reader may count on zeros there anyway). Clearing those 12 KB was most of the cost
-    of the workspace that every AEC step makes."""
+    flags). The rest is left as allocated: the search rows and stacks; ``bound`` and
+    ``bound0``, which :func:`plan_windows` and the chains write for every row they make
+    before any search reads them; and ``row_bits``, which :func:`plan_windows` writes for
+    its rows (chain rows get none: :func:`_root_bound` reads it for runs and sets only).
+    A batch's games share one workspace, so no reader may count on zeros there anyway.
+    Clearing those 12 KB was most of the cost of the workspace that every AEC step makes."""
     pb.low_ace[:] = 0
     pb.scratch[:] = 0
 
