@@ -373,11 +373,16 @@ class Trainer:
         torch = self.torch
         with torch.no_grad():
             logits = actor(torch.from_numpy(obs)).masked_fill_(~torch.from_numpy(masks), -1e9)
-            logp_all = torch.log_softmax(logits, dim=1)
-            # the Gumbel-max trick: one argmax, cheaper than a Categorical for small batches
-            u = torch.rand(logits.shape).clamp_(1e-12, 1.0)
-            action = (logp_all - torch.log(-torch.log(u))).argmax(dim=1)
+            action, logp_all = self._sample(logits)
             return action.numpy(), logp_all.gather(1, action[:, None]).squeeze(1).numpy()
+
+    def _sample(self, logits: Any) -> tuple[Any, Any]:
+        """An action from masked logits (over their last axis) and the log-probabilities:
+        the Gumbel-max trick, one argmax, cheaper than a Categorical for small batches."""
+        torch = self.torch
+        logp_all = torch.log_softmax(logits, dim=-1)
+        u = torch.rand(logits.shape).clamp_(1e-12, 1.0)
+        return (logp_all - torch.log(-torch.log(u))).argmax(dim=-1), logp_all
 
     def _opponent_actions(self, rows: np.ndarray, who: np.ndarray, obs: np.ndarray, masks: np.ndarray,
                           actions: np.ndarray) -> None:
@@ -391,12 +396,8 @@ class Trainer:
             else:
                 groups.append((int(k) - 2, sel))
         if groups:
-            logits = self._snapshot_logits(groups, obs, masks)
-            torch = self.torch
-            with torch.no_grad():
-                # the Gumbel-max trick, as in _forward
-                u = torch.rand(logits.shape).clamp_(1e-12, 1.0)
-                chosen = (torch.log_softmax(logits, dim=2) - torch.log(-torch.log(u))).argmax(dim=2).numpy()
+            with self.torch.no_grad():
+                chosen = self._sample(self._snapshot_logits(groups, obs, masks))[0].numpy()
             for k, sel in groups:
                 actions[sel] = chosen[k, :sel.size]
 

@@ -904,7 +904,7 @@ def legal_mask(s, ws, trusted):
 def new_workspace():
     """The step's work arrays (WORKSPACE_DTYPE), one record reused by every game of a batch.
     The split search's 17.8 KB are left as allocated: ``split_all`` writes each of its rows
-    before it reads it (its stack level by level), and zeroing them was a quarter of an
+    before it reads it (its stack level by level), and zeroing them was a fifth of an
     AEC step's compiled work. The small arrays are zeroed."""
     owner = np.empty(1, dtype=WORKSPACE_DTYPE)
     ws = owner[0]
