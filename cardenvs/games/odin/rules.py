@@ -105,7 +105,7 @@ STATE_DTYPE = np.dtype(
     ]
 )
 
-# Observation layout (float32), seen from the observer's seat (seat 0 = the observer)
+# Observation layout (int16, as the rummies'), seen from the observer's seat (seat 0 = the observer)
 OBS_HAND = 0  # 54: own cards (not counting the selection)
 OBS_SELECTED = OBS_HAND + NUM_CARDS  # 54: the play being built by the player to move
 OBS_TABLE = OBS_SELECTED + NUM_CARDS  # 54: the play to beat
@@ -121,7 +121,7 @@ OBS_COLOURS = OBS_TARGET + 1  # colours in the deck (6, or two_player_colours wi
 OBS_SEATS = OBS_COLOURS + 1  # per relative seat, SEAT_FEATURES values
 SEAT_FEATURES = 8  # present, held, score, made the table play, to move, led this round, passed since, known
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES  # 539
-OBS_DTYPE = np.float32
+OBS_DTYPE = np.int16  # every value is a small count or flag: half the bytes of float32 to write
 
 
 # --------------------------------------------------------------------------- helpers
@@ -535,14 +535,14 @@ def penalise(s, offender):
 # A card set's block of the observation (and of the mask) is written 8 cards at a time, each
 # byte of its bits looked up in a table of 8 values, instead of being zeroed and then written
 # card by card: the observation costs half as much (it was the largest part of a step).
-_BYTE_FLOATS = np.array([[(b >> t) & 1 for t in range(8)] for b in range(256)], dtype=np.float32)
-_BYTE_FLAGS = _BYTE_FLOATS.astype(np.bool_)
+_BYTE_VALUES = np.array([[(b >> t) & 1 for t in range(8)] for b in range(256)], dtype=np.int16)
+_BYTE_FLAGS = _BYTE_VALUES.astype(np.bool_)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _write_set(out, base, bits, table):
     """``out[base + c]`` = ``table[1]``'s value for the cards c of ``bits``, else 0, for every c
-    of the NUM_CARDS ids (``table``: ``_BYTE_FLOATS`` or ``_BYTE_FLAGS``)."""
+    of the NUM_CARDS ids (``table``: ``_BYTE_VALUES`` or ``_BYTE_FLAGS``)."""
     for k in range((NUM_CARDS + 7) // 8):
         byte = (bits >> np.int64(8 * k)) & 255
         for t in range(8):
@@ -552,23 +552,23 @@ def _write_set(out, base, bits, table):
 
 @njit(cache=True, no_cfunc_wrapper=True)
 def observe(s, viewer, out):
-    """What ``viewer`` sees, into ``out`` (float32, OBS_SIZE): own hand, the selection,
+    """What ``viewer`` sees, into ``out`` (OBS_DTYPE, OBS_SIZE): own hand, the selection,
     the table, the discards, the cards each opponent is known to hold (taken from the
     table), public seat data; never another player's unknown cards or the set-aside ones."""
     P = s.num_players
-    _write_set(out, np.int64(OBS_HAND), s.hand_bits[viewer], _BYTE_FLOATS)
-    _write_set(out, np.int64(OBS_SELECTED), s.sel_bits, _BYTE_FLOATS)
-    _write_set(out, np.int64(OBS_TABLE), s.table_bits, _BYTE_FLOATS)
-    _write_set(out, np.int64(OBS_DISCARDED), s.disc_bits, _BYTE_FLOATS)
+    _write_set(out, np.int64(OBS_HAND), s.hand_bits[viewer], _BYTE_VALUES)
+    _write_set(out, np.int64(OBS_SELECTED), s.sel_bits, _BYTE_VALUES)
+    _write_set(out, np.int64(OBS_TABLE), s.table_bits, _BYTE_VALUES)
+    _write_set(out, np.int64(OBS_DISCARDED), s.disc_bits, _BYTE_VALUES)
     q = np.int64(viewer)
     for j in range(1, MAX_PLAYERS):  # every opponent block, empty past the last seat
         q += 1
         if q == P:
             q = 0
         known = s.known_bits[q] if j < P else np.int64(0)
-        _write_set(out, np.int64(OBS_KNOWN + (j - 1) * NUM_CARDS), known, _BYTE_FLOATS)
+        _write_set(out, np.int64(OBS_KNOWN + (j - 1) * NUM_CARDS), known, _BYTE_VALUES)
     for k in range(OBS_TABLE_COUNT, OBS_SIZE):
-        out[k] = 0.0
+        out[k] = 0
     out[OBS_TABLE_COUNT] = s.table_count
     out[OBS_SEL_COUNT] = s.sel_count
     live = s.phase != PHASE_OVER
@@ -584,21 +584,21 @@ def observe(s, viewer, out):
     q = np.int64(viewer)
     for j in range(P):
         o = OBS_SEATS + j * SEAT_FEATURES
-        out[o] = 1.0
+        out[o] = 1
         out[o + 1] = s.held[q]
         out[o + 2] = s.scores[q]
         if q == last:
-            out[o + 3] = 1.0
+            out[o + 3] = 1
         if live and q == s.current:
-            out[o + 4] = 1.0
+            out[o + 4] = 1
         if q == s.round_leader:
-            out[o + 5] = 1.0
+            out[o + 5] = 1
         if passing:
             d = q - last
             if d < 0:
                 d += P
             if 0 < d < behind:
-                out[o + 6] = 1.0
+                out[o + 6] = 1
         out[o + 7] = popcount(s.known_bits[q])
         q += 1
         if q == P:
