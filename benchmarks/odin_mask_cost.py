@@ -99,7 +99,7 @@ def main() -> None:
         N = len(states)
         work = states.copy()
         t_mask = best_time(lambda: odin.legal_sets_batch(work)) / N * 1e9  # noqa: B023
-        obs = np.empty((N, odin.OBS_SIZE), np.float32)
+        obs = np.empty((N, odin.OBS_SIZE), odin.OBS_DTYPE)
         viewer = states["current"].astype(np.int64)
         t_obs = best_time(lambda: odin_driver.observe_batch(work, viewer, obs)) / N * 1e9  # noqa: B023
         masks = np.empty((N, odin.NUM_ACTIONS), np.bool_)

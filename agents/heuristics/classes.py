@@ -81,3 +81,4 @@ class ClassesHeuristic(CompiledHeuristic):
     decide = staticmethod(_decide)
     layout_names = LAYOUT
     default_tuning = DEFAULT_TUNING
+    obs_dtype = np.int16  # the game's own: read as it is, no copy to float32

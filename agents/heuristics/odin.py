@@ -235,4 +235,4 @@ class OdinHeuristic(CompiledHeuristic):
     decide = staticmethod(_decide)
     layout_names = LAYOUT
     default_tuning = DEFAULT_TUNING
-    obs_dtype = np.int16  # the game's own: no copy to float32
+    obs_dtype = np.int16  # the game's own: read as it is, no copy to float32

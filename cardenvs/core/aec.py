@@ -44,7 +44,7 @@ class CardGameEnv(PicklesBySpec, AECEnv):
 
     Agents ``player_0 .. player_{n-1}`` in seat order (play goes to the left, i.e. to
     the next index). Observations are ``{"observation": Box of the game's OBS_DTYPE
-    (float32, or int16 for Rami 51), "action_mask": int8 Box}``; the mask of an agent
+    (int16; float32 for President), "action_mask": int8 Box}``; the mask of an agent
     that is not to move is all zeros. The rules run in the game's numba kernels on a
     batch of one game, the same kernels as :class:`cardenvs.core.vector.VecEnv`.
 

@@ -57,15 +57,16 @@ def test_human_agent_is_cli_only():
         human.act(np.zeros(SPEC.module.OBS_SIZE), np.ones(SPEC.module.NUM_ACTIONS, dtype=bool))
 
 
-def test_rami51_heuristic_reads_its_int16_observation_as_floats_would_be():
-    """The Rami 51 heuristic's kernels take the game's int16 observation without a
-    conversion: the same moves as from the observation in float32 (the dtype the other
-    heuristics read), act and act_batch alike; a fraction or an out-of-range number is
-    refused, not truncated."""
-    rami = get_spec("rami51")
-    heur = make_agent("heuristic", rami)
-    assert heur.obs_dtype == np.int16 == rami.module.OBS_DTYPE
-    env = make_vec("rami51", num_envs=64, seed=8)
+@pytest.mark.parametrize("game", ["odin", "rami51", "frime", "classes"])
+def test_heuristic_reads_its_int16_observation_as_floats_would_be(game):
+    """The heuristic's kernels take the game's int16 observation without a conversion:
+    the same moves as from the observation in float32 (the dtype President's heuristic
+    reads), act and act_batch alike; a fraction or an out-of-range number is refused,
+    not truncated."""
+    spec = get_spec(game)
+    heur = make_agent("heuristic", spec)
+    assert heur.obs_dtype == np.int16 == spec.module.OBS_DTYPE
+    env = make_vec(game, num_envs=64, seed=8, num_players=4)
     rng = np.random.default_rng(8)
     st = env.reset()
     for step in range(300):

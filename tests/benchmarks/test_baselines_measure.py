@@ -20,13 +20,17 @@ def test_measure_merges_each_baseline_into_the_results(baselines, tmp_path, monk
     monkeypatch.setattr(baselines, "RESULTS", tmp_path)  # the repository's results stay as they are
     earlier = {"odin": {"env_id": "odin_v1", "players": 4, "options": {}, "train_minutes": 60, "method": "search",
                         "vs_heuristic": {"win_share": 0.35, "matches": 4000, "truncated": 0},
-                        "vs_random": {"win_share": 1.0, "matches": 4000, "truncated": 0}}}
+                        "vs_random": {"win_share": 1.0, "matches": 4000, "truncated": 0}},
+               "president": {"env_id": "president_v0", "players": 4, "options": {}, "train_minutes": 1,
+                             "vs_heuristic": {"win_share": 0.0, "matches": 1, "truncated": 0},
+                             "vs_random": {"win_share": 0.0, "matches": 1, "truncated": 0}}}  # to be measured again
     (tmp_path / "baselines.json").write_text(json.dumps(earlier))
     results = baselines.measure(["president", "rami51-scorer-matches"], matches=4)
     assert set(results) == {"odin", "president", "rami51-scorer-matches", "rami51-scorer-matches-2p"}
     assert results["odin"] == earlier["odin"]  # kept as it was
-    assert results["president"]["env_id"] == "president_v0"
-    assert (results["rami51-scorer-matches"]["players"], results["rami51-scorer-matches-2p"]["players"]) == (4, 2)
+    assert results["president"]["env_id"] == "president_v0" and results["president"]["train_minutes"] == 60
+    for key, players in (("rami51-scorer-matches", 4), ("rami51-scorer-matches-2p", 2)):
+        assert results[key]["players"] == results[key]["options"]["num_players"] == players
     for key in ("president", "rami51-scorer-matches", "rami51-scorer-matches-2p"):
         for name in ("heuristic", "random"):
             r = results[key][f"vs_{name}"]
@@ -35,4 +39,6 @@ def test_measure_merges_each_baseline_into_the_results(baselines, tmp_path, monk
     table = (tmp_path / "baselines.md").read_text().splitlines()
     assert len(table) == 2 + 4  # the header, its rule, a row per measurement
     assert table[2].startswith("| odin_v1 | 4 | match | 60 min (search) | 35.0% [")
-    assert any(line.startswith("| rami51_v3 | 2 | match |") and line.endswith("| 50.0% |") for line in table)
+    for players, fair in ((2, "50.0%"), (4, "25.0%")):
+        assert sum(line.startswith(f"| rami51_v3 | {players} | match |") and line.endswith(f"| {fair} |")
+                   for line in table) == 1
