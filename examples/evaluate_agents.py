@@ -33,7 +33,8 @@ def compare(first: str, others: str) -> float:
     agents += [make_agent(others, spec, seed=s, options=options) for s in (1, 2, 3)]
     results = evaluate(spec, agents, num_matches=matches, seed=0, options=options)
     for r in results[:2]:
-        print(f"  {r.name:>10}: {r.win_rate:6.1%} ± {r.ci95:.1%} of {r.finished} matches, "
+        low, high = r.interval95  # Wilson's interval: right at 0 % and 100 % too
+        print(f"  {r.name:>10}: {r.win_rate:6.1%} [{low:.1%}, {high:.1%}] of {r.finished} matches, "
               f"mean score {r.mean_score:.2f}")
     return results[0].win_rate
 

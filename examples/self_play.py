@@ -41,5 +41,6 @@ with tempfile.TemporaryDirectory() as tmp:
     results = evaluate(spec, [policy, *others], num_matches=400, seed=1, options=options)
 
 share = results[0].win_rate
-print(f"the trained policy wins {share:.1%} ± {results[0].ci95:.1%} of the rounds against three random players")
+low, high = results[0].interval95  # Wilson's interval
+print(f"the trained policy wins {share:.1%} [{low:.1%}, {high:.1%}] of the rounds against three random players")
 assert share >= 0.40, share
