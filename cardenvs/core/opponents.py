@@ -34,6 +34,9 @@ from cardenvs.core.jitcache import bound_copy, in_project
 from cardenvs.core.protocol import ACT_HOLD, EVENT_TERMINATED, EVENT_TRUNCATED
 from cardenvs.core.vector import sample_row
 
+#: the events that end a learner's match (``stop`` of :func:`play_opponents`)
+MATCH_OVER = EVENT_TERMINATED | EVENT_TRUNCATED
+
 #: how a seat is played: from Python (the loop stops), by a random or a heuristic kernel
 KIND_PYTHON, KIND_RANDOM, KIND_HEURISTIC = 0, 1, 2
 #: what :func:`play_opponents` returns besides a game's index (an illegal move there)
@@ -82,7 +85,7 @@ def heuristic_move(obs_row, mask, layout, tuning, row):
 
 
 def play_opponents(states, actions, masks, obs, rewards, events, current, mode, seats, over, learner_rewards,
-                   returns, kinds, samplers, streams, layout, tunings, grouped, given, by_game):
+                   returns, kinds, samplers, streams, layout, tunings, grouped, given, by_game, stop):
     """The opponents' moves, round after round, until no game waits on one.
 
     Seat groups ``k = (current - seat - 1) % P`` (P = ``returns.shape[1]``) are played as
@@ -90,7 +93,9 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
     decides with ``tunings[k]``. ``grouped``: the draws go by group, then by game (several
     opponents); else by game. ``given``: the Python seats' moves of this first round are
     already in ``actions``. The learner's rewards add into ``learner_rewards``, every
-    seat's into ``returns``, a match's end into ``over``. Returns PLAY_DONE, PLAY_PYTHON
+    seat's into ``returns``, an event of ``stop`` (a match's end; a rollout stops at a
+    round's end too) into ``over``. A game whose seat is -1 has no learner: every seat is
+    an opponent (the search's rollouts). Returns PLAY_DONE, PLAY_PYTHON
     (a Python seat is to move: nothing of that round was played), or the first game whose
     move is illegal (nothing of that round was stepped).
 
@@ -116,10 +121,11 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
                     return i
                 step_batch(states[i:i + 1], actions[i:i + 1], masks[i:i + 1], obs[i:i + 1], rewards[i:i + 1],
                            events[i:i + 1], current[i:i + 1], mode)
-                learner_rewards[i] += rewards[i, seats[i]]
+                if seats[i] >= 0:
+                    learner_rewards[i] += rewards[i, seats[i]]
                 for p in range(P):
                     returns[i, p] += rewards[i, p]
-                if events[i] & (EVENT_TERMINATED | EVENT_TRUNCATED):
+                if events[i] & stop:
                     over[i] = True
         return PLAY_DONE
     first = True
@@ -157,10 +163,11 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
                 return i
         step_batch(states, actions, masks, obs, rewards, events, current, mode)
         for i in range(n):
-            learner_rewards[i] += rewards[i, seats[i]]
+            if seats[i] >= 0:
+                learner_rewards[i] += rewards[i, seats[i]]
             for p in range(P):
                 returns[i, p] += rewards[i, p]
-            if events[i] & (EVENT_TERMINATED | EVENT_TRUNCATED):
+            if events[i] & stop:
                 over[i] = True
         first = False
 

@@ -31,6 +31,7 @@ from cardenvs.core.opponents import (
     KIND_HEURISTIC,
     KIND_PYTHON,
     KIND_RANDOM,
+    MATCH_OVER,
     PLAY_DONE,
     PLAY_PYTHON,
     opponents_kernel,
@@ -538,7 +539,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
                 status = kernel(self._core.states, self._actions, self._masks, self._obs, self._rewards,
                                 self._events, self._current, self._mode, self.seats, self._over, learner_rewards,
                                 self._returns, kinds, samplers, stream, layout, tunings, not self._one_opponent,
-                                given, bool((kinds == KIND_HEURISTIC).all()))
+                                given, bool((kinds == KIND_HEURISTIC).all()), MATCH_OVER)
             finally:  # the random players' streams, where the draws left them
                 for k, s in enumerate(streams):
                     s[0] = stream[k]

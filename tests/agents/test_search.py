@@ -127,6 +127,33 @@ def test_the_search_reads_nothing_its_seat_cannot_see(game):
     np.testing.assert_array_equal(picks, other)
 
 
+@pytest.mark.parametrize("game", GAMES)
+def test_compiled_rollouts_play_the_moves_of_the_python_loop(game, monkeypatch):
+    """A rollout played in compiled code ends where the step-by-step loop ends, with the
+    same values: the same heuristic moves, to each round's end."""
+    from cardenvs.agents import search as search_module
+
+    spec = searchable(game)
+    game_module = spec.module
+    heuristic = make_agent("heuristic", spec, options={"num_players": PLAYERS})
+    assert search_module.compiled_rollouts(game_module, heuristic) is not None
+    states, _, masks = positions(spec, n=24)
+    seats = refreshed(game_module, states)[2].astype(np.int64)
+    players, mode = search_module.value_mode(game_module, {"num_players": PLAYERS})
+    legal = [np.flatnonzero(m) for m in masks]
+    tries = np.repeat(states, [len(x) for x in legal])
+    tries["reward_mode"] = mode
+    actions = np.concatenate(legal)
+    try_seats = np.repeat(seats, [len(x) for x in legal])
+    compiled_states, python_states = tries.copy(), tries.copy()
+    compiled = search_module.rollout_values(game_module, heuristic, compiled_states, actions, try_seats, players)
+    monkeypatch.setattr(search_module, "compiled_rollouts", lambda *args: None)
+    python = search_module.rollout_values(game_module, heuristic, python_states, actions, try_seats, players)
+    np.testing.assert_allclose(compiled, python, rtol=0, atol=1e-9)
+    assert np.ptp(compiled) > 0  # the rollouts were played: their values differ
+    assert (compiled_states["num_steps"] > tries["num_steps"] + 1).any()  # in place, past the first step
+
+
 @pytest.mark.slow
 def test_the_search_beats_heuristic_players_on_odin():
     """A check of the values' sign: at K=16 the search wins about 40 % of the matches
