@@ -54,6 +54,9 @@ DEFAULT_SAMPLES = 32
 #: states stay in the cache step faster (measured: 2,048 rollouts a batch ran Odin's and
 #: Rami 51's searches 10-25 % faster than 32,768), and memory stays small
 MAX_TRIES = 2048
+#: play the rollouts in compiled code where the heuristic can be (False: step by step from
+#: Python, the same moves; ``benchmarks/search_speed.py --python-rollouts`` times both)
+ROLLOUTS_IN_KERNEL = True
 
 
 def has_redeal(spec: GameSpec) -> bool:
@@ -108,7 +111,7 @@ def rollout_values(game: Any, heuristic: Any, states: np.ndarray, actions: np.nd
     states are played on in place. A whole rollout runs in compiled code where the
     heuristic has a compiled policy (:func:`compiled_rollouts`), else step by step from
     Python; both play the same moves."""
-    if depth is None:
+    if depth is None and ROLLOUTS_IN_KERNEL:
         kernel = compiled_rollouts(game, heuristic)
         if kernel is not None:
             return _rollouts_in_kernel(game, kernel, states, actions, seats, players)

@@ -11,6 +11,9 @@ matches a minute with one search seat. Run it with one numba thread and one BLAS
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/search_speed.py
     NUMBA_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/search_speed.py --games odin --samples 4 8 16
 
+``--rollouts python compiled`` times the rollouts played step by step from Python and in
+compiled code in turn, setup by setup (the same moves; the default is the compiled loop).
+
 ``--quality`` measures what the deals buy instead: on positions of heuristic play (the
 search seat to move, more than one legal action), each K's choice is valued by a
 reference search of ``--reference`` deals (other deals, same rollouts); the regret is the
@@ -27,12 +30,14 @@ in docs/notes/search.md.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import time
 
 import numpy as np
 
 from cardenvs.agents import has_search, make_agent
+from cardenvs.agents import search as search_module
 from cardenvs.core.registry import get_spec, list_games
 from cardenvs.core.vector import VecEnv
 
@@ -145,6 +150,8 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--seconds", type=float, default=20.0, help="search time measured per setup (default 20)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--option", nargs="*", default=[], metavar="KEY=VALUE", help="game options (integers)")
+    ap.add_argument("--rollouts", nargs="*", choices=["compiled", "python"], default=["compiled"],
+                    help="how the rollouts are played, each timed in turn (default compiled)")
     ap.add_argument("--json", help="append the figures to this file, a JSON object a line")
     ap.add_argument("--quality", action="store_true", help="regret of each K against a reference search")
     ap.add_argument("--reference", type=int, default=128, help="deals of the reference search (default 128)")
@@ -173,20 +180,22 @@ def main(argv: list[str] | None = None) -> list[dict]:
             print(f"{spec.name}: no re-deal of the unseen cards yet, skipped")
             continue
         measure(spec.name, args.players, 1, 1, 0.2, args.seed, options)  # compiles what it uses
-        for samples in args.samples:
-            for batch in args.batch:
-                r = measure(spec.name, args.players, samples, batch, args.seconds, args.seed, options)
-                out.append(r)
-                cost = r["search_seconds_per_match"]
-                print(f"{spec.name} {args.players}p K={r['samples']:<3d} batch {batch:4d}: "
-                      f"{r['searched_per_s']:8.1f} searched decisions/s, {r['rollouts_per_decision']:5.1f} "
-                      f"rollouts a decision, {r['rollouts_per_s']:8.0f} rollouts/s; "
-                      + (f"{r['searched_per_match']:.0f} searched decisions a match, {cost:.1f} s of search "
-                         f"a match ({r['matches_finished']} finished)" if cost is not None else "no match finished"),
-                      flush=True)
-                if args.json:
-                    with open(args.json, "a") as f:
-                        f.write(json.dumps(r) + "\n")
+        for samples, batch, rollouts in itertools.product(args.samples, args.batch, args.rollouts):
+            search_module.ROLLOUTS_IN_KERNEL = rollouts == "compiled"
+            r = measure(spec.name, args.players, samples, batch, args.seconds, args.seed, options)
+            r["rollouts"] = rollouts
+            out.append(r)
+            cost = r["search_seconds_per_match"]
+            print(f"{spec.name} {args.players}p K={r['samples']:<3d} batch {batch:4d} {rollouts:>8}: "
+                  f"{r['searched_per_s']:8.1f} searched decisions/s, {r['rollouts_per_decision']:5.1f} "
+                  f"rollouts a decision, {r['rollouts_per_s']:8.0f} rollouts/s; "
+                  + (f"{r['searched_per_match']:.0f} searched decisions a match, {cost:.1f} s of search "
+                     f"a match ({r['matches_finished']} finished)" if cost is not None else "no match finished"),
+                  flush=True)
+            if args.json:
+                with open(args.json, "a") as f:
+                    f.write(json.dumps(r) + "\n")
+    search_module.ROLLOUTS_IN_KERNEL = True
     return out
 
 

@@ -223,7 +223,19 @@ def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
     keys = ["obs", "mask", "hint", "q", "best"]
     if all("match" in p.files for p in parts):
         keys.append("match")
-    return {k: np.concatenate([p[k] for p in parts]) for k in keys}
+    # each array filled shard by shard (np.concatenate would hold every shard and the whole
+    # at once: twice the memory, 20 GB for Frime's observations of 5M positions)
+    sizes = [len(p["hint"]) for p in parts]
+    data = {}
+    for k in keys:
+        first = parts[0][k]
+        whole = np.empty((sum(sizes), *first.shape[1:]), first.dtype)
+        at = 0
+        for i, (p, size) in enumerate(zip(parts, sizes, strict=True)):
+            whole[at:at + size] = first if i == 0 else p[k]
+            at += size
+        data[k] = whole
+    return data
 
 
 def held_out_split(data: dict[str, np.ndarray], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -273,8 +285,7 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     masks = torch.from_numpy(data["mask"])
     hints = torch.from_numpy(data["hint"].astype(np.int64))
     best = torch.from_numpy(data["best"].astype(np.int64))
-    q = torch.from_numpy(np.nan_to_num(data["q"].astype(np.float32), nan=0.0))
-    adv = (q - q.gather(1, hints[:, None])) * masks  # advantage over the heuristic's move, 0 where illegal
+    adv = torch.from_numpy(_advantages(data["q"], data["hint"], data["mask"]))
     eye = torch.eye(A)
 
     def inputs(idx: Any) -> Any:
@@ -304,7 +315,7 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
             step += 1
             idx = torch.from_numpy(train[s:s + cfg.minibatch])
             m = masks[idx]
-            loss = (((actor(inputs(idx)) - adv[idx]) ** 2) * m).sum() / m.sum()
+            loss = (((actor(inputs(idx)) - adv[idx].float()) ** 2) * m).sum() / m.sum()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -332,6 +343,19 @@ def fit_policy(data: dict[str, np.ndarray], spec: Any, players: int, cfg: Search
     policy = policy_network(actor, mean, std, meta)
     return policy, {"positions": n, "epochs": rows, "kept_epoch": kept_epoch, "margin": margin,
                     "held_out_advantage": top["advantage"], "fit_seconds": time.perf_counter() - t0}
+
+
+def _advantages(q: np.ndarray, hints: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Each legal action's value over the heuristic's move (``q`` less the hint's value), 0
+    where illegal, as float16 like the labels: computed a chunk at a time in float32 (a
+    float32 copy of every position's values, with its temporaries, would not fit beside
+    millions of observations)."""
+    adv = np.empty(q.shape, np.float16)
+    for s in range(0, len(q), 65536):
+        chunk = np.nan_to_num(q[s:s + 65536].astype(np.float32), nan=0.0)
+        hint_value = chunk[np.arange(len(chunk)), hints[s:s + 65536].astype(np.int64)]
+        adv[s:s + 65536] = (chunk - hint_value[:, None]) * masks[s:s + 65536]
+    return adv
 
 
 def _advantage_logits(actor: Any, inputs: Any, held: np.ndarray, hints: Any) -> Any:
@@ -366,7 +390,7 @@ def _held_out(actor, inputs, held, masks, hints, best, adv) -> tuple[list[dict[s
         if margin == 0.0:
             agreement = float((chosen == best[held]).float().mean())
         rows.append({"margin": margin, "deviations": float((chosen != hints[held]).float().mean()),
-                     "advantage": float(adv[held].gather(1, chosen[:, None]).mean())})
+                     "advantage": float(adv[held].gather(1, chosen[:, None]).float().mean())})
     return rows, agreement
 
 

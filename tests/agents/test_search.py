@@ -147,7 +147,7 @@ def test_compiled_rollouts_play_the_moves_of_the_python_loop(game, monkeypatch):
     try_seats = np.repeat(seats, [len(x) for x in legal])
     compiled_states, python_states = tries.copy(), tries.copy()
     compiled = search_module.rollout_values(game_module, heuristic, compiled_states, actions, try_seats, players)
-    monkeypatch.setattr(search_module, "compiled_rollouts", lambda *args: None)
+    monkeypatch.setattr(search_module, "ROLLOUTS_IN_KERNEL", False)
     python = search_module.rollout_values(game_module, heuristic, python_states, actions, try_seats, players)
     np.testing.assert_allclose(compiled, python, rtol=0, atol=1e-9)
     assert np.ptp(compiled) > 0  # the rollouts were played: their values differ
