@@ -14,9 +14,12 @@ At each real decision with more than one legal action, the seat to move:
   others' mean (a match of one round: its match reward, the win), and plays the best;
   ties go to the heuristic's move.
 
-All the rollouts of all the positions given to one call run as one batch through the
-game's compiled ``step_batch``. The state is read only to be dealt anew from the seat's
-view: a test swaps hidden cards between two opponents and gets the same decision.
+The searched actions of all the positions given to one call are stepped as one batch
+through the game's compiled ``step_batch``; then each rollout is played on to its round's
+end in compiled code, one game after the other (:func:`compiled_rollouts`; step by step
+from Python for a cut rollout or a heuristic without a compiled policy). The state is
+read only to be dealt anew from the seat's view: a test swaps hidden cards between two
+opponents and gets the same decision.
 
 The search needs a game's ``deal_unseen_batch`` kernel and its heuristic player. It
 costs a round of heuristic play per legal action and deal at every decision;
@@ -30,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from cardenvs.agents.base import Agent
-from cardenvs.core.opponents import KIND_HEURISTIC, opponents_kernel
+from cardenvs.core.opponents import KIND_HEURISTIC, PLAY_DONE, opponents_kernel
 from cardenvs.core.protocol import (
     ACT_HOLD,
     EVENT_ROUND_END,
@@ -55,7 +58,8 @@ DEFAULT_SAMPLES = 32
 #: Rami 51's searches 10-25 % faster than 32,768), and memory stays small
 MAX_TRIES = 2048
 #: play the rollouts in compiled code where the heuristic can be (False: step by step from
-#: Python, the same moves; ``benchmarks/search_speed.py --python-rollouts`` times both)
+#: Python, the same moves and values; ``benchmarks/search_speed.py --rollouts python
+#: compiled`` times both)
 ROLLOUTS_IN_KERNEL = True
 
 
@@ -108,22 +112,24 @@ def rollout_values(game: Any, heuristic: Any, states: np.ndarray, actions: np.nd
     """Each state after its action, played on by heuristic players to the round's end (or
     for ``depth`` more decisions: the rewards of a cut rollout so far): the seat's rewards
     minus the others' mean (the states' reward mode is per round, or per match). The
-    states are played on in place. A whole rollout runs in compiled code where the
-    heuristic has a compiled policy (:func:`compiled_rollouts`), else step by step from
-    Python; both play the same moves."""
+    states are changed (left somewhere along their rollouts). A whole rollout runs in
+    compiled code where the heuristic has a compiled policy (:func:`compiled_rollouts`),
+    else step by step from Python; both play the same moves and add the rewards up in
+    the same order (the same values, to the last bit)."""
     if depth is None and ROLLOUTS_IN_KERNEL:
-        kernel = compiled_rollouts(game, heuristic)
-        if kernel is not None:
-            return _rollouts_in_kernel(game, kernel, states, actions, seats, players)
+        compiled = compiled_rollouts(game, heuristic)
+        if compiled is not None:
+            return _rollouts_in_kernel(game, compiled, states, actions, seats, players)
     return _rollouts_from_python(game, heuristic, states, actions, seats, players, depth)
 
 
 def compiled_rollouts(game: Any, heuristic: Any) -> tuple[Any, np.ndarray, np.ndarray] | None:
     """The compiled loop that plays a rollout to its round's end with ``heuristic`` at every
     seat (:func:`cardenvs.core.opponents.play_opponents`, each game played on alone), with
-    the heuristic's layout and tuning; None when the heuristic has no compiled policy.
-    A Python loop of one batched step per move spent about 40 % of Frime's labelling in
-    numpy's indexing and the agent's call around the kernels."""
+    the heuristic's layout and tuning; None when the heuristic has no compiled policy (or
+    reads observations as a dtype the loop cannot give it). A Python loop of one batched
+    step per move spent about 40 % of Frime's labelling in numpy's indexing and the
+    agent's call around the kernels."""
     policy = getattr(heuristic, "compiled_policy", lambda: None)()
     if policy is None or policy.kind != KIND_HEURISTIC:
         return None
@@ -146,34 +152,42 @@ def _rollouts_in_kernel(game: Any, compiled: tuple[Any, np.ndarray, np.ndarray],
     returns = rewards[:, :players].astype(np.float64)
     over = (events & ROUND_OVER) != 0
     if not over.all():
-        # every seat a heuristic (seat -1: no learner), each game played on to its round's end
+        # every seat a heuristic (seat -1: no learner; a row of kinds and tunings per seat),
+        # each game played on alone to its round's end
         tunings = np.ascontiguousarray(np.tile(tuning, (players, 1)))
         kinds = np.full(players, KIND_HEURISTIC, np.int64)
-        kernel(states, np.empty(n, np.int64), masks, obs, rewards, events, current, MODE_AUTO_FORCED,
-               np.full(n, -1, np.int64), over, np.zeros(n), returns, kinds, np.zeros(players, np.int64),
-               np.zeros(1, np.uint64), layout, tunings, False, False, True, ROUND_OVER)
-    mine = returns[np.arange(n), seats]
+        moves = np.empty(n, np.int64)
+        status = kernel(states, moves, masks, obs, rewards, events, current, MODE_AUTO_FORCED,
+                        np.full(n, -1, np.int64), over, np.zeros(n), returns, kinds, np.zeros(players, np.int64),
+                        np.zeros(1, np.uint64), layout, tunings, False, False, True, ROUND_OVER)
+        if status != PLAY_DONE:  # the heuristic's kernel chose an illegal move: its values would be wrong
+            raise RuntimeError(f"{_game_name(game)}: the heuristic chose the illegal action "
+                               f"{int(moves[status])} in rollout {status}; nothing of its round was stepped")
+    return _values(returns, seats, players)
+
+
+def _values(returns: np.ndarray, seats: np.ndarray, players: int) -> np.ndarray:
+    """Each rollout's value: its seat's rewards minus the others' mean."""
+    mine = returns[np.arange(len(returns)), seats]
     return mine - (returns.sum(1) - mine) / (players - 1)
 
 
 def _rollouts_from_python(game: Any, heuristic: Any, states: np.ndarray, actions: np.ndarray, seats: np.ndarray,
                           players: int, depth: int | None) -> np.ndarray:
-    value = np.zeros(len(states))
+    returns = np.zeros((len(states), players))  # every seat's rewards, added up step by step
     ids = np.arange(len(states))  # the try each row of ``states`` is
     alive = np.ones(len(states), bool)
     a = actions
     steps = 0
     while True:
         obs, masks, rewards, events = step_once(game, states, a)
-        r = rewards[:, :players].astype(np.float64)
-        mine = r[np.arange(len(ids)), seats]
-        value[ids] += alive * (mine - (r.sum(1) - mine) / (players - 1))
+        returns[ids] += rewards[:, :players].astype(np.float64) * alive[:, None]
         alive &= (events & ROUND_OVER) == 0
         if not alive.any() or (depth is not None and steps >= depth):
-            return value
+            return _values(returns, seats, players)
         steps += 1
         if alive.mean() < 0.75:  # step only the tries still going
-            states, ids, seats, obs, masks = states[alive], ids[alive], seats[alive], obs[alive], masks[alive]
+            states, ids, obs, masks = states[alive], ids[alive], obs[alive], masks[alive]
             alive = alive[alive]
         # the heuristic reads only the live rows: a held row's outputs are not written
         a = np.full(len(alive), ACT_HOLD, np.int64)

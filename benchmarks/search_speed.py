@@ -150,7 +150,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--seconds", type=float, default=20.0, help="search time measured per setup (default 20)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--option", nargs="*", default=[], metavar="KEY=VALUE", help="game options (integers)")
-    ap.add_argument("--rollouts", nargs="*", choices=["compiled", "python"], default=["compiled"],
+    ap.add_argument("--rollouts", nargs="+", choices=["compiled", "python"], default=["compiled"],
                     help="how the rollouts are played, each timed in turn (default compiled)")
     ap.add_argument("--json", help="append the figures to this file, a JSON object a line")
     ap.add_argument("--quality", action="store_true", help="regret of each K against a reference search")
@@ -174,28 +174,32 @@ def main(argv: list[str] | None = None) -> list[dict]:
                     with open(args.json, "a") as f:
                         f.write(json.dumps(r) + "\n")
         return out
-    for game in args.games:
-        spec = get_spec(game)
-        if not has_search(spec):
-            print(f"{spec.name}: no re-deal of the unseen cards yet, skipped")
-            continue
-        measure(spec.name, args.players, 1, 1, 0.2, args.seed, options)  # compiles what it uses
-        for samples, batch, rollouts in itertools.product(args.samples, args.batch, args.rollouts):
-            search_module.ROLLOUTS_IN_KERNEL = rollouts == "compiled"
-            r = measure(spec.name, args.players, samples, batch, args.seconds, args.seed, options)
-            r["rollouts"] = rollouts
-            out.append(r)
-            cost = r["search_seconds_per_match"]
-            print(f"{spec.name} {args.players}p K={r['samples']:<3d} batch {batch:4d} {rollouts:>8}: "
-                  f"{r['searched_per_s']:8.1f} searched decisions/s, {r['rollouts_per_decision']:5.1f} "
-                  f"rollouts a decision, {r['rollouts_per_s']:8.0f} rollouts/s; "
-                  + (f"{r['searched_per_match']:.0f} searched decisions a match, {cost:.1f} s of search "
-                     f"a match ({r['matches_finished']} finished)" if cost is not None else "no match finished"),
-                  flush=True)
-            if args.json:
-                with open(args.json, "a") as f:
-                    f.write(json.dumps(r) + "\n")
-    search_module.ROLLOUTS_IN_KERNEL = True
+    try:
+        for game in args.games:
+            spec = get_spec(game)
+            if not has_search(spec):
+                print(f"{spec.name}: no re-deal of the unseen cards yet, skipped")
+                continue
+            for rollouts in args.rollouts:  # compiles (or loads) what each way uses
+                search_module.ROLLOUTS_IN_KERNEL = rollouts == "compiled"
+                measure(spec.name, args.players, 1, 1, 0.2, args.seed, options)
+            for samples, batch, rollouts in itertools.product(args.samples, args.batch, args.rollouts):
+                search_module.ROLLOUTS_IN_KERNEL = rollouts == "compiled"
+                r = measure(spec.name, args.players, samples, batch, args.seconds, args.seed, options)
+                r["rollouts"] = rollouts
+                out.append(r)
+                cost = r["search_seconds_per_match"]
+                print(f"{spec.name} {args.players}p K={r['samples']:<3d} batch {batch:4d} {rollouts:>8}: "
+                      f"{r['searched_per_s']:8.1f} searched decisions/s, {r['rollouts_per_decision']:5.1f} "
+                      f"rollouts a decision, {r['rollouts_per_s']:8.0f} rollouts/s; "
+                      + (f"{r['searched_per_match']:.0f} searched decisions a match, {cost:.1f} s of search "
+                         f"a match ({r['matches_finished']} finished)" if cost is not None else "no match finished"),
+                      flush=True)
+                if args.json:
+                    with open(args.json, "a") as f:
+                        f.write(json.dumps(r) + "\n")
+    finally:
+        search_module.ROLLOUTS_IN_KERNEL = True
     return out
 
 

@@ -225,14 +225,19 @@ def load_labels(paths: list[Path]) -> dict[str, np.ndarray]:
         keys.append("match")
     # each array filled shard by shard (np.concatenate would hold every shard and the whole
     # at once: twice the memory, 20 GB for Frime's observations of 5M positions)
-    sizes = [len(p["hint"]) for p in parts]
+    hints = [p["hint"] for p in parts]
+    sizes = [len(h) for h in hints]
     data = {}
     for k in keys:
-        first = parts[0][k]
+        first = hints[0] if k == "hint" else parts[0][k]
         whole = np.empty((sum(sizes), *first.shape[1:]), first.dtype)
         at = 0
         for i, (p, size) in enumerate(zip(parts, sizes, strict=True)):
-            whole[at:at + size] = first if i == 0 else p[k]
+            part = first if i == 0 else hints[i] if k == "hint" else p[k]
+            if part.dtype != first.dtype or part.shape != (size, *first.shape[1:]):
+                raise ValueError(f"label shard {paths[i]}: {k} is {part.dtype} {part.shape}, the first shard's "
+                                 f"{first.dtype} {first.shape}: shards of different runs or versions")
+            whole[at:at + size] = part
             at += size
         data[k] = whole
     return data

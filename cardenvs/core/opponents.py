@@ -5,8 +5,8 @@ learner's decisions. In a game whose turn is many kernel steps (Rami 51: the dra
 melds card by card, the lay-offs, the discard), one Python call per opponent and step
 costs more than the steps. :func:`play_opponents` runs that loop inside compiled code:
 every game waiting on an opponent gets its move, the games are stepped (the game's own
-``step_batch``), and so on until the learner is to move (or the match is over) in every
-game.
+``step_batch``), and so on until the learner is to move (or the game has stopped: the
+match is over, or for the search's rollouts the round) in every game.
 
 It plays exactly the moves of the Python loop: the same rounds (each round one move in
 every game waiting on an opponent, then one ``step_batch`` over all of them), the random
@@ -95,7 +95,9 @@ def play_opponents(states, actions, masks, obs, rewards, events, current, mode, 
     already in ``actions``. The learner's rewards add into ``learner_rewards``, every
     seat's into ``returns``, an event of ``stop`` (a match's end; a rollout stops at a
     round's end too) into ``over``. A game whose seat is -1 has no learner: every seat is
-    an opponent (the search's rollouts). Returns PLAY_DONE, PLAY_PYTHON
+    an opponent (the search's rollouts), so ``kinds`` and ``tunings`` need a row for each
+    of the P seats (k = current % P), and only ``by_game`` plays such a game (the rounds
+    play the P - 1 groups of a table with a learner). Returns PLAY_DONE, PLAY_PYTHON
     (a Python seat is to move: nothing of that round was played), or the first game whose
     move is illegal (nothing of that round was stepped).
 

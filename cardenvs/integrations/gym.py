@@ -40,8 +40,6 @@ from cardenvs.core.outcome import win_shares
 from cardenvs.core.protocol import (
     ACT_HOLD,
     ACT_RESET,
-    EVENT_TERMINATED,
-    EVENT_TRUNCATED,
     MODE_AUTO_FORCED,
     GameSpec,
     check_action,
@@ -521,7 +519,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         rows = np.arange(self.num_envs)
         learner_rewards += self._rewards[rows, self.seats]
         self._returns += self._rewards[:, : self.num_players]
-        self._over |= (self._events & (EVENT_TERMINATED | EVENT_TRUNCATED)) != 0
+        self._over |= (self._events & MATCH_OVER) != 0
 
     def _play_opponents(self, learner_rewards: np.ndarray) -> None:
         """Opponents move, in batch, until the learner is to move or the match is over in
@@ -658,7 +656,7 @@ class LearnerVecEnv(gymnasium.vector.VectorEnv):
         else:
             self.seats[rows] = self._seat_rng.integers(self.num_players, size=rows.size)
         # the forced opening moves played by the reset: their rewards and a match they end count too
-        self._over[rows] = (self._events[rows] & (EVENT_TERMINATED | EVENT_TRUNCATED)) != 0
+        self._over[rows] = (self._events[rows] & MATCH_OVER) != 0
         self._returns[rows] = self._rewards[rows, : self.num_players]
         self._pending[rows] = self._rewards[rows, self.seats[rows]]
         self._decisions[rows] = 0
