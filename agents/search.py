@@ -53,9 +53,9 @@ ROUND_OVER = EVENT_ROUND_END | EVENT_TERMINATED | EVENT_TRUNCATED
 #: little over 32 anywhere); a game not named gets DEFAULT_SAMPLES
 GAME_SAMPLES: dict[str, int] = {"president": 32, "odin": 32, "rami51": 32, "frime": 32, "classes": 32}
 DEFAULT_SAMPLES = 32
-#: rollouts (deals x legal actions x positions) stepped together at most: batches whose
-#: states stay in the cache step faster (measured: 2,048 rollouts a batch ran Odin's and
-#: Rami 51's searches 10-25 % faster than 32,768), and memory stays small
+#: rollouts (deals x legal actions x positions) searched together at most: memory stays
+#: small (and when every step was a step of the whole batch, 2,048 rollouts a batch ran
+#: Odin's and Rami 51's searches 10-25 % faster than 32,768: their states stayed in the cache)
 MAX_TRIES = 2048
 #: play the rollouts in compiled code where the heuristic can be (False: step by step from
 #: Python, the same moves and values; ``benchmarks/search_speed.py --rollouts python
