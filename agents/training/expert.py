@@ -49,13 +49,16 @@ advantage of the policy's moves by the search's values), ``margin.csv``, ``eval.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import csv
 import json
 import math
 import multiprocessing
 import os
+import signal
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -445,7 +448,7 @@ def run_workers(target: Any, jobs: list[tuple], labels: Path, seconds: float, t0
             else:
                 os.environ[k] = v
     start = time.perf_counter()
-    with pool:
+    with pool, _terminate_as_exit():
         running = [pool.apply_async(target, args) for args in jobs]
         while not all(j.ready() for j in running):
             time.sleep(5.0)
@@ -457,6 +460,26 @@ def run_workers(target: Any, jobs: list[tuple], labels: Path, seconds: float, t0
         results = [j.get() for j in running]
     err.write("\n")
     return results
+
+
+@contextlib.contextmanager
+def _terminate_as_exit() -> Any:
+    """SIGTERM (``kill``, a job scheduler's stop) ends the run like Ctrl-C: as an exception,
+    so that the pool's exit terminates the workers. SIGTERM's default ended this process
+    alone and left its workers labelling until their time was up."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set a handler
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
 
 
 def worker_seed(seed: int, worker: int) -> int:

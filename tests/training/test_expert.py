@@ -420,3 +420,83 @@ def make_agent_from_policy(policy, folder):
 def test_search_config_refuses_bad_game_settings(settings, message):
     with pytest.raises((ValueError, TypeError), match=message):
         check_config(SearchConfig(game="rami51", **settings))
+
+
+def test_shards_of_different_layouts_are_refused(tmp_path):
+    """The labels are read shard by shard into one array each: a shard whose arrays differ
+    from the first's (another run, another version) is refused, not cast."""
+    def shard(path, obs_dtype, n=3, obs_size=4, actions=5):
+        np.savez_compressed(path, obs=np.zeros((n, obs_size), obs_dtype), mask=np.ones((n, actions), bool),
+                            hint=np.zeros(n, np.int16), q=np.zeros((n, actions), np.float16),
+                            best=np.zeros(n, np.int16), match=np.arange(n, dtype=np.int64))
+        return path
+
+    first = shard(tmp_path / "a.npz", np.float16)
+    same = shard(tmp_path / "b.npz", np.float16, n=2)
+    data = load_labels([first, same])
+    assert data["obs"].shape == (5, 4) and data["obs"].dtype == np.float16
+    np.testing.assert_array_equal(data["match"], [0, 1, 2, 0, 1])
+    other = shard(tmp_path / "c.npz", np.float32)
+    with pytest.raises(ValueError, match="obs"):
+        load_labels([first, other])
+    wider = shard(tmp_path / "d.npz", np.float16, obs_size=6)
+    with pytest.raises(ValueError, match="obs"):
+        load_labels([first, wider])
+
+
+def _spawned_workers(parent: int) -> list[int]:
+    """The pool workers (spawned processes) whose parent is ``parent``."""
+    from pathlib import Path
+
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == parent and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def _running(pid: int) -> bool:
+    from pathlib import Path
+
+    try:
+        return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_terminated_run_stops_its_labelling_workers(tmp_path):
+    """``kill`` (SIGTERM) of a run ends its workers too; they used to label on, orphaned,
+    until their time was up."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    script = ("import sys, time\nfrom pathlib import Path\nfrom cardenvs.agents.training.expert import run_workers\n"
+              f"run_workers(time.sleep, [(120,), (120,)], Path({str(tmp_path)!r}), 120.0, time.perf_counter(), "
+              "sys.stderr)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_spawned_workers(proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = _spawned_workers(proc.pid)
+        assert len(workers) == 2
+        time.sleep(0.5)  # the pool's tasks handed out: the run is labelling
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) != 0
+        deadline = time.monotonic() + 30
+        while any(_running(w) for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not any(_running(w) for w in workers)
+    finally:
+        proc.kill()
+        proc.wait()
