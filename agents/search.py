@@ -80,13 +80,15 @@ def _outputs(game: Any, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 def step_once(game: Any, states: np.ndarray, actions: np.ndarray) -> tuple[np.ndarray, ...]:
     """One compiled step of ``states`` (legal actions or ACT_HOLD: no checks needed), forced
-    moves played inside it; returns the observations, masks, rewards and events."""
+    moves played inside it; returns the observations, masks, rewards, events and the
+    seats to move."""
     n = len(states)
     masks, obs, current = _outputs(game, n)
     rewards = np.empty((n, game.MAX_PLAYERS), np.float32)
     events = np.empty(n, np.int32)
-    game.step_batch(states, actions.astype(np.int64), masks, obs, rewards, events, current, MODE_AUTO_FORCED)
-    return obs, masks, rewards, events
+    game.step_batch(states, np.ascontiguousarray(actions, np.int64), masks, obs, rewards, events, current,
+                    MODE_AUTO_FORCED)
+    return obs, masks, rewards, events, current
 
 
 def deal_unseen(game: Any, states: np.ndarray, seats: np.ndarray, rng: np.random.Generator,
@@ -144,11 +146,7 @@ def _rollouts_in_kernel(game: Any, compiled: tuple[Any, np.ndarray, np.ndarray],
                         actions: np.ndarray, seats: np.ndarray, players: int) -> np.ndarray:
     n = len(states)
     kernel, layout, tuning = compiled
-    masks, obs, current = _outputs(game, n)
-    rewards = np.empty((n, game.MAX_PLAYERS), np.float32)
-    events = np.empty(n, np.int32)
-    game.step_batch(states, np.ascontiguousarray(actions, np.int64), masks, obs, rewards, events, current,
-                    MODE_AUTO_FORCED)
+    obs, masks, rewards, events, current = step_once(game, states, actions)
     returns = rewards[:, :players].astype(np.float64)
     over = (events & ROUND_OVER) != 0
     if not over.all():
@@ -180,7 +178,7 @@ def _rollouts_from_python(game: Any, heuristic: Any, states: np.ndarray, actions
     a = actions
     steps = 0
     while True:
-        obs, masks, rewards, events = step_once(game, states, a)
+        obs, masks, rewards, events, _ = step_once(game, states, a)
         returns[ids] += rewards[:, :players].astype(np.float64) * alive[:, None]
         alive &= (events & ROUND_OVER) == 0
         if not alive.any() or (depth is not None and steps >= depth):

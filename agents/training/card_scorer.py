@@ -191,7 +191,7 @@ def rollout_figures(game: Any, heuristic: Any, states: np.ndarray, actions: np.n
     alive = np.ones(n, bool)
     a = actions
     while True:
-        obs, masks, _, events = _step(game, states, a)
+        obs, masks, _, events, _ = _step(game, states, a)
         over = alive & ((events & ROUND_OVER) != 0)
         if over.any():
             rows = np.flatnonzero(over)

@@ -125,7 +125,7 @@ OBS_DTYPE = np.int16  # every value is a small count or flag: half the bytes of 
 
 
 # --------------------------------------------------------------------------- helpers
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _uniform(bits):
     """The cards of ``bits`` are all one colour or all one value (an empty set is too)."""
     if bits == 0:
@@ -140,7 +140,7 @@ def _uniform(bits):
     return colours == 1 or popcount(values) == 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _digits(cards):
     """The value of a set of cards (uint8 vector): its digits, largest first."""
     v = np.int64(0)
@@ -151,7 +151,7 @@ def _digits(cards):
     return v
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def recount(s):
     """Rebuild every derived field from the cards."""
     P = s.num_players
@@ -175,7 +175,7 @@ def recount(s):
             _note_selected(s, c)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _note_selected(s, c):
     """Derived selection fields after card c (below every card selected) joins it."""
     col = c // NUM_VALUES
@@ -193,14 +193,14 @@ def _note_selected(s, c):
     s.sel_value = s.sel_value * 10 + v
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _add_card(s, p, c):
     s.hands[p, c] = 1
     s.hand_bits[p] |= bit(c)
     s.held[p] += 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _remove_card(s, p, c):
     s.hands[p, c] = 0
     s.hand_bits[p] &= ~bit(c)
@@ -208,7 +208,7 @@ def _remove_card(s, p, c):
 
 
 # --------------------------------------------------------------------------- deal
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _clear_selection(s):
     s.selected[:] = 0
     s.sel_bits = 0
@@ -219,7 +219,7 @@ def _clear_selection(s):
     s.sel_rank = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _clear_table(s):
     s.table[:] = 0
     s.table_bits = 0
@@ -228,7 +228,7 @@ def _clear_table(s):
     s.last_player = -1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=True)
 def _deal(s):
     """Shuffle the deck (the first ``colours`` colours) and deal 9 cards each; the rest is set aside."""
     P = s.num_players
@@ -253,7 +253,7 @@ def _deal(s):
     recount(s)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _start_round(s):
     """Deal a round; the round's leader (moving left every round) leads."""
     s.round += 1
@@ -262,7 +262,7 @@ def _start_round(s):
     s.current = s.round_leader
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def new_match(s, ws):
     """Reset every match field (options and rng are kept) and deal round 1. (``ws``: the
     step driver's work arrays, which Odin does not use.)"""
@@ -280,7 +280,7 @@ def new_match(s, ws):
 
 
 # --------------------------------------------------------------------------- legal actions
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _best_colour_play(prefix, lower, need):
     """``prefix`` followed by the ``need`` highest values of the 9-bit set ``lower``."""
     v = prefix
@@ -304,7 +304,7 @@ _VALUE_BELOW = np.array([sum(1 << (q * NUM_VALUES + c % NUM_VALUES) for q in ran
                          for c in range(NUM_CARDS)], dtype=np.int64)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _completable(H, c, n, k, sel_colour, sel_rank, sel_value, table_value):
     """Following: can the selection (``k - 1`` cards, their colour, value and digits) plus
     card c (below the selection) still become a legal play with cards of ``H`` below c?
@@ -341,7 +341,7 @@ def _completable(H, c, n, k, sel_colour, sel_rank, sel_value, table_value):
     return False
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def legal_sets(s):
     """Compute the current player's legal actions into ``legal_pass``, ``legal_play``,
     ``legal_select`` and ``legal_take``."""
@@ -392,7 +392,7 @@ def legal_sets(s):
     s.legal_select = legal
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def is_legal(s, a):
     """Whether action ``a`` is in the legal set computed by :func:`legal_sets`."""
     if a == PASS:
@@ -407,7 +407,7 @@ def is_legal(s, a):
 
 
 # --------------------------------------------------------------------------- apply an action
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _pass_turn(s, p):
     """The next player moves; when everybody else passed, the table is discarded and
     the player who made it leads."""
@@ -421,7 +421,7 @@ def _pass_turn(s, p):
     s.current = q
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _select(s, p, c):
     _remove_card(s, p, c)
     s.known[p, c] = 0
@@ -431,7 +431,7 @@ def _select(s, p, c):
     _note_selected(s, c)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _commit(s, p, take):
     """The selection becomes the table. The covered play: card ``take`` (if >= 0)
     goes to the hand, the rest is discarded. Returns True when the hand is empty."""
@@ -460,7 +460,7 @@ def _commit(s, p, take):
     return emptied
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _end_round(s):
     """Every card left in a hand is a point; end the match or deal the next round."""
     P = s.num_players
@@ -484,7 +484,7 @@ def _end_round(s):
     _start_round(s)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _match_outcome(s, best):
     """Zero-sum outcome: the lowest totals share +1, the others share -1 (all tied: 0)."""
     P = s.num_players
@@ -501,7 +501,7 @@ def _match_outcome(s, best):
             s.rewards[p] -= 1.0 / (P - winners)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def apply_action(s, a, ws):
     """Apply a legal action of the current player; return True when a round ended."""
     p = s.current
@@ -523,7 +523,7 @@ def apply_action(s, a, ws):
     return False
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def penalise(s, offender):
     """An illegal action under ``illegal_action="penalty"``: the game ends, -1 to the offender."""
     s.rewards[offender] = -1.0
@@ -539,7 +539,7 @@ _BYTE_VALUES = np.array([[(b >> t) & 1 for t in range(8)] for b in range(256)], 
 _BYTE_FLAGS = _BYTE_VALUES.astype(np.bool_)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always", _nrt=False)
 def _write_set(out, base, bits, table):
     """``out[base + c]`` = ``table[1]``'s value for the cards c of ``bits``, else 0, for every c
     of the NUM_CARDS ids (``table``: ``_BYTE_VALUES`` or ``_BYTE_FLAGS``)."""
@@ -550,7 +550,7 @@ def _write_set(out, base, bits, table):
                 out[base + 8 * k + t] = table[byte, t]
 
 
-@njit(cache=True, no_cfunc_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def observe(s, viewer, out):
     """What ``viewer`` sees, into ``out`` (OBS_DTYPE, OBS_SIZE): own hand, the selection,
     the table, the discards, the cards each opponent is known to hold (taken from the
@@ -656,12 +656,15 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
 # finished matches, penalties, forced moves, outputs) steps a batch of games around these,
 # each called with the driver's parameters (used or not). Odin keeps its legal actions as
 # card bits (``legal_sets``), not as a row of flags, so it says how to read and write them.
+# The driver takes the rows of its outputs without reference counts ("borrow_outputs",
+# core/borrow.py).
+DRIVER_OPTIONS = ("borrow_outputs",)
 start_match = new_match  # ACT_RESET, and a finished match restarted (MODE_AUTO_RESET)
 refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived fields back
 apply_legal_action = apply_action  # True when a round ended
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always", _nrt=False)
 def legal_mask(s, ws, trusted):
     """The legal actions of the player to move, as card bits in the state."""
     legal_sets(s)
@@ -670,7 +673,7 @@ def legal_mask(s, ws, trusted):
 # is_legal(s, a) (above): is the action in the legal sets
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def only_legal_action(s):
     """The one legal action computed by :func:`legal_sets`, or -1 when there are none or
     several (MODE_AUTO_FORCED plays it for the player)."""
@@ -686,7 +689,7 @@ def only_legal_action(s):
     return TAKE0 + low_index(s.legal_take)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always", _nrt=False)
 def write_mask(s, mask_row):
     """The legal sets as the mask row the agents see (inlined into the driver: a few stores;
     every entry written: PASS, PLAY, then the select and take blocks)."""

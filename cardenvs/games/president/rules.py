@@ -703,8 +703,9 @@ apply_legal_action = apply_action  # True when a round ended
 
 # The driver prefetches the next game's record while it steps one: a President record is
 # nearly 1 kB, and the best batch (8,192 games, 8 MB of records) is stepped from memory, not
-# from the caches (measured: a quarter less time per decision at that batch).
-DRIVER_OPTIONS = ("prefetch",)
+# from the caches (measured: a quarter less time per decision at that batch). It takes the
+# rows of its outputs without reference counts ("borrow_outputs", core/borrow.py).
+DRIVER_OPTIONS = ("borrow_outputs", "prefetch")
 
 # The batch step: core's one driver, bound to the hooks above.
 step_batch, step_batch_parallel, observe_batch, mask_batch, reset_batch, refresh_batch = bind(sys.modules[__name__])
