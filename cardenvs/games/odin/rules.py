@@ -125,6 +125,10 @@ OBS_DTYPE = np.int16  # every value is a small count or flag: half the bytes of 
 
 
 # --------------------------------------------------------------------------- helpers
+# The kernels are compiled without numba's reference counting (``_nrt=False``): each view of
+# a record's array field would otherwise cost a call that LLVM cannot see through
+# (docs/adding-a-game.md, "Keeping the step fast"). Such a kernel cannot allocate; ``_deal``,
+# which makes its deck, says ``_nrt=True`` itself. Inlined hooks take their caller's setting.
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def _uniform(bits):
     """The cards of ``bits`` are all one colour or all one value (an empty set is too)."""
@@ -539,7 +543,7 @@ _BYTE_VALUES = np.array([[(b >> t) & 1 for t in range(8)] for b in range(256)], 
 _BYTE_FLAGS = _BYTE_VALUES.astype(np.bool_)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always", _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _write_set(out, base, bits, table):
     """``out[base + c]`` = ``table[1]``'s value for the cards c of ``bits``, else 0, for every c
     of the NUM_CARDS ids (``table``: ``_BYTE_VALUES`` or ``_BYTE_FLAGS``)."""
@@ -664,7 +668,7 @@ refresh = recount  # ACT_REFRESH: a state loaded from outside gets its derived f
 apply_legal_action = apply_action  # True when a round ended
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always", _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def legal_mask(s, ws, trusted):
     """The legal actions of the player to move, as card bits in the state."""
     legal_sets(s)
@@ -689,7 +693,7 @@ def only_legal_action(s):
     return TAKE0 + low_index(s.legal_take)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always", _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def write_mask(s, mask_row):
     """The legal sets as the mask row the agents see (inlined into the driver: a few stores;
     every entry written: PASS, PLAY, then the select and take blocks)."""
