@@ -3,9 +3,16 @@ unseen cards, the rollout search's values, the labels, the fit and the CLI."""
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -446,8 +453,6 @@ def test_shards_of_different_layouts_are_refused(tmp_path):
 
 def _spawned_workers(parent: int) -> list[int]:
     """The pool workers (spawned processes) whose parent is ``parent``."""
-    from pathlib import Path
-
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -463,27 +468,21 @@ def _spawned_workers(parent: int) -> list[int]:
 
 
 def _running(pid: int) -> bool:
-    from pathlib import Path
-
     try:
         return (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
     except (OSError, IndexError):
         return False
 
 
-@pytest.mark.skipif(not __import__("pathlib").Path("/proc/self/stat").exists(), reason="reads /proc")
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
 def test_a_terminated_run_stops_its_labelling_workers(tmp_path):
     """``kill`` (SIGTERM) of a run ends its workers too; they used to label on, orphaned,
     until their time was up."""
-    import signal
-    import subprocess
-    import sys
-    import time
-
     script = ("import sys, time\nfrom pathlib import Path\nfrom cardenvs.agents.training.expert import run_workers\n"
               f"run_workers(time.sleep, [(120,), (120,)], Path({str(tmp_path)!r}), 120.0, time.perf_counter(), "
               "sys.stderr)\n")
     proc = subprocess.Popen([sys.executable, "-c", script], stderr=subprocess.DEVNULL)
+    workers: list[int] = []
     try:
         deadline = time.monotonic() + 60
         while len(_spawned_workers(proc.pid)) < 2 and time.monotonic() < deadline:
@@ -500,3 +499,6 @@ def test_a_terminated_run_stops_its_labelling_workers(tmp_path):
     finally:
         proc.kill()
         proc.wait()
+        for w in workers:  # a failed check leaves no worker sleeping on
+            with contextlib.suppress(OSError):
+                os.kill(w, signal.SIGKILL)
