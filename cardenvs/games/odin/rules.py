@@ -540,7 +540,9 @@ def penalise(s, offender):
 # byte of its bits looked up in a table of 8 values, instead of being zeroed and then written
 # card by card: the observation costs half as much (it was the largest part of a step).
 _BYTE_VALUES = np.array([[(b >> t) & 1 for t in range(8)] for b in range(256)], dtype=np.int16)
-_BYTE_FLAGS = _BYTE_VALUES.astype(np.bool_)
+# the mask's flags as bytes: a bool read from an array is compared with 0 and stored with a
+# setne, flag by flag; bytes copied as they are merge into one 8-byte move per table row
+_BYTE_FLAGS = _BYTE_VALUES.astype(np.uint8)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
@@ -699,8 +701,9 @@ def write_mask(s, mask_row):
     every entry written: PASS, PLAY, then the select and take blocks)."""
     mask_row[PASS] = s.legal_pass != 0
     mask_row[PLAY] = s.legal_play != 0
-    _write_set(mask_row, np.int64(SELECT0), s.legal_select, _BYTE_FLAGS)
-    _write_set(mask_row, np.int64(TAKE0), s.legal_take, _BYTE_FLAGS)
+    flags = mask_row.view(np.uint8)  # the same bytes (see _BYTE_FLAGS)
+    _write_set(flags, np.int64(SELECT0), s.legal_select, _BYTE_FLAGS)
+    _write_set(flags, np.int64(TAKE0), s.legal_take, _BYTE_FLAGS)
 
 
 @njit(cache=True, no_cfunc_wrapper=True)
