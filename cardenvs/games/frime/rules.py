@@ -882,8 +882,10 @@ def deal_unseen_batch(states, seats, keys, keep_hands):
 # The batch driver (cardenvs/core/step_driver.py, the same for every game: holds, resets,
 # finished matches, penalties, forced moves, outputs) steps a batch of games around these,
 # each called with the driver's parameters (used or not). The driver takes the rows of its
-# outputs without reference counts ("borrow_outputs", core/borrow.py).
-DRIVER_OPTIONS = ("borrow_outputs",)
+# outputs without reference counts ("borrow_outputs", core/borrow.py) and brings the next
+# game's record (2.2 KB, read at scattered offsets) into the caches while it steps one
+# ("prefetch"): about a tenth of a decision in a batch of 1,024.
+DRIVER_OPTIONS = ("borrow_outputs", "prefetch")
 refresh = T.recount  # ACT_REFRESH: a state loaded from outside gets its derived counts back
 apply_legal_action = apply_action  # True when a round ended
 
