@@ -6,12 +6,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from cardenvs.core.bits import popcount
 from cardenvs.rummy.melds import (
     ACE_HIGH,
     ACE_LOW,
     NUM_FACES,
     NUM_POS,
     NUM_TYPES,
+    ONE,
     R_MIN_NATURAL,
     R_POS_HI,
     R_POS_LO,
@@ -20,6 +22,7 @@ from cardenvs.rummy.melds import (
     R_SET_DISTINCT,
     R_SET_MAX,
     R_SET_MIN,
+    R_TWOS_WILD,
     ZERO,
     card_at,
     is_wild,
@@ -69,6 +72,8 @@ def viable(rules, R, W):
     positions, with no more missing cards than wilds). A node that fails it is a dead
     end, whatever the search would try below it. Wild cards in R are skipped (a game may
     pass a whole hand)."""
+    if W + 1 >= rules[R_SET_MIN]:
+        return True  # every card makes a set with the wilds
     run_min = rules[R_RUN_MIN]
     for c in range(NUM_FACES):
         if R[c] == 0 or is_wild(rules, c):
@@ -107,6 +112,82 @@ def viable(rules, R, W):
         if not ok:
             return False
     return True
+
+
+SUIT_CARDS = np.int64(0x1111111111111)  # the card bits (bit 4 r + t) of suit 0, ranks A..K
+
+
+@njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
+def wild_lines_ok(rules, R, W):
+    """A necessary condition for laying the naturals R (wilds skipped) with ``W`` wilds, much
+    stronger than :func:`viable` once there are wilds: the naturals that no meld without a
+    wild could hold (fewer of their rank than a set, no full run window of their suit
+    through them) must each be in a meld with a wild, and melds do not share wilds. Such a
+    set holds one rank and lacks at least what the rank's naturals leave short of a set;
+    such a run holds one suit and takes at least one wild. So, for some choice of the suits
+    whose cards go into runs, one wild per suit plus what the sets of the other cards' ranks
+    lack is at most ``W``. True when runs may mix suits (the bound does not hold there).
+    On card bits (bit 4 r + t; a shift by 4 is the next rank of the same suit)."""
+    if not rules[R_RUN_SUIT]:
+        return True
+    set_min = np.int64(rules[R_SET_MIN])
+    held = ZERO  # the naturals held, as card bits
+    short = ZERO  # the card bits of the ranks whose set lacks cards
+    lack1 = ZERO  # bit 4 r: rank r's set lacks at least 1 card; lack2, lack3: at least 2, 3
+    lack2 = ZERO
+    lack3 = ZERO
+    for r in range(13):
+        if r == 1 and rules[R_TWOS_WILD]:
+            continue  # the 2s are wild
+        a0 = np.int64(R[4 * r])
+        a1 = np.int64(R[4 * r + 1])
+        a2 = np.int64(R[4 * r + 2])
+        a3 = np.int64(R[4 * r + 3])
+        suits = np.int64(a0 > 0) | (np.int64(a1 > 0) << ONE) | (np.int64(a2 > 0) << np.int64(2)) | (
+            np.int64(a3 > 0) << np.int64(3))
+        held |= suits << np.int64(4 * r)
+        k = popcount(suits) if rules[R_SET_DISTINCT] else a0 + a1 + a2 + a3
+        b = ONE << np.int64(4 * r)
+        if k < set_min:
+            short |= np.int64(15) * b
+            lack1 |= b
+        if k < set_min - 1:
+            lack2 |= b
+        if k < set_min - 2:
+            lack3 |= b  # (what a set lacks beyond 3 is not counted: a lower bound still)
+    # the run positions: rank r at position r, the ace also at position 13 (bits 52..55)
+    lo = np.int64(rules[R_POS_LO])
+    hi = np.int64(rules[R_POS_HI])
+    pos = (held | ((held & np.int64(15)) << np.int64(4 * ACE_HIGH)))
+    pos &= ((ONE << np.int64(4 * hi + 4)) - ONE) & ~((ONE << np.int64(4 * lo)) - ONE)
+    run_min = np.int64(rules[R_RUN_MIN])
+    starts = pos  # bit 4 p + t: positions p .. p + run_min - 1 of suit t all held
+    for i in range(1, run_min):
+        starts &= pos >> np.int64(4 * i)
+    if lo == ACE_LOW and run_min >= NUM_POS:
+        starts &= ~np.int64(15)  # a window over both aces is no run
+    covered = ZERO
+    for i in range(run_min):
+        covered |= starts << np.int64(4 * i)
+    covered |= (covered >> np.int64(4 * ACE_HIGH)) & np.int64(15)  # the ace, high or low
+    need = held & short & ~covered
+    if need == 0:
+        return True
+    for runs in range(16):  # the suits whose cards go into runs
+        cost = ZERO
+        in_runs = ZERO
+        for t in range(4):
+            if (runs >> t) & 1:
+                suit = SUIT_CARDS << np.int64(t)
+                if need & suit:
+                    cost += 1
+                in_runs |= suit
+        left = need & ~in_runs
+        ranks = (left | (left >> ONE) | (left >> np.int64(2)) | (left >> np.int64(3))) & SUIT_CARDS
+        cost += popcount(ranks & lack1) + popcount(ranks & lack2) + popcount(ranks & lack3)
+        if cost <= W:
+            return True
+    return False
 
 
 SPLIT_RUN_OPTIONS = 30  # 2 ace positions x 5 starts x 3 lengths
@@ -262,8 +343,8 @@ def split_all(rules, counts, work):
                             R[lv_took[d, i]] += 1
                     return True
                 lv_idx[d] = 1 << 30  # nothing to place: back up
-            elif not viable(rules, R, lv_w[d]):
-                lv_idx[d] = 1 << 30  # some card left can be in no meld: back up
+            elif not wild_lines_ok(rules, R, lv_w[d]) or not viable(rules, R, lv_w[d]):
+                lv_idx[d] = 1 << 30  # some card left can be in no meld, or not with the wilds left: back up
             else:
                 c = _lowest_natural(rules, R)
                 lv_c[d] = c

@@ -165,6 +165,38 @@ def test_split_other_rules_brute_force():
                                                for _ in range(150)], 5)
 
 
+def _wild_lines(rules, hand) -> bool:
+    c = counts(hand)
+    return bool(S.wild_lines_ok(rules, c, np.int64(sum(int(c[x]) for x in range(53) if wild(rules, x)))))
+
+
+def test_wild_lines_bound_scripted():
+    """The split search's bound: each natural that no meld without a wild can hold needs a
+    wild, and the wilds' melds each hold one rank (a set) or one suit (a run)."""
+    assert _wild_lines(FRIME, "3h 4h 5h 7c 7c 7d")  # no card needs a wild
+    assert _wild_lines(FRIME, "3h 4h 5h 7c 7d 2s")  # the sevens' set lacks one card
+    assert not _wild_lines(FRIME, "3h 4h 5h 7c 9d 2s")  # the 7 and the 9: two melds, two wilds
+    assert _wild_lines(FRIME, "3h 4h 5h 7c 9d 2s 2c")
+    assert _wild_lines(FRIME, "3h 4h 5h 7c 9c 2s")  # one run of clubs: 7 8 9
+    assert not _wild_lines(FRIME, "3h 4h 5h 7c")  # a 7 alone lacks two cards of a set, one of a run
+    assert _wild_lines(CLASSES_MIXED, "3h 4h 5h 7c 9d")  # runs of mixed suits: no bound
+
+
+@pytest.mark.parametrize("rules", [RAMI, FRIME, CLASSES, CLASSES_MIXED], ids=["rami51", "frime", "classes", "mixed"])
+def test_wild_lines_bound_never_rejects_a_split(rules):
+    """Against the brute-force reference: every hand that splits passes the bound, and it
+    rejects hands that do not (where runs keep one suit)."""
+    rng = np.random.default_rng(31)
+    rejected = 0
+    for _ in range(200):
+        hand = meld_rich_hand(rules, rng, int(rng.integers(3, 8)))
+        ok = _wild_lines(rules, hand)
+        if ref_split(rules, hand):
+            assert ok, [card_str(c) for c in hand]
+        rejected += not ok
+    assert (rejected == 0) if rules is CLASSES_MIXED else (rejected >= 10)
+
+
 def test_classes_melds():
     assert kinds(CLASSES, "7c 7c 2d") == {M.KIND_SET}
     assert kinds(CLASSES, "2c 2d 2h") == set()  # one natural card at least
