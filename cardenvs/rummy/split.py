@@ -299,8 +299,9 @@ def split_all(rules, counts, work):
     (runs of 3..5 positions through it, longer when every meld needs a natural card, and
     sets with every choice of the other naturals of its rank); wilds no meld needs must be
     absorbed by the melds (sets without an upper size, runs up to their range) or form a
-    meld of wilds where allowed. ``work``: a record of SPLIT_DTYPE (see
-    :func:`hand_splits` for a call from Python)."""
+    meld of wilds where allowed. Each node first checks two necessary conditions on the
+    cards left (:func:`wild_lines_ok`, then :func:`viable`) and backs up when one fails.
+    ``work``: a record of SPLIT_DTYPE (see :func:`hand_splits` for a call from Python)."""
     R = work.R
     W = np.int64(0)  # typed: a literal 0 here compiled the search twice
     left = np.int64(0)
