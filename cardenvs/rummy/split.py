@@ -119,10 +119,12 @@ SUIT_CARDS = np.int64(0x1111111111111)  # the card bits (bit 4 r + t) of suit 0,
 
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def wild_lines_ok(rules, R, W):
-    """A necessary condition for laying the naturals R (wilds skipped) with ``W`` wilds, much
-    stronger than :func:`viable` once there are wilds: the naturals that no meld without a
-    wild could hold (fewer of their rank than a set, no full run window of their suit
-    through them) must each be in a meld with a wild, and melds do not share wilds. Such a
+    """A necessary condition for laying the naturals R (wilds skipped) with ``W`` wilds that
+    complements :func:`viable` (which looks at each card alone, and says yes to every card
+    once the wilds complete a set): the naturals that no meld without a wild could hold
+    (fewer of their rank, or of its suits where a set's suits differ, than a set; no full
+    run window of their suit through them) must each be in a meld with a wild, and melds
+    do not share wilds. Such a
     set holds one rank and lacks at least what the rank's naturals leave short of a set;
     such a run holds one suit and takes at least one wild. So, for some choice of the suits
     whose cards go into runs, one wild per suit plus what the sets of the other cards' ranks

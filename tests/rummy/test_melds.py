@@ -176,9 +176,12 @@ def test_wild_lines_bound_scripted():
     assert _wild_lines(FRIME, "3h 4h 5h 7c 7c 7d")  # no card needs a wild
     assert _wild_lines(FRIME, "3h 4h 5h 7c 7d 2s")  # the sevens' set lacks one card
     assert not _wild_lines(FRIME, "3h 4h 5h 7c 9d 2s")  # the 7 and the 9: two melds, two wilds
-    assert _wild_lines(FRIME, "3h 4h 5h 7c 9d 2s 2c")
+    assert _wild_lines(FRIME, "3h 4h 5h 7c 9d 2s 2c")  # passes the bound (it does not split: 9d lacks two)
     assert _wild_lines(FRIME, "3h 4h 5h 7c 9c 2s")  # one run of clubs: 7 8 9
-    assert not _wild_lines(FRIME, "3h 4h 5h 7c")  # a 7 alone lacks two cards of a set, one of a run
+    assert not _wild_lines(FRIME, "3h 4h 5h 7c")  # the 7 needs a wild, and there is none
+    assert _wild_lines(FRIME, "7c 9c 5d 5h 2s 2c")  # the clubs' run and the fives' set: one wild each
+    assert not _wild_lines(FRIME, "7c 9c 5d 5h 2s")
+    assert _wild_lines(FRIME, "Qh Kh Ah 7c 7d 2s")  # the ace high closes Q K A: only the sevens need a wild
     assert _wild_lines(CLASSES_MIXED, "3h 4h 5h 7c 9d")  # runs of mixed suits: no bound
 
 

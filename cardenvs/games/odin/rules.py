@@ -701,7 +701,7 @@ def write_mask(s, mask_row):
     every entry written: PASS, PLAY, then the select and take blocks)."""
     mask_row[PASS] = s.legal_pass != 0
     mask_row[PLAY] = s.legal_play != 0
-    flags = mask_row.view(np.uint8)  # the same bytes (see _BYTE_FLAGS)
+    flags = mask_row.view(np.uint8)  # the same bytes (see _BYTE_FLAGS; the driver's masks are bool)
     _write_set(flags, np.int64(SELECT0), s.legal_select, _BYTE_FLAGS)
     _write_set(flags, np.int64(TAKE0), s.legal_take, _BYTE_FLAGS)
 

@@ -20,7 +20,7 @@ from cardenvs.core.vector import RandomSampler
 from cardenvs.games.frime import rules as F
 from cardenvs.games.frime import text as FT
 from cardenvs.rummy import melds as M
-from cardenvs.rummy.split import hand_splits, split_all
+from cardenvs.rummy.split import hand_splits
 from tests.games.table import OneGame, act, legal, st
 
 
@@ -685,26 +685,31 @@ def test_scenarios_that_would_reach_a_dead_end_are_refused():
 
 
 @pytest.mark.slow
-def test_the_quick_split_filter_never_refuses_a_hand_that_splits():
-    """``_splits`` (cheap necessary conditions, then the search) against the search alone,
-    on many random hands with frimes: the conditions never refuse a hand that splits."""
+def test_the_split_search_with_its_bounds_matches_the_brute_force():
+    """``_splits`` (the search, which prunes with necessary conditions at every node) against
+    the brute-force reference, on random hands of the whole deck (frimes among them) and on
+    hands built from melds: the bounds never refuse a hand that splits."""
     from numba import njit
 
+    from tests.rummy.reference import meld_rich_hand, ref_split
+
     @njit
-    def both(H):
+    def splits(H):
         owner = np.zeros(1, dtype=F.WORKSPACE_DTYPE)
-        return F._splits(H, F.FALSE, owner[0]), split_all(F.RULES, H, owner[0].split)
+        return F._splits(H, F.FALSE, owner[0])
 
     rng = np.random.default_rng(3)
     deck = np.repeat(np.arange(53), FT.deck_counts(None))
-    splits = 0
-    for _ in range(20000):
-        hand = rng.choice(deck, size=int(rng.integers(3, 14)), replace=False)
-        H = np.bincount(hand, minlength=53).astype(np.int64)
-        checked, can = both(H)
-        assert checked == can, [FT.CARD_NAMES[c] for c in hand]
-        splits += can
-    assert splits > 200
+    seen = [0, 0]
+    for i in range(1600):
+        if i % 2:
+            hand = [int(c) for c in rng.choice(deck, size=int(rng.integers(3, 10)), replace=False)]
+        else:
+            hand = meld_rich_hand(F.RULES, rng, int(rng.integers(3, 10)))
+        want = ref_split(F.RULES, hand)
+        assert splits(np.bincount(hand, minlength=53).astype(np.int64)) == want, [FT.CARD_NAMES[c] for c in hand]
+        seen[want] += 1
+    assert min(seen) > 100
 
 
 def test_scenario_holes_found_in_review_are_closed():
