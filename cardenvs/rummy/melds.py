@@ -162,6 +162,18 @@ def suit_positions(rules, N, t):
     return m & ((ONE << (hi + ONE)) - ONE) & ~((ONE << lo) - ONE)
 
 
+# Hands as card bits (bit c: the hand holds card c). With the aces copied above the kings
+# (``with_high_aces``), run position p of suit t is bit 4p + t, so shifts by 4 walk along
+# every suit's run at once and each rank is a nibble.
+NIBBLE_LOW = np.int64(0x1111111111111)  # the lowest bit of each of the 13 ranks' nibbles
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def with_high_aces(h):
+    """Card bits with the aces also at position 13 (bits 52..55), above the kings."""
+    return h | ((h & np.int64(15)) << np.int64(NUM_FACES))
+
+
 # --------------------------------------------------------------------------- is it a meld?
 @njit(cache=True, no_cfunc_wrapper=True)
 def meld_options(rules, counts, out):

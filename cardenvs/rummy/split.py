@@ -10,6 +10,7 @@ from cardenvs.core.bits import popcount
 from cardenvs.rummy.melds import (
     ACE_HIGH,
     ACE_LOW,
+    NIBBLE_LOW,
     NUM_FACES,
     NUM_POS,
     NUM_TYPES,
@@ -28,6 +29,7 @@ from cardenvs.rummy.melds import (
     is_wild,
     pos_rank,
     run_window_ok,
+    with_high_aces,
 )
 
 
@@ -114,9 +116,6 @@ def viable(rules, R, W):
     return True
 
 
-SUIT_CARDS = np.int64(0x1111111111111)  # the card bits (bit 4 r + t) of suit 0, ranks A..K
-
-
 @njit(cache=True, no_cfunc_wrapper=True, _nrt=False)
 def wild_lines_ok(rules, R, W):
     """A necessary condition for laying the naturals R (wilds skipped) with ``W`` wilds that
@@ -160,7 +159,7 @@ def wild_lines_ok(rules, R, W):
     # the run positions: rank r at position r, the ace also at position 13 (bits 52..55)
     lo = np.int64(rules[R_POS_LO])
     hi = np.int64(rules[R_POS_HI])
-    pos = (held | ((held & np.int64(15)) << np.int64(4 * ACE_HIGH)))
+    pos = with_high_aces(held)
     pos &= ((ONE << np.int64(4 * hi + 4)) - ONE) & ~((ONE << np.int64(4 * lo)) - ONE)
     run_min = np.int64(rules[R_RUN_MIN])
     starts = pos  # bit 4 p + t: positions p .. p + run_min - 1 of suit t all held
@@ -180,12 +179,12 @@ def wild_lines_ok(rules, R, W):
         in_runs = ZERO
         for t in range(4):
             if (runs >> t) & 1:
-                suit = SUIT_CARDS << np.int64(t)
+                suit = NIBBLE_LOW << np.int64(t)  # the suit's cards
                 if need & suit:
                     cost += 1
                 in_runs |= suit
         left = need & ~in_runs
-        ranks = (left | (left >> ONE) | (left >> np.int64(2)) | (left >> np.int64(3))) & SUIT_CARDS
+        ranks = (left | (left >> ONE) | (left >> np.int64(2)) | (left >> np.int64(3))) & NIBBLE_LOW
         cost += popcount(ranks & lack1) + popcount(ranks & lack2) + popcount(ranks & lack3)
         if cost <= W:
             return True

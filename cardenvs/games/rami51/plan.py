@@ -46,6 +46,7 @@ from cardenvs.rummy.melds import (
     JOKER,
     KIND_RUN,
     KIND_SET,
+    NIBBLE_LOW,
     NUM_FACES,
     NUM_POS,
     NUM_TYPES,
@@ -65,6 +66,7 @@ from cardenvs.rummy.melds import (
     pos_rank,
     run_window_ok,
     suit_positions,
+    with_high_aces,
 )
 
 
@@ -899,10 +901,7 @@ def points_potential(N, u0):
     return srem
 
 
-# Hands as card bits (bit c: the hand holds card c; ``natural_bits``). With the aces copied
-# above the kings (``with_high_aces``), run position p of suit t is bit 4p + t, so shifts by
-# 4 walk along every suit's run at once and each rank is a nibble.
-NIBBLE_LOW = np.int64(0x1111111111111)  # the lowest bit of each of the 13 ranks' nibbles
+# Hands as card bits (``natural_bits``; the layout, NIBBLE_LOW and with_high_aces: rummy/melds.py).
 FACE_BITS = np.int64((1 << NUM_FACES) - 1)
 RUN_START_BITS = np.int64((1 << 48) - 1)  # 3-card windows start at positions 0..11
 
@@ -911,12 +910,6 @@ RUN_START_BITS = np.int64((1 << 48) - 1)  # 3-card windows start at positions 0.
 def natural_bits(N):
     """Card bits of the naturals held in N (jokers not included)."""
     return bits_of(N, 0, NUM_FACES)
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def with_high_aces(h):
-    """Card bits with the aces also at position 13 (bits 52..55), above the kings."""
-    return h | ((h & np.int64(15)) << np.int64(NUM_FACES))
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
