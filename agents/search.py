@@ -155,8 +155,11 @@ def _rollouts_in_kernel(game: Any, compiled: tuple[Any, np.ndarray, np.ndarray],
         tunings = np.ascontiguousarray(np.tile(tuning, (players, 1)))
         kinds = np.full(players, KIND_HEURISTIC, np.int64)
         moves = np.empty(n, np.int64)
+        # no learner's rewards to add up, but their array float32 as LearnerVecEnv's: the
+        # same types, so one compiled loop a game serves both
+        no_learner = np.zeros(n, np.float32)
         status = kernel(states, moves, masks, obs, rewards, events, current, MODE_AUTO_FORCED,
-                        np.full(n, -1, np.int64), over, np.zeros(n), returns, kinds, np.zeros(players, np.int64),
+                        np.full(n, -1, np.int64), over, no_learner, returns, kinds, np.zeros(players, np.int64),
                         np.zeros(1, np.uint64), layout, tunings, False, False, True, ROUND_OVER)
         if status != PLAY_DONE:  # the heuristic's kernel chose an illegal move: its values would be wrong
             raise RuntimeError(f"{_game_name(game)}: the heuristic chose the illegal action "

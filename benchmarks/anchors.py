@@ -469,14 +469,18 @@ def run_child(spec: dict) -> None:
 # ================================================================================= parent
 
 
-def spawn(python: str, spec: dict, env: dict | None = None, timeout: float = 900) -> tuple[dict, float]:
-    """Run one child; return its JSON (or an error record) and the process wall time."""
+def spawn(python: str, spec: dict, env: dict | None = None, timeout: float = 900,
+          cpu: int | None = None) -> tuple[dict, float]:
+    """Run one child; return its JSON (or an error record) and the process wall time.
+    ``cpu``: the child runs on that CPU alone (``os.sched_setaffinity``)."""
     cmd = [python, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
     full_env = dict(os.environ)
     full_env.update(env or {})
+    pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
     t = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=str(ROOT))
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=str(ROOT),
+                              preexec_fn=pin)
     except FileNotFoundError as exc:
         return {"ok": False, "missing": True, "reason": f"interpreter not found: {exc}"}, time.perf_counter() - t
     except subprocess.TimeoutExpired:
@@ -621,7 +625,7 @@ def run_rounds(contenders: list[dict], args, log) -> dict:
             if res["status"] == "missing":
                 continue
             spec = dict(c["spec"], seconds=args.seconds, seed=r)
-            out, wall = spawn(c["python"], spec)
+            out, wall = spawn(c["python"], spec, cpu=args.cpu)
             if out.get("missing"):
                 res.update(status="missing", reason=out["reason"])
                 log(f"  round {r + 1}: {c['label']}: missing ({out['reason']})")
@@ -912,6 +916,7 @@ def to_markdown(report: dict) -> str:
         f"{m.get('memory_bytes', 0) / 2**30:.0f} GiB, {m['platform']}, Python {m['python']}; "
         f"load average {' / '.join(f'{x:.2f}' for x in m.get('loadavg_start', []))} at start, "
         f"{' / '.join(f'{x:.2f}' for x in m.get('loadavg_end', []))} at end.",
+        *([f"Every timed process ran on CPU {s['cpu']} alone (--cpu)."] if s.get("cpu") is not None else []),
         f"cardenvs commit {(report['git'].get('commit') or '?')[:10]}"
         f"{' (working tree modified)' if report['git'].get('dirty') else ''}.",
         "",
@@ -1112,6 +1117,8 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 3)")
     parser.add_argument("--batches", nargs="+", type=int, help=f"vector batch sizes (default {BATCHES})")
     parser.add_argument("--threads", type=int, help="'all cores' thread count (default: numba's, i.e. the CPUs)")
+    parser.add_argument("--cpu", type=int, help="run every timed child on this CPU alone (with --threads 1): "
+                        "on a machine whose cores differ in speed, both sides of a ratio get the same core")
     parser.add_argument("--memory-envs", type=int, help=f"parallel games for the RSS figure (default {MEMORY_ENVS:,})")
     parser.add_argument("--no-memory", action="store_true", help="skip the RSS measurement")
     parser.add_argument("--compile", dest="compile", action="store_true", default=None,
@@ -1149,12 +1156,19 @@ def main(argv: list[str] | None = None) -> dict:
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
     threads_all = args.threads or numba.config.NUMBA_NUM_THREADS
+    if args.cpu is not None:
+        if not hasattr(os, "sched_setaffinity"):
+            parser.error("--cpu needs os.sched_setaffinity (Linux)")
+        if args.cpu not in os.sched_getaffinity(0):
+            parser.error(f"--cpu {args.cpu}: not a CPU this process may use ({sorted(os.sched_getaffinity(0))})")
+        if threads_all != 1:
+            parser.error("--cpu runs each measurement on one core: use it with --threads 1")
     games = [cardenvs.get_spec(g) for g in args.games] if args.games else cardenvs.list_games()
 
     report = {
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "settings": {"seconds": args.seconds, "rounds": args.rounds, "batches": args.batches,
-                     "threads_all": threads_all, "only": args.only, "quick": q,
+                     "threads_all": threads_all, "only": args.only, "quick": q, "cpu": args.cpu,
                      "memory_envs": args.memory_envs, "games": [g.name for g in games]},
         "machine": machine_info(),
         "git": git_info(),

@@ -2,6 +2,7 @@
 reported rather than crashing. No network and no anchor package needed."""
 
 import json
+import os
 import sys
 
 import pytest
@@ -27,15 +28,18 @@ def _check_stat(stat, rounds):
 def test_cardenvs_quick_run_and_missing_anchors(anchors, tmp_path):
     game = cardenvs.list_games()[0]
     # --threads 1: no parallel kernel to compile on a cold cache; --anchor-python: this
-    # interpreter, which has pettingzoo 1.27 (no gin_rummy_v4) and no rlcard
+    # interpreter, which has pettingzoo 1.27 (no gin_rummy_v4) and no rlcard; --cpu: the
+    # timed children pinned to one CPU
+    cpu = min(os.sched_getaffinity(0))
     report = anchors.main([
         "--only", "cardenvs", "pettingzoo", "rlcard", "--quick", "--games", game.name, "--threads", "1",
         "--seconds", "0.02", "--memory-envs", "256", "--anchor-python", sys.executable,
-        "--out", str(tmp_path), "-q",
+        "--out", str(tmp_path), "-q", "--cpu", str(cpu),
     ])
     on_disk = json.loads((tmp_path / "anchors.json").read_text())
     assert on_disk["settings"] == report["settings"]
     assert report["settings"]["rounds"] >= 3
+    assert report["settings"]["cpu"] == cpu
     for key in ("machine", "git", "main_versions", "contenders", "targets", "memory", "compile"):
         assert key in on_disk
     assert on_disk["machine"]["logical_cpus"] >= 1
@@ -71,6 +75,7 @@ def test_cardenvs_quick_run_and_missing_anchors(anchors, tmp_path):
     assert f"cardenvs {game.env_id}" in md
     assert "## Missing or not run" in md and "PettingZoo gin_rummy_v4" in md and "openspiel" in md
     assert "## Targets" in md and "## Memory" in md and "## Versions" in md
+    assert f"Every timed process ran on CPU {cpu} alone" in md
     # the plot is written, or the reason it is not (matplotlib is an optional extra)
     assert (tmp_path / "anchors.png").exists() or "matplotlib" in report["plot"]
 
@@ -87,3 +92,15 @@ def test_anchor_venv_absent_is_reported(anchors, tmp_path):
     md = (tmp_path / "anchors.md").read_text()
     assert "RLCard doudizhu" in md and "no-such-venv" in md
     assert report["targets"] == []
+
+
+def test_cpu_is_refused_with_threads_and_outside_the_allowed_cpus(anchors, tmp_path, capsys):
+    base = ["--only", "cardenvs", "--quick", "--no-memory", "--no-plot", "-q", "--out", str(tmp_path)]
+    cpu = min(os.sched_getaffinity(0))
+    with pytest.raises(SystemExit):
+        anchors.main(base + ["--cpu", str(cpu), "--threads", "2"])
+    assert "--threads 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        anchors.main(base + ["--cpu", "100000", "--threads", "1"])
+    assert "not a CPU this process may use" in capsys.readouterr().err
+    assert not (tmp_path / "anchors.json").exists()

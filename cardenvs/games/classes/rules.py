@@ -275,7 +275,7 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
     scr_used[0] = _used_ranks(s, item) if distinct else 0
     size = _meld_size(s, p, item)
     nwin = 0
-    nitems = 0
+    nitems = ZERO_I  # not a literal 0: numba would compile contract_search for it too
     if item >= 0:
         for i in range(item + 1, CONTRACT_ITEMS):
             if CONTRACTS[s.level[p] - 1, i, 1] > 0:

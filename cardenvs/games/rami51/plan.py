@@ -112,6 +112,9 @@ MAX_WINDOWS = 512  # candidates and chains onto table melds
 HOST_ROWS = 4  # rows past them: chains onto melds laid this turn (see _host_chains)
 ROW_B = MAX_WINDOWS + HOST_ROWS + 1  # a scratch row past those: the completion of the meld being built
 NUM_ROWS = ROW_B + 2
+# MAX_WINDOWS as an argument: a plain int constant would reach the callee as a literal type
+# and compile a second copy of it (and of what it calls) beside the int64 one
+CAP = np.int64(MAX_WINDOWS)
 
 # B (the meld being built, its cards added in canonical order) as an int64 vector:
 B_KIND = 0  # BK_*
@@ -460,10 +463,10 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
             K1 = K
             if table_kind[m] == KIND_SET:
                 K1 = _set_chain(rules, N, W, X, np.int64(table_key[m]), _table_suits(table_slots, m), cw, K,
-                                MAX_WINDOWS)
+                                CAP)
             elif table_kind[m] == KIND_RUN:
                 K1 = _run_chains(rules, N, W, X, np.int64(table_key[m]), np.int64(table_lo[m]),
-                                 np.int64(table_hi[m]), cw, K, MAX_WINDOWS)
+                                 np.int64(table_hi[m]), cw, K, CAP)
             if K1 > K:
                 return K1
         return K
@@ -471,10 +474,10 @@ def _chains(rules, N, W, X, table_kind, table_key, table_lo, table_hi, table_slo
         return K
     for m in range(num_melds):
         if table_kind[m] == KIND_SET:
-            K = _set_chain(rules, N, W, X, np.int64(table_key[m]), _table_suits(table_slots, m), cw, K, MAX_WINDOWS)
+            K = _set_chain(rules, N, W, X, np.int64(table_key[m]), _table_suits(table_slots, m), cw, K, CAP)
         elif table_kind[m] == KIND_RUN:
             K = _run_chains(rules, N, W, X, np.int64(table_key[m]), np.int64(table_lo[m]), np.int64(table_hi[m]),
-                            cw, K, MAX_WINDOWS)
+                            cw, K, CAP)
     return K
 
 
@@ -649,9 +652,11 @@ def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
     natural of ``u0`` (the cards candidates hold) at its best value, plus 10 for each
     swappable low ace laid."""
     L = cw[j, CW_LEN]
-    used = 0
-    pts = 0
-    drop = 0
+    # int64 from the start: a literal 0 would reach the caller's calls as a literal type
+    # first, and numba would compile a second copy of the callee for it
+    used = ZERO
+    pts = ZERO
+    drop = ZERO
     for i in range(L):
         c = np.int64(cw[j, CW_CARD + i])
         v = np.int64(cw[j, CW_VAL + i])
@@ -669,7 +674,7 @@ def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
             continue
         if clean_only or used >= W:
             _untake(cw, j, i, N, low_ace, undo)
-            return -1, 0, 0
+            return -ONE, ZERO, ZERO
         used += 1
         if swap_ok and c >= 0 and c < 4 and v == 11 and low_ace[c] > 0:
             low_ace[c] -= 1  # the earlier low ace becomes the wild; this ace is the natural
@@ -680,7 +685,7 @@ def _take(cw, j, N, W, low_ace, clean_only, swap_ok, undo, u0):
             undo[i] = 1
     if used == 0 and cw[j, CW_BAN]:
         _untake(cw, j, L, N, low_ace, undo)
-        return -1, 0, 0
+        return -ONE, ZERO, ZERO
     return used, pts, drop
 
 
@@ -1075,7 +1080,7 @@ def plan_feasible(rules, N, W, budget, need_pts, need_clean, X, need_x, min_win,
         srem = ONE << np.int64(40)  # nothing to bound
     elif srem < 0:
         srem = points_potential(N, u0)
-    brow = ROW_B  # a scratch row past the candidates
+    brow = np.int64(ROW_B)  # a scratch row past the candidates
     bk = binfo[B_KIND]
     # the taken card may reach the clean run by lay-offs, a wild among them
     bridge = need_x and need_clean and X >= 0 and X != JOKER and W > 0

@@ -136,11 +136,6 @@ def test_ace_is_1_low_11_high_and_never_k_a_2():
     assert legal(env) == {"add Ah"}
 
 
-def test_ace_values_in_the_planner():
-    assert P.opening_feasible(M.rules_rami51(), M.hand_counts("Qh Kh Ah Jc Jd Js 4d"), 51, -1, 6)
-    assert not P.opening_feasible(M.rules_rami51(), M.hand_counts("Ah 2h 3h Jc Jd Js 4d"), 51, -1, 6)
-
-
 def test_canonical_order_and_joker_positions():
     """Cards go in ascending order (runs by position, sets by suit c d h s); a joker names
     its card. Exactly the first steps that can still end in a meld are legal."""
