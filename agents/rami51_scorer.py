@@ -319,8 +319,10 @@ def position_features(o, F, ctx, hand, after):
     """card_features, context and hand_features of one observation; the discard top is
     scored as if held, and the hand with it taken is row AFTER_TAKE of ``after``. Returns
     the discard top (-1: none)."""
-    card_features(o, F, hand, after)
-    top = -1
+    # `only` and `top` typed int64 from the start: a default, a literal -1 and an int64
+    # would each compile card_features again
+    card_features(o, F, hand, after, np.int64(-1))
+    top = np.int64(-1)
     for c in range(53):
         if o[O_TOP + c] > 0:
             top = c
