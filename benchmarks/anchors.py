@@ -454,14 +454,19 @@ CHILDREN = {
 
 
 def run_child(spec: dict) -> None:
-    """Child entry: run one measurement and print exactly one JSON line."""
+    """Child entry: run one measurement and print exactly one JSON line. ``spec["cpu"]``:
+    first move this process to that CPU alone (``--cpu``); the CPUs it ran on are reported."""
     try:
+        if spec.get("cpu") is not None:
+            os.sched_setaffinity(0, {spec["cpu"]})
         result = {"ok": True, **CHILDREN[spec["kind"]](spec)}
     except Missing as exc:
         result = {"ok": False, "missing": True, "reason": str(exc)}
     except Exception as exc:  # noqa: BLE001 - reported to the parent
         result = {"ok": False, "error": f"{type(exc).__name__}: {exc}", "traceback": traceback.format_exc()}
     result["interpreter"] = sys.executable
+    if hasattr(os, "sched_getaffinity"):
+        result["cpus"] = sorted(os.sched_getaffinity(0))
     sys.stdout.write("\n" + json.dumps(result) + "\n")
     sys.stdout.flush()
 
@@ -469,18 +474,14 @@ def run_child(spec: dict) -> None:
 # ================================================================================= parent
 
 
-def spawn(python: str, spec: dict, env: dict | None = None, timeout: float = 900,
-          cpu: int | None = None) -> tuple[dict, float]:
-    """Run one child; return its JSON (or an error record) and the process wall time.
-    ``cpu``: the child runs on that CPU alone (``os.sched_setaffinity``)."""
+def spawn(python: str, spec: dict, env: dict | None = None, timeout: float = 900) -> tuple[dict, float]:
+    """Run one child; return its JSON (or an error record) and the process wall time."""
     cmd = [python, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
     full_env = dict(os.environ)
     full_env.update(env or {})
-    pin = None if cpu is None else (lambda: os.sched_setaffinity(0, {cpu}))
     t = time.perf_counter()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=str(ROOT),
-                              preexec_fn=pin)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=full_env, cwd=str(ROOT))
     except FileNotFoundError as exc:
         return {"ok": False, "missing": True, "reason": f"interpreter not found: {exc}"}, time.perf_counter() - t
     except subprocess.TimeoutExpired:
@@ -624,8 +625,8 @@ def run_rounds(contenders: list[dict], args, log) -> dict:
             res = results[c["id"]]
             if res["status"] == "missing":
                 continue
-            spec = dict(c["spec"], seconds=args.seconds, seed=r)
-            out, wall = spawn(c["python"], spec, cpu=args.cpu)
+            spec = dict(c["spec"], seconds=args.seconds, seed=r, cpu=args.cpu)
+            out, wall = spawn(c["python"], spec)
             if out.get("missing"):
                 res.update(status="missing", reason=out["reason"])
                 log(f"  round {r + 1}: {c['label']}: missing ({out['reason']})")
@@ -820,16 +821,16 @@ def evaluate_targets(results: dict, memory: dict, compile_: dict) -> list[dict]:
     return out
 
 
-def measure_compile(games: list[str], threads: int, log) -> dict:
+def measure_compile(games: list[str], threads: int, log, cpu: int | None = None) -> dict:
     for attempt in range(1, 3):
         cache = tempfile.mkdtemp(prefix="cardenvs-numba-cache-")
         out = {"attempt": attempt}
         try:
             for phase in ("cold", "warm"):
-                res, wall = spawn(sys.executable, {"kind": "compile", "games": games, "threads": threads},
+                res, wall = spawn(sys.executable, {"kind": "compile", "games": games, "threads": threads, "cpu": cpu},
                                   env={"NUMBA_CACHE_DIR": cache})
                 if res.get("ok"):
-                    out[phase] = dict(res["compile"], process_wall_s=wall)
+                    out[phase] = dict(res["compile"], process_wall_s=wall, cpus=res.get("cpus"))
                     log(f"  compile {phase}: {out[phase]['total_s']:.1f} s (process {wall:.1f} s)")
                 else:
                     out[phase] = {"error": res.get("error") or res.get("reason"), "total_s": None}
@@ -916,7 +917,8 @@ def to_markdown(report: dict) -> str:
         f"{m.get('memory_bytes', 0) / 2**30:.0f} GiB, {m['platform']}, Python {m['python']}; "
         f"load average {' / '.join(f'{x:.2f}' for x in m.get('loadavg_start', []))} at start, "
         f"{' / '.join(f'{x:.2f}' for x in m.get('loadavg_end', []))} at end.",
-        *([f"Every timed process ran on CPU {s['cpu']} alone (--cpu)."] if s.get("cpu") is not None else []),
+        *([f"The timed processes (throughput, compile) ran on CPU {s['cpu']} alone (--cpu)."]
+          if s.get("cpu") is not None else []),
         f"cardenvs commit {(report['git'].get('commit') or '?')[:10]}"
         f"{' (working tree modified)' if report['git'].get('dirty') else ''}.",
         "",
@@ -1117,8 +1119,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 3)")
     parser.add_argument("--batches", nargs="+", type=int, help=f"vector batch sizes (default {BATCHES})")
     parser.add_argument("--threads", type=int, help="'all cores' thread count (default: numba's, i.e. the CPUs)")
-    parser.add_argument("--cpu", type=int, help="run every timed child on this CPU alone (with --threads 1): "
-                        "on a machine whose cores differ in speed, both sides of a ratio get the same core")
+    parser.add_argument("--cpu", type=int, help="run the timed processes (throughput, compile) on this CPU alone "
+                        "(with --threads 1): on a machine whose cores differ in speed, both sides of a ratio get "
+                        "the same core")
     parser.add_argument("--memory-envs", type=int, help=f"parallel games for the RSS figure (default {MEMORY_ENVS:,})")
     parser.add_argument("--no-memory", action="store_true", help="skip the RSS measurement")
     parser.add_argument("--compile", dest="compile", action="store_true", default=None,
@@ -1204,7 +1207,7 @@ def main(argv: list[str] | None = None) -> dict:
     report["compile"] = {}
     if args.compile and "cardenvs" in args.only:
         log("JIT compile, fresh NUMBA_CACHE_DIR (cold) then again (warm):")
-        report["compile"] = measure_compile([g.name for g in games], threads_all, log)
+        report["compile"] = measure_compile([g.name for g in games], threads_all, log, args.cpu)
     report["contenders"] = run_rounds(contenders, args, log)
     add_ratios(report["contenders"])
     report["memory"] = {}
