@@ -294,7 +294,7 @@ def contract_feasible(rules, counts, items, distinct_ranks):
         else:
             N[c] = counts[c]
     rows = np.zeros((CONTRACT_ITEMS, 2), dtype=np.int64)
-    n = 0
+    n = ZERO  # int64 from the start, and ZERO below: no literal-typed copy of the search
     for kind in (KIND_RUN, KIND_SET):  # runs first: their specific demands prune sooner
         for i in range(items.shape[0]):
             if items[i, 1] > 0 and items[i, 0] == kind:
@@ -307,4 +307,4 @@ def contract_feasible(rules, counts, items, distinct_ranks):
     R = np.array([-1, 0, 0], dtype=np.int64)
     used = np.zeros(1, dtype=np.int64)
     stack = np.zeros(STACK_SIZE, dtype=np.int64)
-    return contract_search(rules, N, W, rows, n, D, A, R, win_mask, 0, used, distinct_ranks, stack)
+    return contract_search(rules, N, W, rows, n, D, A, R, win_mask, ZERO, used, distinct_ranks, stack)
