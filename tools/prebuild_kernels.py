@@ -14,8 +14,7 @@ Each game compiles in a process of its own, with numba told to build for the por
 and the project's cache locator told to write into the new folder. What a game's process
 runs (``exercise``) is what a user's first runs compile: the vector env (one thread and
 two), the AEC env, every agent of ``cardenvs play`` and ``eval`` (random, heuristic,
-search, Rami 51's card scorer), the one-learner vector env the trainer uses, and the
-re-deal of hidden cards.
+search), the one-learner vector env the trainer uses, and the re-deal of hidden cards.
 """
 
 from __future__ import annotations
@@ -35,9 +34,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("president", "odin", "rami51", "frime", "classes")
-#: the games' builds, longest first (Rami 51 about 100 s on this project's 2-core machine,
-#: Frime and Classes 45-50, Odin and President 25-30): each worker takes the next game when
-#: it is free, so the longest start first and the workers finish close together
+#: the games' builds, longest first (on a quiet 2-core machine Rami 51 about 90 s, Frime
+#: and Classes 40-50, Odin and President 25-35): each worker takes the next game when it
+#: is free, so that no long game starts last
 LONGEST_FIRST = ("rami51", "frime", "classes", "odin", "president")
 
 
@@ -70,12 +69,6 @@ def exercise(game: str) -> None:
     env = make(spec.env_id)
     env.reset(seed=0)
     env.unwrapped.resample_hidden(env.possible_agents[0], seed=1)
-    if game == "rami51":  # the card scorer, the one game-specific agent: one decision compiles it all
-        obs = env.observe(env.agent_selection)
-        make_agent("scorer", spec).act(obs["observation"], obs["action_mask"])
-    if game == "frime":  # a position loaded in the choose phase: its check runs the split search from Python
-        hands = [["Kc", "Kh", "2s"]] + [None] * (env.num_agents - 1)
-        env.reset(seed=0, options={"scenario": {"hands": hands, "phase": "choose", "current": 0}})
     make_agent("random", spec)
 
 
