@@ -123,12 +123,12 @@ def wild_lines_ok(rules, R, W):
     once the wilds complete a set): the naturals that no meld without a wild could hold
     (fewer of their rank, or of its suits where a set's suits differ, than a set; no full
     run window of their suit through them) must each be in a meld with a wild, and melds
-    do not share wilds. Such a
-    set holds one rank and lacks at least what the rank's naturals leave short of a set;
-    such a run holds one suit and takes at least one wild. So, for some choice of the suits
-    whose cards go into runs, one wild per suit plus what the sets of the other cards' ranks
-    lack is at most ``W``. True when runs may mix suits (the bound does not hold there).
-    On card bits (bit 4 r + t; a shift by 4 is the next rank of the same suit)."""
+    do not share wilds. Such a set holds one rank and lacks at least what the rank's
+    naturals leave short of a set; such a run holds one suit and takes at least one wild.
+    So, for some choice of the suits whose cards go into runs, one wild per suit plus what
+    the sets of the other cards' ranks lack is at most ``W``. True when runs may mix suits
+    (the bound does not hold there). On card bits (bit 4 r + t; a shift by 4 is the next
+    rank of the same suit)."""
     if not rules[R_RUN_SUIT]:
         return True
     set_min = np.int64(rules[R_SET_MIN])
