@@ -7,7 +7,7 @@ observation and mask are computed every step. A "decision" is one action of one 
 
     python benchmarks/throughput.py                      # all games, default batch sizes
     python benchmarks/throughput.py --games president --batch 1 1024 8192 --json out.json
-    python benchmarks/throughput.py --threads 2          # add a prange run at the big batches
+    python benchmarks/throughput.py --threads 2          # add a threaded run at the big batches
 
 Compile time is excluded (a warm-up call runs first); figures vary by +-30 % on shared machines.
 """

@@ -7,8 +7,8 @@
    N = 1, 64, 1,024 (random learner; the opponents' moves are chosen in batch).
 3. SB3 MaskablePPO, same network and settings: training samples per second on
    ``gymnasium.make`` single envs (8 in SB3's DummyVecEnv) against ``cardenvs.integrations.sb3.SB3VecEnv``.
-4. A torch training step with numba's threads started or not, under ``OMP_WAIT_POLICY``
-   unset or PASSIVE, idle and with the other core busy (``--threads-study``).
+4. A torch training step with a threaded vector step run first or not, under
+   ``OMP_WAIT_POLICY`` unset or PASSIVE, idle and with the other core busy (``--threads-study``).
 
 ``python benchmarks/training.py [--seconds S] [--games ...] [--skip-sb3] [--threads-study]``
 (torch and sb3-contrib for part 3: ``pip install -e ".[sb3]"``).
@@ -112,11 +112,11 @@ def sb3_rates(game: str, timesteps: int) -> dict:
 
 _TORCH_STEP = r"""
 import os, sys, time, json
-start_numba = sys.argv[1] == "1"
+run_threaded_step = sys.argv[1] == "1"
 import numpy as np
 import torch
 torch.set_num_threads(2)
-if start_numba:
+if run_threaded_step:
     import cardenvs
     from cardenvs.core.vector import RandomSampler
     v = cardenvs.make_vec("president_v0", num_envs=2048, num_threads=2)
@@ -152,7 +152,7 @@ def threads_study() -> list[dict]:
                     ok = out.returncode == 0
                     res = json.loads(out.stdout.strip().splitlines()[-1]) if ok else {"error": out.stderr[-300:]}
                     rows.append({"load": load, "OMP_WAIT_POLICY": policy or "unset",
-                                 "numba_threads_started": start == "1", **res})
+                                 "threaded_step_run": start == "1", **res})
         finally:
             if hog is not None:
                 hog.kill()

@@ -51,7 +51,7 @@ def exercise(game: str) -> None:
     from cardenvs.integrations.gym import LearnerVecEnv
 
     spec = get_spec(game)
-    warm_game(spec.env_id, threads=True)
+    warm_game(spec.env_id)
     sink = io.StringIO()
     # the search with 2 deals a decision: the same kernels as its default, a fraction of the playing time
     for agents in ("heuristic,random", "search:2,heuristic"):

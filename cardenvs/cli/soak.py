@@ -21,7 +21,7 @@ def add_parser(sub: Any, epilog: str | None) -> None:
     """``soak GAME``: how many matches, threads and the seed."""
     so = common.game_command(sub, "soak", epilog, help=HELP, description=DESCRIPTION)
     so.add_argument("--matches", type=int, default=10_000, help="matches to play (default 10000)")
-    so.add_argument("--threads", type=int, default=1, help="numba threads for the vector env (default 1)")
+    so.add_argument("--threads", type=int, default=1, help="threads for the vector env's step (default 1)")
     so.add_argument("--seed", type=int, default=0, help="seed (default 0)")
 
 

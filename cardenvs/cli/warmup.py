@@ -25,7 +25,7 @@ from cardenvs.envs import make
 
 
 def add_parser(sub: Any) -> None:
-    """``warmup [GAME ...] [--threads] [--jobs N]``."""
+    """``warmup [GAME ...] [--jobs N]``."""
     wu = sub.add_parser(
         "warmup",
         help="compile the kernels ahead of the first use",
@@ -33,7 +33,6 @@ def add_parser(sub: Any) -> None:
         "first env, match or training run starts at once. Later runs load the compiled code.",
     )
     wu.add_argument("games", nargs="*", help="env ids or names (default: every game)")
-    wu.add_argument("--threads", action="store_true", help="also the threaded step (num_threads > 1)")
     wu.add_argument("--jobs", type=int, default=None, metavar="N",
                     help="games compiled at once, each in a process of its own (default: one per core, "
                     "at most the number of games)")
@@ -42,9 +41,9 @@ def add_parser(sub: Any) -> None:
                     "installed (later runs then use these)")
 
 
-def warm_game(env_id: str, threads: bool = False) -> float:
+def warm_game(env_id: str) -> float:
     """Compile (or load from the cache) every kernel the game ``env_id`` uses: the vector
-    step (and the threaded one with ``threads``), the AEC env, the heuristic and the compiled
+    step (the threaded step runs the same kernel), the AEC env, the heuristic and the compiled
     opponents of LearnerVecEnv. Returns the seconds it took. Runs in a process of its own
     under ``--jobs``."""
     from cardenvs.core.vector import RandomSampler, VecEnv
@@ -52,13 +51,11 @@ def warm_game(env_id: str, threads: bool = False) -> float:
     spec = get_spec(env_id)
     t = time.perf_counter()
     sampler = RandomSampler(0)
-    for n_threads in ([1, 2] if threads else [1]):
-        venv = VecEnv(spec, 4, num_threads=n_threads, parallel_threshold=1, auto_play_forced=True,
-                      final_observation=True)
-        st = venv.reset()
-        for _ in range(40):
-            st = venv.step(sampler(st.legal_action_mask))
-        venv.observe(0)
+    venv = VecEnv(spec, 4, auto_play_forced=True, final_observation=True)
+    st = venv.reset()
+    for _ in range(40):
+        st = venv.step(sampler(st.legal_action_mask))
+    venv.observe(0)
     env = make(spec.env_id)
     env.reset(seed=0)
     for _ in range(20):
@@ -77,18 +74,18 @@ def warm_game(env_id: str, threads: bool = False) -> float:
     return time.perf_counter() - t
 
 
-def warm_games(env_ids: list[str], jobs: int, threads: bool = False) -> Iterator[tuple[str, float]]:
+def warm_games(env_ids: list[str], jobs: int) -> Iterator[tuple[str, float]]:
     """Warm ``env_ids``, ``jobs`` at a time in processes of their own (1: here, in turn);
     yields (env id, seconds) as each is ready. numba compiles on one core, and the games'
     kernels are apart, so two games compile in about the time of the longer one."""
     if jobs <= 1 or len(env_ids) <= 1:
         for env_id in env_ids:
-            yield env_id, warm_game(env_id, threads)
+            yield env_id, warm_game(env_id)
         return
     # "spawn": a fresh interpreter per process (no fork of numba's or torch's threads)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=min(jobs, len(env_ids)), mp_context=context) as pool:
-        futures = {pool.submit(warm_game, env_id, threads): env_id for env_id in env_ids}
+        futures = {pool.submit(warm_game, env_id): env_id for env_id in env_ids}
         for future in as_completed(futures):
             yield futures[future], future.result()
 
@@ -121,7 +118,7 @@ def cmd_warmup(args: argparse.Namespace, out: TextIO) -> int:
         print(f"cardenvs: {prebuilt.status(kernel_stamp())}", file=out, flush=True)
     total = time.perf_counter()
     with _prebuilt_off() if args.native else _nothing():
-        for env_id, seconds in warm_games([spec.env_id for spec in specs], jobs, args.threads):
+        for env_id, seconds in warm_games([spec.env_id for spec in specs], jobs):
             print(f"{env_id}: ready in {seconds:.1f} s", file=out, flush=True)
     print(f"all kernels ready in {time.perf_counter() - total:.1f} s (compiled code is cached: later runs load it)",
           file=out)

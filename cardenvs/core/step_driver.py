@@ -1,6 +1,7 @@
-"""The batch driver, written once: every game's ``step_batch``, ``step_batch_parallel``,
-``observe_batch``, ``mask_batch``, ``reset_batch`` and ``refresh_batch``, around the
-hooks that the last section of the game's ``rules.py`` defines ("the step driver's hooks").
+"""The batch driver, written once: every game's ``step_batch``, ``observe_batch``,
+``mask_batch``, ``reset_batch`` and ``refresh_batch``, around the hooks that the last
+section of the game's ``rules.py`` defines ("the step driver's hooks"), and
+``step_batch_parallel``, the same step over threads (core/threads.py).
 
 How one driver serves every game: numba reads a compiled function's global names when it
 compiles it, from the function's globals. :func:`bind` makes, for one game, copies of the
@@ -49,7 +50,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from cardenvs.core.borrow import borrowed, keep_alive, prefetch_read
 from cardenvs.core.jitcache import bound_copy, in_project
@@ -68,6 +69,7 @@ from cardenvs.core.protocol import (
     MODE_AUTO_RESET,
 )
 from cardenvs.core.step import close_step, only_legal, reset_drivers
+from cardenvs.core.threads import ThreadedStep
 
 OPTIONS = ("borrow_outputs", "prefetch")
 
@@ -221,19 +223,6 @@ def step_batch(states, actions, masks, obs, rewards, events, current, mode):
         keep_alive(owner)  # a use after the loop: its record ws does not keep it from being freed
 
 
-def step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode):
-    """:func:`step_batch` over numba threads, in chunks (worth it from about 1,000 games).
-    The prange body stays a plain call of step_batch: writes into records from inlined
-    code in a prange body have been lost (numba issues #5872, #7135, #10338)."""
-    n = states.shape[0]
-    chunks = min(n, 256)  # numba.get_num_threads() here would make the function uncachable
-    for k in prange(chunks):
-        lo = k * n // chunks
-        hi = (k + 1) * n // chunks
-        step_batch(states[lo:hi], actions[lo:hi], masks[lo:hi], obs[lo:hi], rewards[lo:hi], events[lo:hi],
-                   current[lo:hi], mode)
-
-
 def observe_batch(states, viewer, obs):
     """Observation of seat ``viewer[i]`` in game i."""
     for i in range(states.shape[0]):
@@ -258,7 +247,7 @@ class Driver(NamedTuple):
     """A game's batch driver (what its package exports under these names)."""
 
     step_batch: Callable
-    step_batch_parallel: Callable
+    step_batch_parallel: ThreadedStep
     observe_batch: Callable
     mask_batch: Callable
     reset_batch: Callable
@@ -306,9 +295,10 @@ def bind(rules: types.ModuleType) -> Driver:
     # cached when the hooks are the project's (the cache is keyed on the project's sources)
     cached = all(in_project(getattr(getattr(rules, hook, None), "py_func", None).__code__)
                  for hook in REQUIRED + OPTIONAL if hasattr(rules, hook))
-    for name, parallel in (("step_batch", False), ("step_batch_parallel", True), ("observe_batch", False)):
+    for name, nogil in (("step_batch", True), ("observe_batch", False)):
+        # nogil: the threaded step runs this kernel on Python threads (core/threads.py)
         copy = bound_copy(here[name], names, f"{game}.{name}")
-        names[name] = njit(cache=cached, no_cfunc_wrapper=True, parallel=parallel)(copy)
+        names[name] = njit(cache=cached, no_cfunc_wrapper=True, nogil=nogil)(copy)
     reset_batch, refresh_batch = reset_drivers(names["step_batch"], names["MAX_PLAYERS"])
-    return Driver(names["step_batch"], names["step_batch_parallel"], names["observe_batch"],
+    return Driver(names["step_batch"], ThreadedStep(names["step_batch"]), names["observe_batch"],
                   bound_copy(mask_batch, names, f"{game}.mask_batch"), reset_batch, refresh_batch)

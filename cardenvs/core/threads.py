@@ -1,45 +1,81 @@
-"""numba's worker threads, started with a passive wait policy scoped to them.
+"""The threaded step: a batch cut into chunks, each stepped on a Python thread.
 
-numba's ``omp`` threading layer runs on the system's OpenMP runtime (libgomp), which by
-default keeps idle threads spinning between parallel calls. On a small or busy machine
-that spin made every threaded ``VecEnv.step`` cost ~15 ms instead of ~10 µs. The wait
-policy is read once, when the runtime is loaded, from ``OMP_WAIT_POLICY``.
+Every game's compiled ``step_batch`` releases the GIL for the whole call (``nogil=True``),
+so Python threads that call it on separate chunks of the batch run on separate cores. The
+chunks are slices of the batch's first axis, so they have the arrays' own types: the
+threaded step runs the kernel that the serial step compiled, and compiles nothing more.
 
-cardenvs never changes that variable for the process: other libraries (torch ships its
-own OpenMP runtime) read it too, and their best setting depends on the machine's load.
-Instead, :func:`start_numba_threads` sets ``OMP_WAIT_POLICY=PASSIVE`` only while numba
-loads its runtime, then restores the variable: the policy applies to that runtime (the
-system's libgomp; torch's own copy is separate). If something loaded the system's
-libgomp earlier, its policy stays; a library loaded later that shares it shares it.
-It runs on the first threaded step (``num_threads > 1``); call it yourself to
-choose, and set ``OMP_WAIT_POLICY`` before starting Python to decide for every library.
+Until version 0.12 the threaded step was a numba ``prange`` copy of the step. That copy
+linked and optimised the whole step a second time (about 10 s of Rami 51's cold compile,
+a few seconds of every other game's), and it ran on numba's OpenMP runtime, whose idle
+threads spin between calls unless told otherwise.
 """
 
 from __future__ import annotations
 
 import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
-_started = False
+import numpy as np
+
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_pool_pid = 0
 
 
-def start_numba_threads(passive: bool = True) -> None:
-    """Start numba's thread pool now; with ``passive`` (and no ``OMP_WAIT_POLICY`` set by
-    the user) its OpenMP threads sleep instead of spinning between calls. Later calls do
-    nothing: the runtime reads the policy once."""
-    global _started
-    if _started:
-        return
-    _started = True
-    from numba.np.ufunc import parallel
-
-    launch = getattr(parallel, "_launch_threads", None)
-    if launch is None or getattr(parallel, "_is_initialized", False):
-        return  # already running (or a numba without this hook): its policy stays as it is
-    previous = os.environ.get("OMP_WAIT_POLICY")
-    if passive and previous is None:
-        os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+def usable_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the system says so)."""
     try:
-        launch()
-    finally:
-        if previous is None:
-            os.environ.pop("OMP_WAIT_POLICY", None)
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # no affinity on this system
+        return os.cpu_count() or 1
+
+
+def _workers(count: int) -> ThreadPoolExecutor:
+    """A pool with at least ``count`` threads, made again after a fork (a forked child
+    inherits the pool's object but not its threads: work sent to it would never run)."""
+    global _pool, _pool_size, _pool_pid
+    with _lock:
+        if _pool is None or _pool_pid != os.getpid() or _pool_size < count:
+            old = _pool if _pool_pid == os.getpid() else None
+            _pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="cardenvs-step")
+            _pool_size, _pool_pid = count, os.getpid()
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool
+
+
+class ThreadedStep:
+    """A game's ``step_batch`` over ``num_threads`` threads: the same arguments and the
+    same results (every game of a batch is stepped on its own, whichever chunk holds it).
+    The calling thread steps the first chunk; the pool's threads step the others."""
+
+    def __init__(self, step_batch: Callable[..., None]):
+        self.step_batch = step_batch
+
+    def __call__(self, states: np.ndarray, actions: np.ndarray, masks: np.ndarray, obs: np.ndarray,
+                 rewards: np.ndarray, events: np.ndarray, current: np.ndarray, mode: int,
+                 num_threads: int = 2) -> None:
+        n = states.shape[0]
+        chunks = max(1, min(int(num_threads), usable_cpus(), n))
+        if chunks == 1:
+            self.step_batch(states, actions, masks, obs, rewards, events, current, mode)
+            return
+        arrays = (states, actions, masks, obs, rewards, events, current)
+        bounds = [k * n // chunks for k in range(chunks + 1)]
+        pool = _workers(chunks - 1)
+        futures = [pool.submit(self.step_batch, *(a[lo:hi] for a in arrays), mode)
+                   for lo, hi in zip(bounds[1:-1], bounds[2:], strict=True)]
+        try:
+            self.step_batch(*(a[:bounds[1]] for a in arrays), mode)
+        finally:
+            for future in futures:  # every chunk finished before anyone reads the outputs
+                future.exception()
+        for future in futures:
+            future.result()  # an error of another chunk is raised here
+
+    def __repr__(self) -> str:
+        return f"ThreadedStep({getattr(self.step_batch, '__qualname__', self.step_batch)!r})"

@@ -6,7 +6,6 @@ import copy
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
 from numba import njit
 
@@ -34,7 +33,6 @@ from cardenvs.core.protocol import (
 from cardenvs.core.registry import PicklesBySpec
 from cardenvs.core.rng import batch_seeds, check_seed, rng_state_from_seed
 from cardenvs.core.step import UNSEEN_MISSING, deal_unseen
-from cardenvs.core.threads import start_numba_threads
 
 
 class VecState(NamedTuple):
@@ -67,9 +65,10 @@ class VecState(NamedTuple):
 class VecEnv(PicklesBySpec):
     """``num_envs`` independent games of one kind, stepped together.
 
-    ``num_threads`` > 1 runs the batch over numba threads when it holds at least
-    ``parallel_threshold`` games (default 1,024; below that one thread is faster,
-    as thread start-up costs more than the games). ``auto_reset`` restarts a finished game inside the same step.
+    ``num_threads`` > 1 steps the batch in that many chunks on Python threads (at most one
+    per usable CPU; the compiled step releases the GIL) when it holds at least
+    ``parallel_threshold`` games (default 1,024; below that one thread is faster, as
+    handing the chunks over costs more than the games). ``auto_reset`` restarts a finished game inside the same step.
     ``illegal_action="raise"`` checks the actions first and raises ValueError
     (nothing changes); ``"penalty"`` ends those games with -1 to the offender.
     ``auto_play_forced`` plays every decision that has exactly one legal action inside
@@ -207,9 +206,8 @@ class VecEnv(PicklesBySpec):
 
     def _run(self, states, actions, masks, obs, rewards, events, current, mode) -> None:
         if self.parallel:
-            start_numba_threads()
-            numba.set_num_threads(min(self.num_threads, numba.config.NUMBA_NUM_THREADS))
-            self.game.step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode)
+            self.game.step_batch_parallel(states, actions, masks, obs, rewards, events, current, mode,
+                                          self.num_threads)
         else:
             self.game.step_batch(states, actions, masks, obs, rewards, events, current, mode)
 

@@ -263,7 +263,7 @@ def test_warmup_native_switches_the_prebuilt_kernels_off_while_it_compiles(monke
 
     seen = []
 
-    def fake_warm_games(env_ids, jobs, threads=False):
+    def fake_warm_games(env_ids, jobs):
         seen.append(os.environ.get(prebuilt.SWITCH_ENV))
         yield from ((env_id, 0.0) for env_id in env_ids)
 

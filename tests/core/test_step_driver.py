@@ -15,7 +15,7 @@ import cardenvs
 from cardenvs.core import step_driver
 from cardenvs.core.registry import list_games
 
-DRIVERS = ("step_batch", "step_batch_parallel", "observe_batch")
+DRIVERS = ("step_batch", "observe_batch")
 
 
 def _games():
@@ -41,6 +41,9 @@ def test_each_game_exports_core_s_driver_bound_to_its_hooks(name):
         given = getattr(rules, optional, None)
         assert names[optional] is given if given is not None else names[optional].py_func.__globals__ is names
     assert module.mask_batch.__globals__ is names
+    # the threaded step runs the game's own compiled step, which releases the GIL for it
+    assert module.step_batch_parallel.step_batch is module.step_batch
+    assert module.step_batch.targetoptions.get("nogil") is True
 
 
 def test_the_games_do_not_share_a_compiled_driver():

@@ -1,9 +1,5 @@
-"""Per-seat advantages over interleaved turns, against a brute-force definition; and the
-package leaves process-wide thread settings alone."""
+"""Per-seat advantages over interleaved turns, against a brute-force definition."""
 
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -66,19 +62,3 @@ def test_seat_advantages_checks_shapes():
         seat_advantages(np.zeros((3, 2, 4)), np.zeros((3, 3)), np.zeros((3, 2), int), np.zeros((3, 2), bool))
     with pytest.raises(ValueError, match="players"):
         seat_advantages(np.zeros((3, 2, 4)), np.zeros((3, 2)), np.full((3, 2), 4), np.zeros((3, 2), bool))
-
-
-def test_import_and_threaded_step_leave_omp_wait_policy_alone():
-    code = (
-        "import os, cardenvs\n"
-        "assert 'OMP_WAIT_POLICY' not in os.environ\n"
-        "v = cardenvs.make_vec('president_v0', num_envs=8, num_threads=2, parallel_threshold=1)\n"
-        "s = v.reset()\n"
-        "from cardenvs.core.vector import RandomSampler\n"
-        "v.step(RandomSampler(0)(s.legal_action_mask))\n"
-        "assert 'OMP_WAIT_POLICY' not in os.environ\n"
-        "import numba; print(numba.threading_layer())\n"
-    )
-    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=600)
-    assert out.returncode == 0, out.stderr
