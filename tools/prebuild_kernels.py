@@ -12,8 +12,8 @@ as it is (CI builds it before the suite, and the release check then reuses it).
 
 Each game compiles in a process of its own, with numba told to build for the portable CPU
 and the project's cache locator told to write into the new folder. What a game's process
-runs (``exercise``) is what a user's first runs compile: the vector env (one thread and
-two), the AEC env, every agent of ``cardenvs play`` and ``eval`` (random, heuristic,
+runs (``exercise``) is what a user's first runs compile: the vector env (its threaded
+step runs the same kernel), the AEC env, every agent of ``cardenvs play`` and ``eval`` (random, heuristic,
 search), the one-learner vector env the trainer uses, and the re-deal of hidden cards.
 """
 

@@ -432,7 +432,7 @@ def _first_cards(s, p, H, item, kind, ws):
             s.legal[WILD0 + c] = 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _mask_build(s, p, H, ws):
     """The cards that may come next in the meld being built, and closing it."""
     T.hand_of(s, p, H)
@@ -493,7 +493,7 @@ def _layoff_cards(s, p, m, ext, write):
     return found
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _mask_play(s, p, H, ws, ext):
     """Discards; the contract while it is not laid; once it is, new melds and lay-offs."""
     for c in range(NUM_FACES):
@@ -512,12 +512,12 @@ def _mask_play(s, p, H, ws, ext):
             s.legal[NEW_SET] = 1
         if _holds(s, p, H, FALSE, RUN, ws):
             s.legal[NEW_RUN] = 1
-    for m in range(s.num_melds):
+    for m in range(np.int64(s.num_melds)):  # int64 as the other call's: one compiled _layoff_cards
         if _layoff_cards(s, p, m, ext, FALSE) > 0:
             s.legal[LAYOFF0 + m] = 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _mask(s, H, ws, ext):
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
@@ -662,8 +662,10 @@ def _close(s, p):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def apply_action(s, a, H):
-    """Apply a legal action of the player to move; returns True when a round ended."""
+def apply_action(s, a, H, ext):
+    """Apply a legal action of the player to move; returns True when a round ended. ``H``
+    and ``ext`` are work arrays (the workspace's: the mask's calls of the table's
+    functions take the same types, so they compile once)."""
     p = np.int64(s.current)
     if a == DRAW_STOCK:
         T.draw_stock(s, p)
@@ -707,7 +709,6 @@ def apply_action(s, a, H):
             s.build_n = n + 1
             return False
         m = np.int64(s.target)
-        ext = np.zeros((16, 2), dtype=np.int64)
         k = T.table_extensions(RULES_BY_SUIT[np.int64(s.run_same_suit)], s, m, ext)
         for i in range(k):
             if ext[i, 0] == rep:
@@ -877,8 +878,8 @@ def start_match(s, ws):
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def apply_legal_action(s, a, ws):
-    """Apply the action (``ws.H``: a hand's counts to work on); True when a round ended."""
-    return apply_action(s, a, ws.H)
+    """Apply the action (``ws.H``, ``ws.ext``: work arrays); True when a round ended."""
+    return apply_action(s, a, ws.H, ws.ext)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")

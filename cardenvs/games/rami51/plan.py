@@ -359,7 +359,7 @@ def plan_windows(rules, N, W, X, pb, long_runs):
                     tmp[K, CW_VAL + f] = tmp[k, CW_VAL + f]
                 tmp[K, CW_CARD + i] = -1
                 tmp[K, CW_VAL + i] = 0
-                _window_row(tmp, K, tmp[k, CW_KIND], np.int64(L), N, X)
+                _window_row(tmp, K, np.int64(tmp[k, CW_KIND]), np.int64(L), N, X)
                 if _has_natural(tmp, K, L, N) or rules[R_MIN_NATURAL] == 0:
                     K += 1
     if W >= 3 and rules[R_MIN_NATURAL] == 0 and K < MAX_WINDOWS:
@@ -1200,7 +1200,7 @@ def _complete_and_rest(rules, N, W, budget, need_pts, need_clean, X, xbase, need
             return True
         # (d) a clean run that takes X by lay-offs through a wild (see _bridged; no bans)
         return bridge and _bridged(rules, pb, K, N, W, budget, base, srem, need_pts, X, xbase, ZERO, np.int64(2),
-                                   brow, L)
+                                   brow, np.int64(L))  # int64 as the other call's: one compiled _bridged
     # (c) the completion, then the rest
     used, gained, drop = _take(cw, brow, N, W, low_ace, FALSE, FALSE, undo[0], u0)
     if used < 0:

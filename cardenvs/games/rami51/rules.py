@@ -224,7 +224,7 @@ def new_match(s):
     _start_round(s)
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
 def _enter_turn(s, p, ws):
     """Give the turn to p. A player who cannot draw at all (the stock is empty and cannot
     be rebuilt from the discard pile, and the discard top cannot be used) makes the round
@@ -536,7 +536,7 @@ def _keep_witnesses(s, ws, found):
 
 # --------------------------------------------------------------------------- legal actions
 # The mask of each phase; legal_mask (a hook of the step driver, at the end) picks the phase's.
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False, inline="always")
 def _mask_play(s, p, ws, trusted):
     """Discards, a new meld, lay-offs. ``trusted``: the position was reached by legal
     actions, so it is no dead end; False for positions loaded from outside, which are
@@ -759,7 +759,7 @@ def _index_first_cards(cw, K, first, after):
             first[c] = j
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False, inline="always")
 def _mask_build(s, p, ws, trusted):
     """The cards that may come next in the meld being built (a joker with the card it
     stands for), and closing it. ``trusted``: the position was reached by legal actions
