@@ -36,15 +36,14 @@ def usable_cpus() -> int:
 
 def _workers(count: int) -> ThreadPoolExecutor:
     """A pool with at least ``count`` threads, made again after a fork (a forked child
-    inherits the pool's object but not its threads: work sent to it would never run)."""
+    inherits the pool's object but not its threads: work sent to it would never run).
+    A smaller pool is dropped, not shut down: a step on another thread may still be
+    sending it work; its threads end once it is unreferenced and idle."""
     global _pool, _pool_size, _pool_pid
     with _lock:
         if _pool is None or _pool_pid != os.getpid() or _pool_size < count:
-            old = _pool if _pool_pid == os.getpid() else None
             _pool = ThreadPoolExecutor(max_workers=count, thread_name_prefix="cardenvs-step")
             _pool_size, _pool_pid = count, os.getpid()
-            if old is not None:
-                old.shutdown(wait=False)
         return _pool
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import cardenvs
+from cardenvs.core.threads import usable_cpus
 from cardenvs.core.vector import RandomSampler
 
 # (game, options, games to play): short single-round games for volume, full matches for
@@ -84,6 +85,7 @@ THREAD_CASES = [
 ]
 
 
+@pytest.mark.skipif(usable_cpus() < 2, reason="one usable CPU: the threaded step would run serially")
 @pytest.mark.parametrize("name,players,steps,min_round_ends", THREAD_CASES)
 def test_serial_and_threaded_stepping_are_identical(name, players, steps, min_round_ends):
     n = 600

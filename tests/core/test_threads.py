@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -23,14 +24,17 @@ def _arrays(n: int) -> tuple[np.ndarray, ...]:
 class Recorder:
     """A stand-in kernel: marks the rows of each chunk it is given, and the thread."""
 
-    def __init__(self, fail_on: int | None = None):
+    def __init__(self, fail_on: int | None = None, slow_on: int | None = None):
         self.calls: list[tuple[int, str]] = []
         self.lock = threading.Lock()
         self.fail_on = fail_on
+        self.slow_on = slow_on
 
     def __call__(self, states, actions, masks, obs, rewards, events, current, mode):
         with self.lock:
             self.calls.append((states.shape[0], threading.current_thread().name))
+        if self.slow_on is not None and states.shape[0] == self.slow_on:
+            time.sleep(0.3)  # still writing when the other chunk has failed
         states += 1
         obs[:, 0] = mode
         if self.fail_on is not None and states.shape[0] == self.fail_on:
@@ -51,17 +55,21 @@ def test_every_game_of_the_batch_is_stepped_once_and_on_two_threads():
     assert len({name for _, name in kernel.calls}) == 2
 
 
-def test_more_threads_than_cpus_or_games_are_cut_down():
+@pytest.mark.parametrize("games", [1, 3])
+def test_more_threads_than_cpus_or_games_are_cut_down(games):
     kernel = Recorder()
-    arrays = _arrays(3)
+    arrays = _arrays(games)
     ThreadedStep(kernel)(*arrays, 0, num_threads=64)
-    assert len(kernel.calls) == min(3, usable_cpus())
-    assert np.array_equal(arrays[0], np.ones(3, dtype=np.int64))
+    assert len(kernel.calls) == min(games, usable_cpus())
+    assert np.array_equal(arrays[0], np.ones(games, dtype=np.int64))
 
 
 @needs_two_cpus
-def test_an_error_in_a_chunk_is_raised_after_every_chunk_finished():
-    kernel = Recorder(fail_on=501)  # the pool's chunk (the caller steps the first 500)
+@pytest.mark.parametrize("failing,slow", [(500, 501), (501, 500)])
+def test_an_error_in_a_chunk_is_raised_after_every_chunk_finished(failing, slow):
+    # the caller steps the first 500 games, the pool the other 501: either may fail
+    # while the other is still writing
+    kernel = Recorder(fail_on=failing, slow_on=slow)
     arrays = _arrays(1001)
     with pytest.raises(RuntimeError, match="chunk failed"):
         ThreadedStep(kernel)(*arrays, 0, num_threads=2)
@@ -80,11 +88,15 @@ def test_a_forked_child_gets_threads_of_its_own():
     ThreadedStep(Recorder())(*_arrays(64), 0, num_threads=2)  # the parent's pool exists
     context = multiprocessing.get_context("fork")
     queue = context.Queue()
-    child = context.Process(target=_step_in_child, args=(queue,))
+    child = context.Process(target=_step_in_child, args=(queue,), daemon=True)
     child.start()
-    child.join(60)
-    assert child.exitcode == 0
-    assert queue.get(timeout=5) == 64
+    try:
+        child.join(60)
+        assert child.exitcode == 0  # None: it hung on a pool without threads
+        assert queue.get(timeout=5) == 64
+    finally:
+        if child.is_alive():
+            child.kill()
 
 
 def test_the_threaded_step_starts_no_openmp_runtime_and_sets_nothing():

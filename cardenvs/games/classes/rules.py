@@ -220,7 +220,7 @@ WS_ROWS = WS_ITEMS + CONTRACT_ITEMS
 assert STACK_SIZE <= NUM_TYPES  # the search's stack is one row
 # The step's work arrays as one record (see new_workspace): a hand's counts ``H``, changed
 # freely by apply_action and the masks, the searches' ``rows``, and a table meld's
-# extensions ``ext`` (the masks' lay-offs)
+# extensions ``ext`` (the masks' lay-offs, and apply_action's lay-off)
 WORKSPACE_DTYPE = np.dtype([("H", np.int64, (NUM_TYPES,)), ("rows", np.int64, (WS_ROWS, NUM_TYPES)),
                             ("ext", np.int64, (16, 2))])
 
