@@ -432,7 +432,7 @@ def _first_cards(s, p, H, item, kind, ws):
             s.legal[WILD0 + c] = 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask_build(s, p, H, ws):
     """The cards that may come next in the meld being built, and closing it."""
     T.hand_of(s, p, H)
@@ -493,7 +493,7 @@ def _layoff_cards(s, p, m, ext, write):
     return found
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask_play(s, p, H, ws, ext):
     """Discards; the contract while it is not laid; once it is, new melds and lay-offs."""
     for c in range(NUM_FACES):
@@ -517,7 +517,7 @@ def _mask_play(s, p, H, ws, ext):
             s.legal[LAYOFF0 + m] = 1
 
 
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, inline="always")
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask(s, H, ws, ext):
     for k in range(NUM_ACTIONS):
         s.legal[k] = 0
