@@ -150,10 +150,10 @@ def child_cardenvs(spec: dict) -> dict:
     import importlib
     import random
 
-    import numba
     import numpy as np
 
     import cardenvs
+    from cardenvs.core.threads import usable_cpus
     from cardenvs.core.vector import RandomSampler
 
     game = cardenvs.get_spec(spec["game"])
@@ -220,7 +220,7 @@ def child_cardenvs(spec: dict) -> dict:
             "observation_dtype": np.dtype(game.module.OBS_DTYPE).name,
             "num_actions": int(game.module.NUM_ACTIONS),
             "bytes_per_game": int(game.module.STATE_DTYPE.itemsize),
-            "numba_threads": numba.config.NUMBA_NUM_THREADS,
+            "usable_cpus": usable_cpus(),
         },
         "versions": _versions("cardenvs", "numba", "numpy", "pettingzoo", "gymnasium"),
     }
@@ -1144,9 +1144,8 @@ def main(argv: list[str] | None = None) -> dict:
         if not args.quiet:
             print(msg, flush=True)
 
-    import numba
-
     import cardenvs
+    from cardenvs.core.threads import usable_cpus
 
     q = args.quick
     args.seconds = args.seconds if args.seconds is not None else (0.05 if q else 1.0)
@@ -1158,7 +1157,7 @@ def main(argv: list[str] | None = None) -> dict:
     args.players = parse_players(args.players)
     if args.rounds < 1:
         parser.error("--rounds must be >= 1")
-    threads_all = args.threads or numba.config.NUMBA_NUM_THREADS
+    threads_all = args.threads or usable_cpus()  # the threaded step uses at most one thread per CPU
     if args.cpu is not None:
         if not hasattr(os, "sched_setaffinity"):
             parser.error("--cpu needs os.sched_setaffinity (Linux)")
@@ -1180,7 +1179,7 @@ def main(argv: list[str] | None = None) -> dict:
                                    "matplotlib"),
         "skipped_groups": [g for g in GROUPS if g not in args.only],
     }
-    report["machine"]["numba_threads"] = numba.config.NUMBA_NUM_THREADS
+    report["machine"]["usable_cpus"] = usable_cpus()
 
     venv_needed = any(g in args.only for g in ("pettingzoo", "rlcard")) or (
         "openspiel" in args.only and not main_python_has("pyspiel"))

@@ -25,6 +25,7 @@ import numpy as np
 from anchors import _aec_loop as aec_game  # the same random-agent loop as the anchors' runs
 
 import cardenvs
+from cardenvs.core.threads import usable_cpus
 from cardenvs.core.vector import RandomSampler
 
 DEFAULT_BATCHES = [1, 16, 64, 256, 1024, 4096, 8192]
@@ -90,7 +91,7 @@ def main(argv: list[str] | None = None) -> dict:
             "numba": numba.__version__,
             "numpy": np.__version__,
             "processor": platform.processor() or platform.machine(),
-            "cpus": numba.config.NUMBA_NUM_THREADS,
+            "cpus": usable_cpus(),
         },
         "games": {},
     }
