@@ -58,6 +58,10 @@ class ThreadedStep:
     def __call__(self, states: np.ndarray, actions: np.ndarray, masks: np.ndarray, obs: np.ndarray,
                  rewards: np.ndarray, events: np.ndarray, current: np.ndarray, mode: int,
                  num_threads: int = 2) -> None:
+        if isinstance(num_threads, (bool, np.bool_)) or not isinstance(num_threads, (int, np.integer)):
+            raise TypeError(f"num_threads must be an integer, got {num_threads!r}")
+        if num_threads < 1:
+            raise ValueError(f"num_threads must be >= 1, got {num_threads}")
         n = states.shape[0]
         chunks = max(1, min(int(num_threads), usable_cpus(), n))
         if chunks == 1:

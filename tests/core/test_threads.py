@@ -76,6 +76,16 @@ def test_an_error_in_a_chunk_is_raised_after_every_chunk_finished(failing, slow)
     assert np.array_equal(arrays[0], np.ones(1001, dtype=np.int64))
 
 
+@pytest.mark.parametrize("bad,error", [(1.9, TypeError), ("2", TypeError), (True, TypeError), (0, ValueError),
+                                       (-3, ValueError)])
+def test_a_bad_thread_count_is_refused_before_anything_is_stepped(bad, error):
+    kernel = Recorder()
+    arrays = _arrays(8)
+    with pytest.raises(error, match="num_threads"):
+        ThreadedStep(kernel)(*arrays, 0, num_threads=bad)
+    assert kernel.calls == [] and not arrays[0].any()
+
+
 def _step_in_child(queue) -> None:
     arrays = _arrays(64)
     ThreadedStep(Recorder())(*arrays, 0, num_threads=2)
