@@ -427,9 +427,26 @@ def _first_cards(s, p, H, item, kind, ws):
             continue
         if _next_ok(s, p, H, item, kind, np.int64(c), FALSE, ws):
             s.legal[ADD0 + c] = 1
-        if kind == KIND_RUN and (s.run_same_suit or c % 4 == 0) and _next_ok(s, p, H, item, kind, np.int64(c),
-                                                                              TRUE, ws):
+        if (kind == KIND_RUN and (s.run_same_suit or c % 4 == 0) and _natural_within_reach(s, H, c)
+                and _next_ok(s, p, H, item, kind, np.int64(c), TRUE, ws)):
             s.legal[WILD0 + c] = 1
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _natural_within_reach(s, H, c):
+    """May a run start with a 2 standing for c, as far as its first natural card goes? A
+    run holds a natural card, and every position between its 2 at c and its first natural
+    is a 2 too: the hand must hold a natural of the run's suit (any suit in a run of
+    mixed suits) at most as many positions above c as it holds 2s. A necessary condition,
+    checked before the search of each such start (about 40 starts, most of them with no
+    natural near)."""
+    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+    lo = np.int64(c) // 4  # a run's start is never an ace: the position is the rank
+    for q in range(lo + 1, min(lo + W, ACE_HIGH) + 1):
+        for t in range(4):
+            if (not s.run_same_suit or t == c % 4) and H[card_at(t, q)] > 0:
+                return True
+    return False
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -494,6 +511,35 @@ def _layoff_cards(s, p, m, ext, write):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _meld_within_reach(s, H, kind):
+    """May the hand H hold a further meld of ``kind`` (3 cards, one natural at least)?
+    A necessary condition, on counts alone, checked before the search: a set needs a
+    rank whose naturals and the 2s make 3; a run three positions in a row (of one suit,
+    unless runs mix suits) with a natural among them and the 2s for the rest. Once its
+    contract is laid a hand is small, and most hold neither."""
+    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+    if kind == KIND_SET:
+        for r in range(13):
+            if r == 1:
+                continue
+            n = np.int64(H[4 * r]) + np.int64(H[4 * r + 1]) + np.int64(H[4 * r + 2]) + np.int64(H[4 * r + 3])
+            if n >= 1 and n + W >= FREE_MELD_SIZE:
+                return True
+        return False
+    for t in range(4 if s.run_same_suit else 1):
+        for lo in range(LOW_POS, ACE_HIGH - FREE_MELD_SIZE + 2):
+            held = 0
+            for q in range(lo, lo + FREE_MELD_SIZE):
+                if s.run_same_suit:
+                    held += H[card_at(t, q)] > 0
+                else:
+                    held += (H[card_at(0, q)] + H[card_at(1, q)] + H[card_at(2, q)] + H[card_at(3, q)]) > 0
+            if held >= 1 and held + W >= FREE_MELD_SIZE:
+                return True
+    return False
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _mask_play(s, p, H, ws, ext):
     """Discards; the contract while it is not laid; once it is, new melds and lay-offs."""
     for c in range(NUM_FACES):
@@ -508,9 +554,9 @@ def _mask_play(s, p, H, ws, ext):
                     s.legal[DISCARD0 + c] = 0
         return
     if s.num_melds < MAX_MELDS:
-        if _holds(s, p, H, FALSE, SET, ws):
+        if _meld_within_reach(s, H, SET) and _holds(s, p, H, FALSE, SET, ws):
             s.legal[NEW_SET] = 1
-        if _holds(s, p, H, FALSE, RUN, ws):
+        if _meld_within_reach(s, H, RUN) and _holds(s, p, H, FALSE, RUN, ws):
             s.legal[NEW_RUN] = 1
     for m in range(np.int64(s.num_melds)):  # int64 as the other call's: one compiled _layoff_cards
         if _layoff_cards(s, p, m, ext, FALSE) > 0:

@@ -190,6 +190,28 @@ def test_the_2s_are_wild_but_every_meld_needs_a_natural_card():
     assert legal(env) == {"add *=Ac"}  # a 2 in a set stands for its rank (written with clubs)
 
 
+@pytest.mark.parametrize("hand,mixed,set_,run", [
+    ("5h 6s 7d Kc", False, False, False),
+    ("5h 6s 7d Kc", True, False, True),  # runs of mixed suits: 5h 6s 7d
+    ("5h 6h 8h Kc", False, False, False),  # a gap and no 2 to fill it
+    ("5h 6h 8h 2c", False, False, True),  # 5h 6h 2c=7h (or 8h after it); 5h and the 2 are two cards
+    ("5h 6s 8d 2c", True, False, True),
+    ("Kc Ks 2d 9h", False, True, False),
+    ("Kc 2d 2h 5s", False, True, True),  # one natural and two 2s: a set, and a run (Kc with the 2s below it)
+    ("Ah 2c 2d", False, True, True),  # the run Q K A: the ace is high
+    ("2c 2d 2h 2s", False, False, False),  # no natural card: no meld
+])
+def test_a_further_meld_is_offered_exactly_when_the_hand_holds_one(hand, mixed, set_, run):
+    """Once the contract is laid, 'set' and 'run' are legal exactly when the hand holds
+    such a meld of 3 (the brute-force reference agrees with each case)."""
+    env = make(run_same_suit=not mixed)
+    load(env, hands=hands(hand, JUNK, None, None), current=0, phase="play", laid=[True, False, False, False])
+    counts = np.bincount([cardenvs.core.cards.card_id(c) for c in hand.split()], minlength=53)
+    ref = {meld[0] for meld, _, _ in _ref_melds(counts, mixed)}
+    assert ("set" in ref, "run" in ref) == (set_, run)
+    assert ("set" in legal(env), "run" in legal(env)) == (set_, run)
+
+
 def test_aces_are_only_high_and_runs_start_at_the_three():
     # A 2 3 4 is no séquence (the ace is not low, and a 2 is never the 2 of a run)
     env = _laid_position("Ah 2c 3h 4h 9c 9s 9d Jc 7s 8c 6c Kd Qs", top="Td", level=[2, 1, 1, 1])
