@@ -421,32 +421,60 @@ def _first_cards(s, p, H, item, kind, ws):
     """Mark the cards that may start the meld being built. A run starts at the 3 .. the
     queen (the ace is only high), with a natural card or a 2; a set starts with a natural
     card (its 2s come last)."""
+    size = _meld_size(s, p, item)
     for c in range(NUM_FACES):
         r = c // 4
         if r == 1 or (kind == KIND_RUN and r == 0):
             continue
-        if _next_ok(s, p, H, item, kind, np.int64(c), FALSE, ws):
+        if H[c] > 0 and _start_within_reach(s, H, kind, size, np.int64(c), FALSE) and _next_ok(
+                s, p, H, item, kind, np.int64(c), FALSE, ws):
             s.legal[ADD0 + c] = 1
-        if (kind == KIND_RUN and (s.run_same_suit or c % 4 == 0) and _natural_within_reach(s, H, c)
+        if (kind == KIND_RUN and (s.run_same_suit or c % 4 == 0) and _start_within_reach(s, H, kind, size,
+                                                                                          np.int64(c), TRUE)
                 and _next_ok(s, p, H, item, kind, np.int64(c), TRUE, ws)):
             s.legal[WILD0 + c] = 1
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _natural_within_reach(s, H, c):
-    """May a run start with a 2 standing for c, as far as its first natural card goes? A
-    run holds a natural card, and every position between its 2 at c and its first natural
-    is a 2 too: the hand must hold a natural of the run's suit (any suit in a run of
-    mixed suits) at most as many positions above c as it holds 2s. A necessary condition,
-    checked before the search of each such start (about 40 starts, most of them with no
-    natural near)."""
+def _start_within_reach(s, H, kind, size, c, wild):
+    """May a meld of ``size`` cards or more start with c (a 2 standing for c when
+    ``wild``), on the hand's counts H alone? A necessary condition, checked before the
+    search of each start (dozens a position, two thirds of them hopeless):
+    - a set holds naturals of c's rank from c's suit up (it is built in suit order), and
+      2s for the rest;
+    - a run covers the positions above c up to its size, each with a natural card of its
+      suit (any suit when runs mix suits) or a 2; a run started by a 2 also needs a
+      natural card, and every position between c and its first natural is a 2 too."""
     W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
-    lo = np.int64(c) // 4  # a run's start is never an ace: the position is the rank
-    for q in range(lo + 1, min(lo + W, ACE_HIGH) + 1):
+    if wild:
+        if W == 0:
+            return False
+        W -= 1  # the 2 standing for c
+    r = c // 4
+    if kind == KIND_SET:
+        n = W
+        for t in range(c % 4, 4):
+            n += H[r * 4 + t]
+        return n >= size
+    lo = r  # a run's start is never an ace: the position is the rank
+    if lo + size - 1 > ACE_HIGH:
+        return False
+    first = ACE_HIGH + 1  # the lowest position above c with a natural card held
+    missing = 0
+    for q in range(lo + 1, ACE_HIGH + 1):
+        held = False
         for t in range(4):
             if (not s.run_same_suit or t == c % 4) and H[card_at(t, q)] > 0:
-                return True
-    return False
+                held = True
+        if held and q < first:
+            first = q
+        if not held and q < lo + size:
+            missing += 1
+        if q >= lo + size - 1 and q >= first:
+            break
+    if missing > W:
+        return False
+    return not wild or (first <= ACE_HIGH and first - lo - 1 <= W)
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
