@@ -210,6 +210,18 @@ def _candidates(rules, kind, size, N, W, D):
     return out
 
 
+_NO_DEMANDS = np.zeros(NUM_FACES, dtype=np.int64)  # read only: a constant of the kernels
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
+def meld_within_reach(rules, kind, size, N, W):
+    """May the naturals N (the wild cards among them are not counted) and ``W`` wild
+    cards hold one meld of ``kind`` and ``size``? The search's own first test
+    (:func:`_candidates`, nothing demanded yet), for a game to ask before setting up a
+    search that would fail at once."""
+    return _candidates(rules, kind, size, N, W, _NO_DEMANDS) != 0
+
+
 STACK_SIZE = 3 * (CONTRACT_ITEMS + 1)  # contract_search's stack: int64 scratch of at least this length
 
 

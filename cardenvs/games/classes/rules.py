@@ -29,7 +29,14 @@ from cardenvs.core.rng import rand_below
 from cardenvs.core.step_driver import bind
 from cardenvs.rummy import melds as M
 from cardenvs.rummy import table as T
-from cardenvs.rummy.contract import CONTRACT_ITEMS, CONTRACTS, STACK_SIZE, contract_search, run_cards_mask
+from cardenvs.rummy.contract import (
+    CONTRACT_ITEMS,
+    CONTRACTS,
+    STACK_SIZE,
+    contract_search,
+    meld_within_reach,
+    run_cards_mask,
+)
 from cardenvs.rummy.melds import ACE_HIGH, KIND_RUN, KIND_SET, card_at, classes_penalty
 
 # --------------------------------------------------------------------------- layout
@@ -251,6 +258,12 @@ def _used_ranks(s, item):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _twos(H):
+    """The 2s (the wild cards) in the hand counts H."""
+    return np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
     """With the hand H (the meld's cards out of it), can the meld in progress be
     finished, and (``item`` >= 0) the contract's melds after it laid too? A set takes
@@ -263,7 +276,7 @@ def _finishable(s, p, H, item, kind, key, lo, n, has_nat, next_suit, ws):
     scr_win = ws[WS_WIN]
     scr_used = ws[WS_USED]
     scr_items = ws[WS_ITEMS:WS_ITEMS + CONTRACT_ITEMS, 0:2]
-    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+    W = _twos(H)
     for c in range(NUM_FACES):
         scr_N[c] = 0 if c // 4 == 1 else H[c]
         scr_D[c] = 0
@@ -390,7 +403,7 @@ def _holds(s, p, H, contract, kind, ws):
     rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
     scr_N = ws[WS_N]
     scr_items = ws[WS_ITEMS:WS_ITEMS + CONTRACT_ITEMS, 0:2]
-    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+    W = _twos(H)
     for c in range(NUM_FACES):
         scr_N[c] = 0 if c // 4 == 1 else H[c]
         ws[WS_D, c] = 0
@@ -445,7 +458,7 @@ def _start_within_reach(s, H, kind, size, c, wild):
     - a run covers the positions above c up to its size, each with a natural card of its
       suit (any suit when runs mix suits) or a 2; a run started by a 2 also needs a
       natural card, and every position between c and its first natural is a 2 too."""
-    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
+    W = _twos(H)
     if wild:
         if W == 0:
             return False
@@ -539,44 +552,24 @@ def _layoff_cards(s, p, m, ext, write):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
-def _meld_within_reach(s, H, kind, size):
-    """May the hand H hold a meld of ``kind`` and ``size`` cards (one natural at least)?
-    A necessary condition, on counts alone, checked before a search: a set needs a rank
-    whose naturals and the 2s make its size; a run as many positions in a row (of one
-    suit, unless runs mix suits) with a natural among them and the 2s for the rest.
-    Once its contract is laid a hand is small, and most hold no further meld."""
-    W = np.int64(H[4]) + np.int64(H[5]) + np.int64(H[6]) + np.int64(H[7])
-    if kind == KIND_SET:
-        for r in range(13):
-            if r == 1:
-                continue
-            n = np.int64(H[4 * r]) + np.int64(H[4 * r + 1]) + np.int64(H[4 * r + 2]) + np.int64(H[4 * r + 3])
-            if n >= 1 and n + W >= size:
-                return True
-        return False
-    for t in range(4 if s.run_same_suit else 1):
-        for lo in range(LOW_POS, ACE_HIGH - size + 2):
-            held = 0
-            for q in range(lo, lo + size):
-                if s.run_same_suit:
-                    held += H[card_at(t, q)] > 0
-                else:
-                    held += (H[card_at(0, q)] + H[card_at(1, q)] + H[card_at(2, q)] + H[card_at(3, q)]) > 0
-            if held >= 1 and held + W >= size:
-                return True
-    return False
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
 def _contract_within_reach(s, p, H):
     """May the hand H hold p's contract? A necessary condition before its search (which
     fails at about nineteen in twenty of the positions where it is asked): each of its
     melds within reach on its own. (The hand's 14 cards always outnumber the contract's.)"""
+    rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
     for i in range(CONTRACT_ITEMS):
         size = np.int64(CONTRACTS[s.level[p] - 1, i, 1])
-        if size > 0 and not _meld_within_reach(s, H, np.int64(CONTRACTS[s.level[p] - 1, i, 0]), size):
+        if size > 0 and not meld_within_reach(rules, np.int64(CONTRACTS[s.level[p] - 1, i, 0]), size, H,
+                                              _twos(H)):
             return False
     return True
+
+
+@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
+def _free_meld_within_reach(s, H, kind):
+    """May the hand H hold a further meld of ``kind`` (3 cards)? The search's first test,
+    before its set-up: once its contract is laid a hand is small, and most hold none."""
+    return meld_within_reach(RULES_BY_SUIT[np.int64(s.run_same_suit)], kind, np.int64(FREE_MELD_SIZE), H, _twos(H))
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True)
@@ -595,9 +588,9 @@ def _mask_play(s, p, H, ws, ext):
                     s.legal[DISCARD0 + c] = 0
         return
     if s.num_melds < MAX_MELDS:
-        if _meld_within_reach(s, H, SET, np.int64(FREE_MELD_SIZE)) and _holds(s, p, H, FALSE, SET, ws):
+        if _free_meld_within_reach(s, H, SET) and _holds(s, p, H, FALSE, SET, ws):
             s.legal[NEW_SET] = 1
-        if _meld_within_reach(s, H, RUN, np.int64(FREE_MELD_SIZE)) and _holds(s, p, H, FALSE, RUN, ws):
+        if _free_meld_within_reach(s, H, RUN) and _holds(s, p, H, FALSE, RUN, ws):
             s.legal[NEW_RUN] = 1
     for m in range(np.int64(s.num_melds)):  # int64 as the other call's: one compiled _layoff_cards
         if _layoff_cards(s, p, m, ext, FALSE) > 0:
