@@ -689,12 +689,16 @@ def _meld_value(s, binfo):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
-def _first_card_bound(c, joker, N, W, K, ws):
+def _first_card_bound(c, joker, N, W, K, ws, need):
     """Most opening points a turn can reach when its meld being built starts with c (a
     joker standing for c): over the candidate melds starting with c (longer melds split
     into these) and every placement of jokers on them (a joker may stand where the hand
     holds the natural, which then stays for other melds), and a meld of jokers only, the
-    meld's points plus the joker-aware bound of the rest of the hand (``melds._root_bound``)."""
+    meld's points plus the joker-aware bound of the rest of the hand (``melds._root_bound``).
+    -1 when no candidate meld starting with c can be filled from the hand: then no plan
+    starts a meld with c, opened or not. The caller asks only whether it reaches ``need``
+    (0 once the points are made): the first placement that does ends the count (the rows
+    are as they were on every return)."""
     pb = ws[0]
     cw, undo, low_ace, scratch = pb[0], pb[5], pb[6], pb[7]
     u0 = scratch[P.SC_U0]
@@ -704,6 +708,8 @@ def _first_card_bound(c, joker, N, W, K, ws):
     if joker and W >= 3:
         # a meld of jokers only (no candidate row holds it): worth 0, two more jokers gone
         best = P._root_bound(pb, K, N, W - 3)
+        if best >= need:
+            return best
     if (joker and W == 0) or (not joker and N[c] == 0):
         return best
     first, after = ws[5], ws[6]
@@ -741,6 +747,8 @@ def _first_card_bound(c, joker, N, W, K, ws):
                 rest = P._root_bound(pb, K, N, W - used)
                 P._untake(cw, j, L, N, low_ace, undo[0])
                 best = max(best, gained + rest)
+                if best >= need:
+                    return best
         j = after[j]
     return best
 
@@ -775,8 +783,10 @@ def _mask_build(s, p, ws, trusted):
     k = _next_cards(s, nxt)
     if k < 0:
         # the first card: a natural some meld could hold, or a joker standing for a card
-        # that two more cards at hand could follow; when opening, only if a meld starting
-        # with it and the rest of the hand may still reach the points
+        # that two more cards at hand could follow; only if a candidate meld starting with
+        # it can be filled from the hand (every meld starting with it holds one: fact 1 of
+        # the planner), and when opening, only if that meld and the rest of the hand may
+        # still reach the points (_first_card_bound: -1 when no such meld can be filled)
         # Each plan found also proves the first cards of its other melds (witnesses): those
         # are legal without a search of their own.
         cover = P.coverage(RULES, N, W)
@@ -792,7 +802,7 @@ def _mask_build(s, p, ws, trusted):
                 if (scratch[P.SC_WIT_NAT] >> np.int64(c)) & 1:
                     s.legal[ADD0 + c] = 1
                     continue
-                if need > 0 and _first_card_bound(c, FALSE, N, W, K, ws) < need:
+                if _first_card_bound(c, FALSE, N, W, K, ws, need) < need:
                     continue
                 if _build_ok(s, p, c, FALSE, K, ws, N, W, total, srem, u0):
                     s.legal[ADD0 + c] = 1
@@ -802,7 +812,7 @@ def _mask_build(s, p, ws, trusted):
                     if (scratch[P.SC_WIT_WILD] >> np.int64(c)) & 1:
                         s.legal[JOKER0 + c] = 1
                         continue
-                    if need > 0 and _first_card_bound(c, TRUE, N, W, K, ws) < need:
+                    if _first_card_bound(c, TRUE, N, W, K, ws, need) < need:
                         continue
                     if _build_ok(s, p, c, TRUE, K, ws, N, W, total, srem, u0):
                         s.legal[JOKER0 + c] = 1
