@@ -288,16 +288,6 @@ def run_pos(rules, rep, first):
 
 
 @njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
-def set_size(s, m):
-    """Cards in the set of slot m."""
-    n = ZERO
-    for q in range(s.meld_slot.shape[1]):
-        if s.meld_slot[m, q] >= 0:
-            n += 1
-    return n
-
-
-@njit(cache=True, no_cfunc_wrapper=True, no_cpython_wrapper=True, _nrt=False)
 def table_extensions(rules, s, m, ext):
     """(card, slot) pairs that extend table meld m by one card (a natural of that card,
     or a wild standing for it): a run's positions below and above, a set's missing suits
@@ -305,10 +295,16 @@ def table_extensions(rules, s, m, ext):
     occ = ZERO
     size = ZERO
     if s.meld_kind[m] == KIND_SET:
-        for t in range(s.meld_slot.shape[1]):
-            if s.meld_slot[m, t] >= 0:
-                if t < 4:
+        if rules[R_SET_DISTINCT]:
+            for t in range(4):  # filed by suit
+                if s.meld_slot[m, t] >= 0:
                     occ |= 1 << t
+                    size += 1
+        else:
+            # listed in laying order from the first slot: its size is its first empty slot
+            while size < s.meld_slot.shape[1] and s.meld_slot[m, size] >= 0:
+                if size < 4:
+                    occ |= 1 << size
                 size += 1
     n = extension_options(rules, np.int64(s.meld_kind[m]), np.int64(s.meld_key[m]), np.int64(s.meld_lo[m]),
                           np.int64(s.meld_hi[m]), occ, size, ext)
@@ -429,6 +425,8 @@ def observe_table(rules, s, viewer, out, o_melds, stride, o_table):
                                                                            np.int64(s.meld_hi[m]))
         for q in range(lo, hi + 1):
             c = s.meld_slot[m, q]
+            if c < 0 and kind == KIND_SET and not distinct:
+                break  # a listed set's cards fill its first slots
             if c >= 0:
                 n += 1
                 out[o_table + c] += 1
