@@ -707,6 +707,8 @@ def _first_card_bound(c, joker, N, W, K, ws, need):
     vals = ws[4][1]
     if joker and W >= 3:
         # a meld of jokers only (no candidate row holds it): worth 0, two more jokers gone
+        if need <= 0:
+            return M.ZERO
         best = P._root_bound(pb, K, N, W - 3)
         if best >= need:
             return best
@@ -744,6 +746,9 @@ def _first_card_bound(c, joker, N, W, K, ws, need):
                 cw[j, P.CW_CARD + i] = cards[i]
                 cw[j, P.CW_VAL + i] = vals[i]
             if used >= 0:
+                if need <= 0:  # no points asked: that the meld can be filled is enough
+                    P._untake(cw, j, L, N, low_ace, undo[0])
+                    return M.ZERO
                 rest = P._root_bound(pb, K, N, W - used)
                 P._untake(cw, j, L, N, low_ace, undo[0])
                 best = max(best, gained + rest)
@@ -784,9 +789,10 @@ def _mask_build(s, p, ws, trusted):
     if k < 0:
         # the first card: a natural some meld could hold, or a joker standing for a card
         # that two more cards at hand could follow; only if a candidate meld starting with
-        # it can be filled from the hand (every meld starting with it holds one: fact 1 of
-        # the planner), and when opening, only if that meld and the rest of the hand may
-        # still reach the points (_first_card_bound: -1 when no such meld can be filled)
+        # it can be filled from the hand (the search completes a meld from its first card
+        # as one of them: a run of 3 to 5, a set of up to 4, or three jokers), and when
+        # opening, only if that meld and the rest of the hand may still reach the points
+        # (_first_card_bound: -1 when no such meld can be filled)
         # Each plan found also proves the first cards of its other melds (witnesses): those
         # are legal without a search of their own.
         cover = P.coverage(RULES, N, W)
