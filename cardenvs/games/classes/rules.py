@@ -155,6 +155,7 @@ OBS_ROUND = OBS_CONTRACT + 2 * CONTRACT_ITEMS  # round, decks, stock, pile, turn
 OBS_SEATS = OBS_ROUND + 7
 SEAT_FEATURES = 9  # present, held, class, laid, score, to move, dealer, last round's points, melds laid
 OBS_SIZE = OBS_SEATS + MAX_PLAYERS * SEAT_FEATURES
+_HALF_OBS = OBS_SIZE // 2  # see observe
 
 
 # --------------------------------------------------------------------------- rounds
@@ -812,7 +813,10 @@ def penalise(s, offender):
 def observe(s, viewer, out):
     """What ``viewer`` sees: own hand, the discard pile, the table, the turn in progress,
     public seat data; never another hand or the stock."""
-    out[:] = 0
+    # cleared in two halves: the whole (2,234 bytes) is past the 2 KiB from which glibc's
+    # memset switches to ``rep stosb``, which cleared it about 30 ns slower on this machine
+    out[:_HALF_OBS] = 0
+    out[_HALF_OBS:] = 0
     P = s.num_players
     rules = RULES_BY_SUIT[np.int64(s.run_same_suit)]
     for c in range(NUM_FACES):
