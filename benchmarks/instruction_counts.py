@@ -1,8 +1,10 @@
-"""Instructions a kernel runs per position, counted by valgrind: a figure that stays put on
-a shared machine, where timings move by a third from one process to the next.
+"""Instructions a kernel runs per position, counted by valgrind: a figure that barely moves
+on a shared machine, where timings move by a third or more (up to twice) from one process
+to the next.
 
 Positions come from play (random agents, then the heuristic, at the game's default
-number of players), are stored, and a child process runs the game's
+number of players; Rami 51's first-card positions from four-player random play), are
+stored, and a child process runs the game's
 ``mask_batch`` and ``observe_batch`` over them under ``valgrind --tool=callgrind``, with
 counting switched on around each call only (``--instr-atstart=no``, then
 ``callgrind_control -i on/off``). Importing numba and loading the kernels under valgrind
@@ -85,6 +87,12 @@ def first_card_positions(positions: int, seed: int = 0) -> np.ndarray:
     return np.concatenate(found)[:positions]
 
 
+def workload_names(stem: str) -> list[str]:
+    """The dumps of one stored set of positions: its mask, and its observation (not for the
+    first-card positions, which only the mask singles out)."""
+    return [stem + SEPARATOR + "mask"] + ([] if stem == RUMMY_FIRST_CARD else [stem + SEPARATOR + "observe"])
+
+
 def child(folder: str) -> None:
     """Under valgrind: each stored workload with counting on, dumped under its name."""
     import importlib
@@ -100,6 +108,7 @@ def child(folder: str) -> None:
     for path in sorted(Path(folder).glob("*.npy")):
         name = path.stem
         game = "rami51" if name == RUMMY_FIRST_CARD else name
+        mask_name, observe_name = (workload_names(name) + [None])[:2]
         rules = importlib.import_module(f"cardenvs.games.{game}")
         states = np.load(path)
         obs = np.zeros((len(states), rules.OBS_SIZE), dtype=rules.OBS_DTYPE)
@@ -107,10 +116,9 @@ def child(folder: str) -> None:
         work_states = states.copy()
         rules.mask_batch(work_states[:2])  # loaded before counting starts
         rules.observe_batch(states[:2], viewer[:2], obs[:2])
-        work.append((f"{name}{SEPARATOR}mask", lambda r=rules, w=work_states: r.mask_batch(w)))
-        if name != RUMMY_FIRST_CARD:
-            work.append((f"{name}{SEPARATOR}observe",
-                         lambda r=rules, s=states, v=viewer, o=obs: r.observe_batch(s, v, o)))
+        work.append((mask_name, lambda r=rules, w=work_states: r.mask_batch(w)))
+        if observe_name:
+            work.append((observe_name, lambda r=rules, s=states, v=viewer, o=obs: r.observe_batch(s, v, o)))
     for name, run in work:
         control("-i", "on")
         run()
@@ -151,7 +159,7 @@ def main() -> None:
         np.save(Path(folder) / f"{game}.npy", collect(game, args.positions))
     if "rami51" in args.games:
         np.save(Path(folder) / f"{RUMMY_FIRST_CARD}.npy", first_card_positions(args.positions))
-    checkouts = args.pythonpath or [""]
+    checkouts = list(dict.fromkeys(args.pythonpath)) or [""]
     python = sys.executable  # the interpreter itself (a launcher script would hide it from valgrind)
     procs = []
     for k, checkout in enumerate(checkouts):
@@ -161,22 +169,16 @@ def main() -> None:
         prefix = f"{folder}/callgrind-{k}.out"
         cmd = ["valgrind", "--tool=callgrind", "--instr-atstart=no", f"--callgrind-out-file={prefix}",
                python, os.path.abspath(__file__), "--child", folder]
-        procs.append((checkout or "this checkout", prefix,
-                      subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
-    expected = {"noop"} | {f"{p.stem}{SEPARATOR}{what}" for p in Path(folder).glob("*.npy")
-                           for what in (("mask",) if p.stem == RUMMY_FIRST_CARD else ("mask", "observe"))}
-    report = {}
-    for label, prefix, proc in procs:
-        if proc.wait() != 0:
-            sys.exit(f"the child on {label} failed (exit {proc.returncode})")
-        counts = totals(prefix)
-        if set(counts) != expected:
-            sys.exit(f"the child on {label} dumped {sorted(counts)}, expected {sorted(expected)}")
-        noop = counts.pop("noop")
-        report[label] = {}
-        for name, count in sorted(counts.items()):
-            n = len(np.load(Path(folder) / f"{name.split(SEPARATOR)[0]}.npy", mmap_mode="r"))
-            report[label][name] = (count - noop) / n
+        log = open(f"{folder}/child-{k}.log", "w")  # valgrind's and the child's messages
+        procs.append((checkout or "the installed cardenvs", prefix, log.name,
+                      subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT)))
+    expected = {"noop"} | {name for p in Path(folder).glob("*.npy") for name in workload_names(p.stem)}
+    try:
+        report = _read(procs, expected, folder)
+    finally:
+        for *_, proc in procs:
+            proc.kill()
+        shutil.rmtree(folder, ignore_errors=True)
     names = sorted({name for r in report.values() for name in r})
     print("| workload | " + " | ".join(report) + " |")
     print("|---" * (len(report) + 1) + "|")
@@ -185,7 +187,25 @@ def main() -> None:
     print("(instructions per position)")
     if args.out:
         args.out.write_text(json.dumps(report, indent=2))
-    shutil.rmtree(folder, ignore_errors=True)
+
+
+def _read(procs: list, expected: set[str], folder: str) -> dict[str, dict[str, float]]:
+    """Each child's counts per position, less the empty workload's; SystemExit with the
+    child's last messages when one failed or left a dump out."""
+    report = {}
+    for label, prefix, log, proc in procs:
+        code = proc.wait()
+        counts = totals(prefix)
+        if code != 0 or set(counts) != expected:
+            tail = "".join(Path(log).read_text().splitlines(keepends=True)[-15:])
+            sys.exit(f"the child on {label} failed (exit {code}; dumps {sorted(counts)}, expected "
+                     f"{sorted(expected)}):\n{tail}")
+        noop = counts.pop("noop")
+        report[label] = {}
+        for name, count in sorted(counts.items()):
+            n = len(np.load(Path(folder) / f"{name.split(SEPARATOR)[0]}.npy", mmap_mode="r"))
+            report[label][name] = (count - noop) / n
+    return report
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 stores (the valgrind run itself takes minutes: it is the benchmark, not a test)."""
 
 import numpy as np
+import pytest
 
 from cardenvs.games.rami51 import rules as rami51
 from tests.benchmarks import load_benchmark
@@ -23,8 +24,10 @@ def test_each_named_dump_gives_its_total(tmp_path):
 
 def test_dump_names_hold_nothing_a_shell_reads():
     # callgrind_control hands the name to a shell: "|" would cut it and pipe the rest
-    for name in ("noop", counts.RUMMY_FIRST_CARD + counts.SEPARATOR + "mask", "classes" + counts.SEPARATOR + "observe"):
-        assert all(ch.isalnum() or ch in "-._" for ch in name), name
+    names = ["noop"] + [n for stem in ("classes", counts.RUMMY_FIRST_CARD) for n in counts.workload_names(stem)]
+    assert names == ["noop", "classes.mask", "classes.observe", "rami51-first-card.mask"]
+    for name in names:
+        assert all(ch.isalnum() or ch in "-." for ch in name), name
 
 
 def test_the_first_card_positions_are_the_first_card_of_a_new_meld():
@@ -37,3 +40,29 @@ def test_the_positions_are_as_many_as_asked_and_differ():
     states = counts.collect("frime", 40)
     assert len(states) == 40
     assert len(np.unique(states["hands"].reshape(len(states), -1), axis=0)) > 30
+
+
+class _Finished:
+    """A child process that has already exited with ``code``."""
+
+    def __init__(self, code):
+        self.code = code
+
+    def wait(self):
+        return self.code
+
+
+def test_a_missing_dump_or_a_failed_child_stops_the_run(tmp_path):
+    np.save(tmp_path / "frime.npy", np.zeros(4))
+    expected = {"noop", "frime.mask", "frime.observe"}
+    log = tmp_path / "child.log"
+    log.write_text("Traceback: the child's last words\n")
+    _dump(tmp_path / "run.out.1", "noop", 100)
+    _dump(tmp_path / "run.out.2", "frime.mask", 900)
+    with pytest.raises(SystemExit, match="the child's last words"):
+        counts._read([("x", str(tmp_path / "run.out"), str(log), _Finished(0))], expected, str(tmp_path))
+    _dump(tmp_path / "run.out.3", "frime.observe", 500)
+    with pytest.raises(SystemExit, match="exit 1"):
+        counts._read([("x", str(tmp_path / "run.out"), str(log), _Finished(1))], expected, str(tmp_path))
+    report = counts._read([("x", str(tmp_path / "run.out"), str(log), _Finished(0))], expected, str(tmp_path))
+    assert report == {"x": {"frime.mask": 200.0, "frime.observe": 100.0}}
