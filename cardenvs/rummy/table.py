@@ -302,9 +302,8 @@ def table_extensions(rules, s, m, ext):
                     size += 1
         else:
             # listed in laying order from the first slot: its size is its first empty slot
+            # (``occ`` stays 0: only a set of distinct suits reads it)
             while size < s.meld_slot.shape[1] and s.meld_slot[m, size] >= 0:
-                if size < 4:
-                    occ |= 1 << size
                 size += 1
     n = extension_options(rules, np.int64(s.meld_kind[m]), np.int64(s.meld_key[m]), np.int64(s.meld_lo[m]),
                           np.int64(s.meld_hi[m]), occ, size, ext)
