@@ -15,7 +15,7 @@ done apart from the machine's spread.
 Checkouts compare side by side: ``--pythonpath DIR`` (repeatable) runs a child on each
 DIR instead of the installed ``cardenvs`` (their state layouts must match, since the
 positions are stored once). Build the kernels ahead in each (``cardenvs/prebuilt``, see
-``tools/prebuild_kernels.py``): the children then count those portable (x86-64-v2)
+``tools/prebuild_kernels.py``): the children then count those portable (x86-64-v3)
 kernels. Without them each child compiles its own under valgrind, far slower: valgrind
 reports a CPU of its own, so a numba cache compiled for this machine is not reused.
 

@@ -7,10 +7,28 @@ A run of chosen files or tests compiles only what it uses, as before."""
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import tempfile
 import time
 
 import pytest
+
+_SB3_DIR = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Stable-Baselines3's learn() makes a folder in the temporary directory for every run
+    # unless SB3_LOGDIR names one: the suite's runs share one, removed at the end
+    if "SB3_LOGDIR" not in os.environ:
+        os.environ["SB3_LOGDIR"] = config.stash[_SB3_DIR] = tempfile.mkdtemp(prefix="cardenvs-tests-sb3-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    folder = config.stash.get(_SB3_DIR, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
+        del os.environ["SB3_LOGDIR"]
 
 
 def _whole_suite(config: pytest.Config) -> bool:

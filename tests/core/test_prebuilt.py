@@ -38,6 +38,7 @@ def clean_env(monkeypatch):
     ("python", "2.7", "Python 2.7"),
     ("triple", "aarch64-apple-darwin", "aarch64-apple-darwin"),
     ("cpu", "generic", "another format"),
+    ("cpu", "x86-64-v2", "another format"),  # an install's kernels from before the move to v3
     ("format", 99, "another format"),
 ])
 def test_a_manifest_of_other_sources_or_tools_is_not_used(clean_env, field, value, reason):
@@ -87,6 +88,20 @@ def test_a_matching_manifest_is_used_on_a_capable_cpu(clean_env):
     if not prebuilt.host_has_target():
         pytest.skip(f"this CPU cannot run {prebuilt.TARGET_CPU} code")
     assert prebuilt.why_unused(good_manifest(), jitcache.kernel_stamp()) is None
+
+
+@pytest.mark.parametrize("missing", ["avx2", "bmi2", "popcnt"])
+def test_a_cpu_without_an_extension_of_the_target_compiles_its_own(clean_env, monkeypatch, missing):
+    from llvmlite import binding as ll
+
+    if not ll.get_process_triple().startswith("x86_64"):
+        pytest.skip("an x86-64 process only")
+    full = {name: True for name in prebuilt.TARGET_FEATURES}
+    monkeypatch.setattr(ll, "get_host_cpu_features", lambda: full)
+    assert prebuilt.why_unused(good_manifest(), jitcache.kernel_stamp()) is None
+    monkeypatch.setattr(ll, "get_host_cpu_features", lambda: full | {missing: False})
+    assert not prebuilt.host_has_target()
+    assert "lacks an extension" in prebuilt.why_unused(good_manifest(), jitcache.kernel_stamp())
 
 
 def test_folder_names_are_the_same_in_a_checkout_and_a_wheel(tmp_path):
