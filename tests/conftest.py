@@ -28,7 +28,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     folder = config.stash.get(_SB3_DIR, None)
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
-        del os.environ["SB3_LOGDIR"]
+        os.environ.pop("SB3_LOGDIR", None)
 
 
 def _whole_suite(config: pytest.Config) -> bool:

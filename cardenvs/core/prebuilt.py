@@ -47,7 +47,7 @@ FORMAT = 1
 #: and a CPU without it compiles its own on first use, as without prebuilt kernels)
 TARGET_CPU = "x86-64-v3"
 TARGET_FEATURES = (
-    "cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3",  # x86-64-v2
+    "cx16", "popcnt", "sahf", "sse3", "sse4.1", "sse4.2", "ssse3",  # x86-64-v2 (its crc32 is part of sse4.2)
     "avx", "avx2", "bmi", "bmi2", "f16c", "fma", "lzcnt", "movbe", "xsave",  # v3 adds these
 )
 #: set while building: the folder that project kernels are cached into, laid out as shipped
@@ -137,8 +137,10 @@ def why_unused(manifest: dict | None, stamp: str) -> str | None:
         return "numba is told which CPU to compile for (NUMBA_CPU_NAME, NUMBA_CPU_FEATURES)"
     if manifest is None:
         return "none are installed"
-    if manifest.get("format") != FORMAT or manifest.get("cpu") != TARGET_CPU:
+    if manifest.get("format") != FORMAT:
         return "another format"
+    if manifest.get("cpu") != TARGET_CPU:
+        return f"built for the CPU model {manifest.get('cpu')}, this version uses {TARGET_CPU}"
     if manifest.get("settings") != compile_settings():
         return "numba's settings differ (bounds checks, optimisation or debug info)"
     if manifest.get("numba") != numba.__version__:

@@ -535,12 +535,16 @@ def state_from_dict(spec: GameSpec, rec: np.void, scenario: dict[str, Any], rng:
     if scenario.get("game", spec.name) != spec.name:
         raise ValueError(f"scenario is for game {scenario['game']!r}, not {spec.name!r}")
     P = int(rec["num_players"])
+    made_with = None  # the env's own state_dict, built once: a full scenario names every option
     for name, f in fields.items():
-        if f.option and name in scenario and not _same_option(scenario[name], state_to_dict(spec, rec)[name]):
-            raise ValueError(
-                f"scenario sets option {name}={scenario[name]!r} but the env was made with "
-                f"{name}={state_to_dict(spec, rec)[name]!r}; make the env with that option instead"
-            )
+        if f.option and name in scenario:
+            if made_with is None:
+                made_with = state_to_dict(spec, rec)
+            if not _same_option(scenario[name], made_with[name]):
+                raise ValueError(
+                    f"scenario sets option {name}={scenario[name]!r} but the env was made with "
+                    f"{name}={made_with[name]!r}; make the env with that option instead"
+                )
     dealt_sizes = rec["hands"].sum(axis=-1).astype(np.int64)
     for name, value in scenario.items():
         if name != "game" and not fields[name].option:

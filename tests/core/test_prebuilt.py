@@ -37,8 +37,8 @@ def clean_env(monkeypatch):
     ("numba", "0.1.0", "numba 0.1.0"),
     ("python", "2.7", "Python 2.7"),
     ("triple", "aarch64-apple-darwin", "aarch64-apple-darwin"),
-    ("cpu", "generic", "another format"),
-    ("cpu", "x86-64-v2", "another format"),  # an install's kernels from before the move to v3
+    ("cpu", "generic", "CPU model generic"),
+    ("cpu", "x86-64-v2", "CPU model x86-64-v2"),  # an install's kernels from before the move to v3
     ("format", 99, "another format"),
 ])
 def test_a_manifest_of_other_sources_or_tools_is_not_used(clean_env, field, value, reason):
