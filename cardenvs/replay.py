@@ -396,11 +396,17 @@ def replay_frames(record: MatchRecord) -> dict[str, Any]:
     frames: list[list[int]] = []
     per_view: list[list[int]] = [[] for _ in viewers]
     moves: list[dict[str, Any]] = []
+    records = []
     for st in replay(record):
         if st.index > MAX_PAGE_STEPS:
             raise ValueError(f"this match has more than {MAX_PAGE_STEPS:,} steps, too many for a replay page; "
                              f"`cardenvs replay FILE --step K` shows any step in the terminal")
-        rec = st.env.state_record()[0]
+        records.append(st.env.state_record()[0])  # a copy
+        if st.index:
+            moves.append({"seat": st.seat, "move": st.move, "public": st.public_move, "forced": st.forced})
+    # drawn once the whole record has replayed: a result its moves do not give is refused
+    # (at the replay's end) before seconds of drawing
+    for rec in records:
         for v, viewer in enumerate(viewers):
             svg = table_svg(spec, rec, viewer)
             key = tuple(line_ids.setdefault(line, len(line_ids)) for line in svg.split("\n"))
@@ -408,8 +414,6 @@ def replay_frames(record: MatchRecord) -> dict[str, Any]:
                 frame_ids[key] = len(frames)
                 frames.append(list(key))
             per_view[v].append(frame_ids[key])
-        if st.index:
-            moves.append({"seat": st.seat, "move": st.move, "public": st.public_move, "forced": st.forced})
     agents = record.agents or [""] * record.num_players
     views = [{"label": "everyone", "seat": None, "frames": per_view[0]}]
     views += [{"label": f"player_{s}" + (f" ({agents[s]})" if agents[s] else ""), "seat": s,
