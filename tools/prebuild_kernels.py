@@ -54,7 +54,7 @@ def exercise(game: str) -> None:
     warm_game(spec.env_id)
     sink = io.StringIO()
     # the search with 2 deals a decision: the same kernels as its default, a fraction of the playing time;
-    # Rami 51's card scorer, its strongest shipped agent (its kernels took 20-30 s on a first match)
+    # Rami 51's card scorer, its strongest shipped agent (its kernels took about 30 s on a first match)
     tables = ["heuristic,random", "search:2,heuristic"] + (["scorer,heuristic"] if game == "rami51" else [])
     for agents in tables:
         code = main(["play", game, "--games", "1", "--seed", "1", "--agents", agents], out=sink, err=sink)

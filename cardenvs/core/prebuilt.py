@@ -3,7 +3,7 @@
 numba compiles a game's kernels on their first use (about 10 s for President, a minute for
 Rami 51 on 2 cores) and caches them. The release build compiles every game once for a
 portable x86-64 CPU (LLVM's ``x86-64-v3`` model: AVX2, BMI1/2, FMA, LZCNT and MOVBE, which
-x86-64 CPUs have had since about 2013-2015) into ``cardenvs/prebuilt/``, with a manifest, and
+most x86-64 CPUs made since 2013-2015 have) into ``cardenvs/prebuilt/``, with a manifest, and
 the wheel carries that folder.
 A project kernel that is not in numba's own cache is then looked up there before it is
 compiled, so that a fresh install plays at once.
