@@ -72,6 +72,11 @@ def odin_card_str(cid: int) -> str:
     return f"{cid % ODIN_VALUES + 1}{ODIN_COLOURS[cid // ODIN_VALUES]}"
 
 
+# every card's notation by id, read by counts_to_cards (the state dicts' hands)
+_CARD_NAMES = tuple(card_str(c) for c in range(NUM_WITH_JOKER))
+_ODIN_NAMES = tuple(odin_card_str(c) for c in range(NUM_ODIN))
+
+
 def n_cards(n: int) -> str:
     """``"1 card"``, ``"5 cards"``: a count of cards as the table texts print it."""
     return f"{n} card" if n == 1 else f"{n} cards"
@@ -92,8 +97,12 @@ def format_cards(ids: Iterable[int], odin: bool = False) -> str:
 
 def counts_to_cards(counts: Sequence[int] | np.ndarray, odin: bool = False) -> list[str]:
     """Card strings of a count vector (a card held twice appears twice), in id order."""
-    fmt = odin_card_str if odin else card_str
-    return [fmt(c) for c, n in enumerate(np.asarray(counts)) for _ in range(int(n))]
+    arr = np.asarray(counts)
+    held = np.flatnonzero(arr > 0).tolist()
+    names = _ODIN_NAMES if odin else _CARD_NAMES
+    if held and held[-1] >= len(names):  # not a card id: the formatter's error for the first
+        (odin_card_str if odin else card_str)(next(c for c in held if c >= len(names)))
+    return [names[c] for c, n in zip(held, arr[held].tolist(), strict=True) for _ in range(int(n))]
 
 
 def cards_to_counts(cards: str | Iterable[str], size: int, odin: bool = False) -> np.ndarray:
