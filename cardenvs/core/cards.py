@@ -72,9 +72,9 @@ def odin_card_str(cid: int) -> str:
     return f"{cid % ODIN_VALUES + 1}{ODIN_COLOURS[cid // ODIN_VALUES]}"
 
 
-# every card's notation by id, read by counts_to_cards (the state dicts' hands)
-_CARD_NAMES = tuple(card_str(c) for c in range(NUM_WITH_JOKER))
-_ODIN_NAMES = tuple(odin_card_str(c) for c in range(NUM_ODIN))
+#: every card's notation by id, the joker's last (counts_to_cards, the games' state fields)
+CARD_NAMES = tuple(card_str(c) for c in range(NUM_WITH_JOKER))
+ODIN_CARD_NAMES = tuple(odin_card_str(c) for c in range(NUM_ODIN))
 
 
 def n_cards(n: int) -> str:
@@ -99,7 +99,7 @@ def counts_to_cards(counts: Sequence[int] | np.ndarray, odin: bool = False) -> l
     """Card strings of a count vector (a card held twice appears twice), in id order."""
     arr = np.asarray(counts)
     held = np.flatnonzero(arr > 0).tolist()
-    names = _ODIN_NAMES if odin else _CARD_NAMES
+    names = ODIN_CARD_NAMES if odin else CARD_NAMES
     if held and held[-1] >= len(names):  # not a card id: the formatter's error for the first
         (odin_card_str if odin else card_str)(next(c for c in held if c >= len(names)))
     return [names[c] for c, n in zip(held, arr[held].tolist(), strict=True) for _ in range(int(n))]

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, n_cards, standard_deck_counts
+from cardenvs.core.cards import CARD_NAMES, JOKER, RANKS, SUITS, card_id, card_str, n_cards, standard_deck_counts
 from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.frime.rules import (
@@ -52,7 +52,7 @@ from cardenvs.rummy.reading import CardMoves, card_readings, named_card  # noqa:
 from cardenvs.rummy.reading import str_to_actions as _card_moves
 from cardenvs.rummy.split import hand_splits
 
-CARD_NAMES = tuple(card_str(c) for c in range(NUM_TYPES))
+assert len(CARD_NAMES) == NUM_TYPES  # the core's table: every card type, the joker's last
 WILD_TYPES = (JOKER, 4, 5, 6, 7)  # X 2c 2d 2h 2s
 
 

@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from cardenvs.core.cards import JOKER, RANKS, SUITS, card_id, card_str, n_cards, standard_deck_counts
+from cardenvs.core.cards import CARD_NAMES, JOKER, RANKS, SUITS, card_id, card_str, n_cards, standard_deck_counts
 from cardenvs.core.protocol import Field, check_bool_option, check_choice_option, check_int_option, options_record
 from cardenvs.core.step import check_playable
 from cardenvs.games.rami51.plan import (
@@ -45,7 +45,7 @@ from cardenvs.rummy.melds import KIND_RUN, KIND_SET, card_at, run_window_ok
 from cardenvs.rummy.reading import CardMoves, card_readings, named_card  # noqa: F401 (named_card: the CLI's)
 from cardenvs.rummy.reading import str_to_actions as _card_moves
 
-CARD_NAMES = tuple(card_str(c) for c in range(NUM_TYPES))
+assert len(CARD_NAMES) == NUM_TYPES  # the core's table: every card type, the joker's last
 
 
 def action_to_str(a: int) -> str:
