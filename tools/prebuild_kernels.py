@@ -14,7 +14,8 @@ Each game compiles in a process of its own, with numba told to build for the por
 and the project's cache locator told to write into the new folder. What a game's process
 runs (``exercise``) is what a user's first runs compile: the vector env (its threaded
 step runs the same kernel), the AEC env, every agent of ``cardenvs play`` and ``eval`` (random, heuristic,
-search, and Rami 51's card scorer), the one-learner vector env the trainer uses, and the re-deal of hidden cards.
+search, and Rami 51's card scorer), the one-learner vector env the trainer uses, the re-deal of hidden cards, and
+for Frime a position loaded in the choose phase.
 """
 
 from __future__ import annotations
@@ -71,6 +72,11 @@ def exercise(game: str) -> None:
     env = make(spec.env_id)
     env.reset(seed=0)
     env.unwrapped.resample_hidden(env.possible_agents[0], seed=1)
+    if game == "frime":
+        # a position loaded in the choose phase: its check asks the split search from Python
+        # (a compile of its own, 5-6 s on a user's first such scenario or search of raw records)
+        hands = [["Kc", "Kh", "2s"]] + [None] * (len(env.possible_agents) - 1)
+        env.reset(seed=0, options={"scenario": {"hands": hands, "phase": "choose", "current": 0}})
     make_agent("random", spec)
 
 

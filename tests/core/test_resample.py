@@ -15,6 +15,7 @@ import cardenvs
 from cardenvs.core.vector import VecEnv
 from cardenvs.games.classes import rules as CLASSES
 from cardenvs.games.frime import rules as FRIME
+from cardenvs.rummy.split import hand_splits
 
 GAMES = ["president", "odin", "rami51", "frime", "classes"]
 # the state fields a re-deal may change: the hidden cards, the random stream, and Rami 51's
@@ -424,14 +425,10 @@ def test_every_unseen_card_lands_in_each_other_hand_as_often_as_a_fair_deal_puts
             assert abs(share[c] - p) < tol, (q, c, share[c], p)
 
 
-@njit
 def _lays_out(states, i, q):
-    """Can seat q's hand in game i be laid out entirely as melds? (The rules' own search.)"""
-    work = np.zeros(1, dtype=FRIME.WORKSPACE_DTYPE)
-    H = work[0].H
-    for c in range(53):
-        H[c] = states[i].hands[q, c]
-    return FRIME._splits(H, False, work[0])
+    """Can seat q's hand in game i (not empty) be laid out entirely as melds? (The rules'
+    own search, as a loaded position's check asks it: compiled with the game's kernels.)"""
+    return hand_splits(FRIME.RULES, states[i]["hands"][q])
 
 
 def _split_violations(venv: VecEnv, new: VecEnv, viewers: np.ndarray) -> int:

@@ -258,8 +258,8 @@ def vec_digest(env_id: str, options: dict[str, Any], steps: int) -> dict[str, An
         one = hashlib.sha256()
         if actions is not None:
             one.update(actions.tobytes())
-        for name in VEC_FIELDS:
-            one.update(np.ascontiguousarray(getattr(state, name)).tobytes())
+        for name in VEC_FIELDS:  # the arrays' bytes as they are (a copy by tobytes cost a tenth of the test)
+            one.update(np.ascontiguousarray(getattr(state, name)))
         digest = one.digest()
         whole.update(digest)
         per_step.append(digest.hex()[:8])
