@@ -68,6 +68,14 @@ for game, agents in tables:
     assert "compiling" not in done.stderr, \
         f"the first {game} match ({agents or 'default agents'}) compiled: the shipped kernels were not used\n{done.stderr}"
 PY
+# a Frime position loaded in its choose phase: its check asks the split search from Python
+"$work/venv/bin/python" -c '
+import cardenvs
+env = cardenvs.make("frime_v1", num_players=4)
+env.reset(seed=0, options={"scenario": {"hands": [["Kc", "Kh", "2s"], None, None, None], "phase": "choose",
+                                        "current": 0}})
+assert env.unwrapped.state_dict()["phase"] == "choose"
+print("frime: a choose-phase position loaded from a fresh install")'
 # every kernel numba compiles is saved in its cache: none may have been
 compiled=$(find "$NUMBA_CACHE_DIR" -name '*.nbi' 2>/dev/null | wc -l)
 test "$compiled" -eq 0 || { find "$NUMBA_CACHE_DIR" -name '*.nbi'; echo "$compiled kernels compiled: the wheel lacks them"; exit 1; }
