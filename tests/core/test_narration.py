@@ -21,17 +21,22 @@ def random_steps(game: str, seed: int, steps: int, **options):
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     index = {a: i for i, a in enumerate(env.possible_agents)}
+    before = None  # a step's "after" is the next step's "before" (the dicts are only read)
     for _ in range(steps):
         agent = env.agent_selection
         if env.terminations[agent] or env.truncations[agent]:
             env.reset(seed=int(rng.integers(2**31)))
+            before = None
             continue
         legal = env.legal_actions()
         action = int(rng.choice(legal))
-        before = env.state_dict()
+        if before is None:
+            before = env.state_dict()
         move = env.action_to_str(action)
         env.step(action)
-        yield before, env.state_dict(), index[agent], move, len(legal)
+        after = env.state_dict()
+        yield before, after, index[agent], move, len(legal)
+        before = after
 
 
 def test_rummy_draws_are_told_to_the_drawer_only():
